@@ -1,0 +1,166 @@
+//! Parser: tokens to the statement-level syntax tree of [`ast`] (PTX ISA 9.0 chapter 4 "Syntax"
+//! and chapter 11 "Directives"), through the lalrpop grammar in `grammar/ptx.lalrpop`.
+//!
+//! This is the one place where lexer and lalrpop errors become [`Diag`]s with friendly token
+//! names. Before the LR parser runs, a linear pre-scan bounds what could make later recursive
+//! walks deep (brace nesting, operator chains), so no input can exhaust the stack.
+
+pub mod ast;
+
+use crate::diag::Diag;
+use crate::lex::{self, Span, Tok, MAX_SCOPE_DEPTH};
+use lalrpop_util::{lalrpop_mod, ErrorRecovery, ParseError};
+
+lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
+    grammar,
+    "/ptx.rs"
+);
+
+/// The most operator tokens one statement may hold; nvcc writes at most a handful.
+const MAX_OPERATORS_PER_STATEMENT: usize = 256;
+
+/// At most this many syntax errors are reported for one file.
+const MAX_PARSE_ERRORS: usize = 20;
+
+/// Parses a whole module. On failure returns every diagnostic found (several per file: the parser
+/// recovers at the next `;`).
+pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
+    let (toks, lex_errors) = lex::lex(src);
+    if !lex_errors.is_empty() {
+        return Err(lex_errors
+            .iter()
+            .map(|e| lex_error(src, e.span.clone()))
+            .collect());
+    }
+    prescan(&toks)?;
+    let eof = src.len();
+    let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, ()>> = Vec::new();
+    let result = grammar::ModuleParser::new().parse(
+        &mut recovered,
+        toks.into_iter().map(|(t, s)| Ok((s.start, t, s.end))),
+    );
+    let mut diags: Vec<Diag> = recovered
+        .into_iter()
+        .map(|r| syntax_error(r.error, eof))
+        .collect();
+    match result {
+        Ok(module) if diags.is_empty() => Ok(module),
+        Ok(_) => Err(truncate(diags)),
+        Err(e) => {
+            diags.push(syntax_error(e, eof));
+            Err(truncate(diags))
+        }
+    }
+}
+
+fn truncate(mut diags: Vec<Diag>) -> Vec<Diag> {
+    diags.dedup();
+    diags.truncate(MAX_PARSE_ERRORS);
+    diags
+}
+
+fn lex_error(src: &str, span: Span) -> Diag {
+    let text = &src[span.clone()];
+    if text.starts_with("/*") {
+        return Diag::error("parse::unterminated-comment", "unterminated block comment")
+            .label(span.start..span.start + 2, "this comment is never closed")
+            .help("close it with `*/`");
+    }
+    let shown: String = text.chars().take(8).flat_map(char::escape_debug).collect();
+    Diag::error(
+        "parse::bad-character",
+        format!("unexpected character(s) `{shown}`"),
+    )
+    .label(span, "not part of any PTX token")
+    .help("is this a PTX text file? PTX is plain ASCII text")
+}
+
+/// Bounds nesting and expression length before any recursive structure is built.
+fn prescan(toks: &[(Tok<'_>, Span)]) -> Result<(), Vec<Diag>> {
+    let mut depth = 0usize;
+    let mut operators = 0usize;
+    for (t, span) in toks {
+        match t {
+            Tok::LBrace | Tok::LParen | Tok::LBracket => {
+                depth += 1;
+                if depth > MAX_SCOPE_DEPTH {
+                    return Err(vec![Diag::error(
+                        "parse::nesting-too-deep",
+                        format!("braces nested more than {MAX_SCOPE_DEPTH} deep"),
+                    )
+                    .label(span.clone(), "this opens one level too many")
+                    .help("PTX compilers emit at most a few levels of `{ }` scopes")]);
+                }
+            }
+            Tok::RBrace | Tok::RParen | Tok::RBracket => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        match t {
+            Tok::Semi | Tok::LBrace | Tok::RBrace => operators = 0,
+            Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Bang | Tok::Tilde => {
+                operators += 1;
+                if operators > MAX_OPERATORS_PER_STATEMENT {
+                    return Err(vec![Diag::error(
+                        "parse::expression-too-long",
+                        format!(
+                            "more than {MAX_OPERATORS_PER_STATEMENT} operators in one statement"
+                        ),
+                    )
+                    .label(span.clone(), "here")]);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The one conversion from lalrpop's errors to diagnostics.
+fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, eof: usize) -> Diag {
+    match e {
+        ParseError::InvalidToken { location } => {
+            Diag::error("parse::invalid-token", "invalid token")
+                .label(location..location + 1, "here")
+        }
+        ParseError::UnrecognizedEof { location, expected } => {
+            let loc = location.min(eof);
+            Diag::error("parse::unexpected-eof", "unexpected end of file")
+                .label(
+                    loc..loc,
+                    format!("the file ends here; expected {}", expected_list(&expected)),
+                )
+                .help("is the file truncated, or a `}` or `;` missing?")
+        }
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
+            let found = lex::describe(&tok);
+            let mut d = Diag::error("parse::unexpected-token", format!("unexpected {found}"))
+                .label(l..r, format!("expected {}", expected_list(&expected)));
+            if expected.iter().any(|e| e == "\";\"") && !matches!(tok, Tok::Semi) {
+                d = d.help("a `;` may be missing at the end of the previous statement");
+            }
+            d
+        }
+        ParseError::ExtraToken { token: (l, tok, r) } => Diag::error(
+            "parse::extra-token",
+            format!("unexpected {}", lex::describe(&tok)),
+        )
+        .label(l..r, "not expected here"),
+        ParseError::User { .. } => Diag::error("parse::internal", "parser error"),
+    }
+}
+
+/// "`;` or `,`": a short readable list of what the grammar would have accepted.
+fn expected_list(expected: &[String]) -> String {
+    let mut names: Vec<String> = expected.iter().map(|e| lex::friendly_terminal(e)).collect();
+    names.sort();
+    names.dedup();
+    match names.len() {
+        0 => "something else".into(),
+        1..=4 => names.join(" or "),
+        _ => format!("{} or ...", names[..4].join(", ")),
+    }
+}
