@@ -1,0 +1,267 @@
+//! The static checks ptxas makes that users hit (PTX ISA 9.0 section 5.2.4 "Operand type
+//! information", 6.4 "Operand Type Compatibility", and each instruction's operand list in chapter
+//! 9): operand counts, operand kinds (an address where an address belongs, a register where a
+//! result goes), register types against instruction types, and instruction-specific rules such
+//! as `cp.async.cg` copying exactly 16 bytes and every `mbarrier` object being `.b64`.
+//! Deliberately conservative: a false error on valid nvcc output is worse than a missed check.
+
+use super::mods::SubOp;
+use super::opcode::Op;
+use super::types::Type;
+use super::{Instr, Operand, RegInfo};
+use crate::diag::Diag;
+use crate::parse::ast;
+
+pub fn check_instr(
+    ins: &Instr,
+    ops: &[Operand],
+    ast_ops: &[ast::Operand<'_>],
+    src: &ast::Instr<'_>,
+    regs: &[RegInfo],
+    _pool: &[Operand],
+    reg_names: &[String],
+) -> Result<(), Diag> {
+    let spec = ins.op.spec();
+    if spec.opaque {
+        return Ok(());
+    }
+    let (lo, hi) = spec.operands;
+    let n = ops.len();
+    if n < usize::from(lo) || n > usize::from(hi) {
+        let want = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo} to {hi}")
+        };
+        let plural = if hi == 1 { "" } else { "s" };
+        return Err(Diag::error(
+            "ir::operand-count",
+            format!("`{}` takes {want} operand{plural}, found {n}", spec.name),
+        )
+        .label(
+            src.span.clone(),
+            format!("{n} operand{}", if n == 1 { "" } else { "s" }),
+        ));
+    }
+    let at = |k: usize| ast_ops.get(k).map_or(src.span.clone(), |o| o.span());
+    let kind_error = |k: usize, what: &str| {
+        Diag::error(
+            "ir::operand-kind",
+            format!("operand {} of `{}` must be {what}", k + 1, spec.name),
+        )
+        .label(at(k), format!("expected {what}"))
+    };
+    let is_addr = |o: &Operand| matches!(o, Operand::Addr(..) | Operand::AddrList(_));
+    let is_dest = |o: &Operand| {
+        matches!(
+            o,
+            Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink
+        )
+    };
+
+    // Where addresses must stand, per instruction.
+    let addr_positions: &[usize] = match ins.op {
+        Op::Ld
+        | Op::Ldu
+        | Op::Atom
+        | Op::MbarrierTestWait
+        | Op::MbarrierTryWait
+        | Op::MbarrierArrive
+        | Op::MbarrierArriveDrop => &[1],
+        Op::St
+        | Op::Red
+        | Op::MbarrierInit
+        | Op::MbarrierInval
+        | Op::MbarrierExpectTx
+        | Op::MbarrierCompleteTx => &[0],
+        Op::CpAsyncMbarrierArrive | Op::Prefetch | Op::Prefetchu => &[0],
+        Op::CpAsync | Op::CpAsyncBulk | Op::CpReduceAsyncBulk => &[0, 1],
+        Op::StAsync | Op::RedAsync => &[0, 2],
+        _ => &[],
+    };
+    for &k in addr_positions {
+        if let Some(o) = ops.get(k) {
+            if !is_addr(o) {
+                return Err(kind_error(k, "an address in brackets, e.g. `[%rd1]`"));
+            }
+        }
+    }
+    // Instructions whose first operand is a result.
+    let writes_first = !matches!(
+        ins.op,
+        Op::St
+            | Op::Red
+            | Op::StAsync
+            | Op::RedAsync
+            | Op::Bra
+            | Op::BrxIdx
+            | Op::Call
+            | Op::Bar
+            | Op::Barrier
+            | Op::BarWarpSync
+            | Op::Prefetch
+            | Op::Prefetchu
+            | Op::Nanosleep
+            | Op::Pmevent
+            | Op::Stackrestore
+            | Op::Setmaxnreg
+            | Op::Discard
+            | Op::Applypriority
+            | Op::FenceProxyTensormap
+    ) && !ins.op.name().starts_with("cp.")
+        && !ins.op.name().starts_with("mbarrier.")
+        && !ins.op.name().starts_with("fence");
+    if writes_first && n > 0 && !is_dest(&ops[0]) {
+        return Err(kind_error(0, "a register to write the result to"));
+    }
+    if matches!(ins.op, Op::Bra) && !matches!(ops[0], Operand::Label(_)) {
+        return Err(kind_error(0, "a label"));
+    }
+
+    // Register types against the instruction type.
+    let ty = ins.mods.ty();
+    let reg_ty = |o: &Operand| match o {
+        Operand::Reg(r) => regs.get(r.0 as usize).map(|i| i.ty),
+        _ => None,
+    };
+    let name_of = |o: &Operand| match o {
+        Operand::Reg(r) => reg_names.get(r.0 as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let same_size_ops: &[usize] = match ins.op {
+        Op::Add
+        | Op::Sub
+        | Op::Min
+        | Op::Max
+        | Op::And
+        | Op::Or
+        | Op::Xor
+        | Op::Div
+        | Op::Rem
+        | Op::Copysign => &[0, 1, 2],
+        Op::Mul if ins.mods.sub != Some(SubOp::Wide) => &[0, 1, 2],
+        Op::Mad | Op::Fma if ins.mods.sub != Some(SubOp::Wide) => &[0, 1, 2, 3],
+        Op::Abs
+        | Op::Neg
+        | Op::Not
+        | Op::Cnot
+        | Op::Rcp
+        | Op::Sqrt
+        | Op::Rsqrt
+        | Op::Sin
+        | Op::Cos
+        | Op::Lg2
+        | Op::Ex2
+        | Op::Tanh => &[0, 1],
+        Op::Selp => &[0, 1, 2],
+        Op::Setp => &[1, 2],
+        _ => &[],
+    };
+    if let Some(t) = ty {
+        for &k in same_size_ops {
+            let Some(o) = ops.get(k) else { continue };
+            let Some(rt) = reg_ty(o) else { continue };
+            let pred_mismatch = (rt == Type::Pred) != (t == Type::Pred);
+            let kind_mismatch = !rt.is_bits() && !t.is_bits() && rt.is_float() != t.is_float();
+            if pred_mismatch || rt.size() != t.size() || kind_mismatch {
+                return Err(Diag::error(
+                    "ir::operand-type",
+                    format!(
+                        "`{}` is a {} register, but `{}` operates on {t}",
+                        name_of(o),
+                        rt,
+                        spec.name
+                    ),
+                )
+                .label(at(k), format!("declared {rt}"))
+                .help(format!(
+                    "use a register declared with a type of the same size as {t}"
+                )));
+            }
+        }
+    }
+    if matches!(ins.op, Op::Setp) {
+        let ok = match &ops[0] {
+            Operand::Reg(r) => regs.get(r.0 as usize).is_some_and(|i| i.ty == Type::Pred),
+            Operand::Pair(a, b) => [*a, *b]
+                .into_iter()
+                .flatten()
+                .all(|r| regs.get(r.0 as usize).is_some_and(|i| i.ty == Type::Pred)),
+            _ => true,
+        };
+        if !ok {
+            return Err(kind_error(0, "a `.pred` register"));
+        }
+    }
+    if matches!(ins.op, Op::Selp) && reg_ty(&ops[3]).is_some_and(|t| t != Type::Pred) {
+        return Err(kind_error(3, "a `.pred` register"));
+    }
+
+    // Instruction-specific rules.
+    let mbarrier = ins.op.name().starts_with("mbarrier.") || ins.op == Op::CpAsyncMbarrierArrive;
+    if mbarrier {
+        if let Some(t) = ty.filter(|t| *t != Type::B64) {
+            return Err(Diag::error(
+                "ir::mbarrier-type",
+                format!(
+                    "`{}` operates on a 64-bit mbarrier object, not {t}",
+                    spec.name
+                ),
+            )
+            .label(src.opcode.span.clone(), "use `.b64`"));
+        }
+        if matches!(ins.op, Op::MbarrierArrive | Op::MbarrierArriveDrop) {
+            if let Some(rt) = reg_ty(&ops[0]).filter(|t| t.size() != 8) {
+                return Err(Diag::error(
+                    "ir::operand-type",
+                    format!("the state of `{}` is 64 bits, not {rt}", spec.name),
+                )
+                .label(at(0), "use a `.b64` register or `_`"));
+            }
+        }
+    }
+    if ins.op == Op::CpAsync {
+        use super::mods::CacheOp;
+        let allowed: &[i64] = if ins.mods.cache == Some(CacheOp::Cg) {
+            &[16]
+        } else {
+            &[4, 8, 16]
+        };
+        match ops.get(2) {
+            Some(Operand::Imm(sz)) if allowed.contains(sz) => {}
+            Some(Operand::Imm(sz)) => {
+                let which = if allowed.len() == 1 {
+                    "16 bytes only"
+                } else {
+                    "4, 8 or 16 bytes"
+                };
+                return Err(Diag::error(
+                    "ir::cp-async-size",
+                    format!("`{}` copies {which}, not {sz}", src.opcode.text),
+                )
+                .label(at(2), "copy size")
+                .help(if allowed.len() == 1 {
+                    "use `cp.async.ca` for 4- and 8-byte copies"
+                } else {
+                    "copy 4, 8 or 16 bytes"
+                }));
+            }
+            _ => return Err(kind_error(2, "an immediate copy size (4, 8 or 16)")),
+        }
+        if let (Some(Operand::Imm(cp)), Some(Operand::Imm(srcsz))) = (ops.get(2), ops.get(3)) {
+            if srcsz > cp || *srcsz < 0 {
+                return Err(Diag::error(
+                    "ir::cp-async-size",
+                    format!("src-size {srcsz} exceeds the copy size {cp}"),
+                )
+                .label(at(3), "src-size"));
+            }
+        }
+    }
+    if matches!(ins.op, Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup)
+        && !matches!(ops[0], Operand::Imm(0..))
+    {
+        return Err(kind_error(0, "a non-negative integer constant"));
+    }
+    Ok(())
+}

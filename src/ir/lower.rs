@@ -1,0 +1,904 @@
+//! Lowering: syntax tree to IR. Module scope first (all `.file`s, then every variable and
+//! function name, so references may point forward), then each function body in two walks:
+//! the first numbers instructions and collects each `{ }` block's labels, the second resolves
+//! names through the chain of enclosing blocks (PTX ISA 9.0 section 4.4 on scoping, 5.4.6 on
+//! `%r<N>` ranges) and decodes every instruction.
+
+use super::check::check_instr;
+use super::decl::{
+    self, array_len, decode_attrs, eval_const, parse_float, parse_int, DeclInfo, MAX_VAR_BYTES,
+};
+use super::opcode::decode;
+use super::types::{Space, SpecialReg, Type};
+use super::*;
+use crate::diag::Diag;
+use crate::parse::ast::{self, Expr, Stmt, UnOp, Word};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+
+/// Registers one function may declare; far above any real kernel, far below memory exhaustion.
+pub const MAX_REGS_PER_FUNCTION: u64 = 1 << 18;
+
+pub fn lower(m: &ast::Module<'_>, src: &str) -> Result<Module, Vec<Diag>> {
+    let mut lw = Lowerer::new(src);
+    lw.module_items(m);
+    if lw.diags.is_empty() {
+        Ok(lw.module)
+    } else {
+        Err(lw.diags)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Name {
+    Reg(RegId),
+    Sym(Symbol),
+    Label(u32),
+    Proto(u32),
+}
+
+#[derive(Default)]
+struct Scope<'s> {
+    names: HashMap<&'s str, Name>,
+    /// `%r<37>`: (prefix, count, first register).
+    ranges: Vec<(&'s str, u32, u32)>,
+}
+
+struct Lowerer<'a, 's> {
+    src: &'a str,
+    line_starts: Vec<usize>,
+    diags: Vec<Diag>,
+    module: Module,
+    globals: IndexMap<&'s str, Symbol>,
+}
+
+impl<'a, 's> Lowerer<'a, 's> {
+    fn new(src: &'a str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lowerer {
+            src,
+            line_starts,
+            diags: Vec::new(),
+            module: Module {
+                version: (0, 0),
+                targets: Vec::new(),
+                address_size: 32,
+                files: Vec::new(),
+                vars: Vec::new(),
+                functions: Vec::new(),
+            },
+            globals: IndexMap::new(),
+        }
+    }
+
+    fn line(&self, offset: usize) -> u32 {
+        self.line_starts.partition_point(|&s| s <= offset) as u32
+    }
+
+    fn module_items(&mut self, m: &ast::Module<'s>) {
+        let (mut version, mut target) = (false, false);
+        // Pass 1: directives and names.
+        for item in &m.items {
+            match item {
+                ast::Item::Version(w) => {
+                    version = true;
+                    match w.text.split_once('.').map(|(a, b)| (a.parse(), b.parse())) {
+                        Some((Ok(a), Ok(b))) => self.module.version = (a, b),
+                        _ => self.diags.push(
+                            Diag::error("ir::bad-version", "`.version` needs MAJOR.MINOR")
+                                .label(w.span.clone(), "here"),
+                        ),
+                    }
+                }
+                ast::Item::Target(ws, _) => {
+                    target = true;
+                    self.module
+                        .targets
+                        .extend(ws.iter().map(|w| w.text.to_string()));
+                }
+                ast::Item::AddressSize(w) => match parse_int(w) {
+                    Ok(v @ (32 | 64)) => self.module.address_size = v as u32,
+                    _ => self.diags.push(
+                        Diag::error("ir::bad-address-size", "`.address_size` must be 32 or 64")
+                            .label(w.span.clone(), "here"),
+                    ),
+                },
+                ast::Item::File { index, path, .. } => {
+                    if let Ok(i) = parse_int(index) {
+                        let p = path.text.trim_matches('"').to_string();
+                        self.module.files.push((i as u32, p));
+                    }
+                }
+                ast::Item::Var(d) => self.module_var(d),
+                ast::Item::Function(f) => self.declare_function(f),
+                ast::Item::Section(_) | ast::Item::Pragma(..) | ast::Item::Error => {}
+            }
+        }
+        if !version {
+            self.diags.push(
+                Diag::error(
+                    "ir::missing-version",
+                    "the module has no `.version` directive",
+                )
+                .label(0..0, "expected `.version` first")
+                .help("PTX modules start with `.version 9.0` (or the ISA version they need)"),
+            );
+        }
+        if !target {
+            self.diags.push(
+                Diag::error(
+                    "ir::missing-target",
+                    "the module has no `.target` directive",
+                )
+                .label(0..0, "expected `.target` after `.version`")
+                .help("add e.g. `.target sm_90`"),
+            );
+        }
+        // Pass 2: bodies.
+        for item in &m.items {
+            if let ast::Item::Function(f) = item {
+                if f.body.is_some() {
+                    self.define_function(f);
+                }
+            }
+        }
+    }
+
+    fn module_var(&mut self, d: &ast::Decl<'s>) {
+        let info = match decode_attrs(&d.attrs, d.span.clone()) {
+            Ok(i) => i,
+            Err(e) => return self.diags.push(e),
+        };
+        for n in &d.names {
+            if self.globals.contains_key(n.name.text) {
+                self.diags.push(dup(&n.name, "variable"));
+                continue;
+            }
+            match self.make_var(&info, n, None) {
+                Ok(v) => {
+                    let id = VarId(self.module.vars.len() as u32);
+                    self.module.vars.push(v);
+                    self.globals.insert(n.name.text, Symbol::Var(id));
+                }
+                Err(e) => self.diags.push(e),
+            }
+        }
+    }
+
+    /// Builds a variable; its initializer may only name module-scope symbols.
+    fn make_var(
+        &self,
+        info: &DeclInfo,
+        n: &ast::DeclName<'s>,
+        owner: Option<FuncId>,
+    ) -> Result<Var, Diag> {
+        let space = info.space.ok_or_else(|| {
+            Diag::error(
+                "ir::missing-state-space",
+                format!("`{}` is declared without a state space", n.name.text),
+            )
+            .label(
+                info.span.clone(),
+                "add `.global`, `.shared`, `.const`, `.local` or `.reg`",
+            )
+        })?;
+        let ty = info.ty.ok_or_else(|| {
+            Diag::error(
+                "ir::missing-type",
+                format!("`{}` is declared without a type", n.name.text),
+            )
+            .label(info.span.clone(), "add a type such as `.b32`")
+        })?;
+        let elem = u64::from(ty.size()) * u64::from(info.vec);
+        let count = array_len(&n.dims)?;
+        let size = count.map_or(0, |c| c.saturating_mul(elem));
+        if size > MAX_VAR_BYTES {
+            return Err(Diag::error(
+                "ir::variable-too-large",
+                format!("`{}` would be {size} bytes", n.name.text),
+            )
+            .label(
+                n.name.span.clone(),
+                format!("ptxrun lays out variables of at most {MAX_VAR_BYTES} bytes"),
+            ));
+        }
+        if count.is_none()
+            && !(space == Space::Shared && info.linkage == Linkage::Extern)
+            && n.init.is_none()
+        {
+            return Err(Diag::error("ir::unsized-array", format!("`{}[]` has no size", n.name.text))
+                .label(n.name.span.clone(), "only `.extern .shared` arrays may be unsized")
+                .help("give the array a length, or declare it `.extern .shared` for dynamic shared memory"));
+        }
+        let (init, relocs) = match &n.init {
+            None => (Vec::new(), Vec::new()),
+            Some(i) => {
+                let len = if count.is_none() {
+                    init_len(i) * elem
+                } else {
+                    size
+                };
+                let globals = &self.globals;
+                decl::initializer(i, ty, len, &|w| globals.get(w.text).copied())?
+            }
+        };
+        let size = if count.is_none() && n.init.is_some() {
+            init.len() as u64
+        } else {
+            size
+        };
+        Ok(Var {
+            name: n.name.text.to_string(),
+            space,
+            ty,
+            vec: info.vec,
+            align: info.align.unwrap_or(ty.size() * u32::from(info.vec)),
+            size,
+            linkage: info.linkage,
+            init,
+            relocs,
+            owner,
+            span: n.name.span.clone(),
+        })
+    }
+
+    fn declare_function(&mut self, f: &ast::Function<'s>) {
+        let linkage = match f.linkage.iter().map(|w| w.text).last() {
+            Some(".visible") => Linkage::Visible,
+            Some(".extern") => Linkage::Extern,
+            Some(".weak") => Linkage::Weak,
+            _ => Linkage::None,
+        };
+        let params = self.params(&f.params, f.is_entry);
+        let rets = self.params(&f.rets, false);
+        let func = Function {
+            name: f.name.text.to_string(),
+            is_entry: f.is_entry,
+            linkage,
+            params,
+            rets,
+            attrs: self.kernel_attrs(&f.directives),
+            defined: false,
+            regs: Vec::new(),
+            reg_names: Vec::new(),
+            code: Vec::new(),
+            operands: Vec::new(),
+            srcs: Vec::new(),
+            prototypes: Vec::new(),
+            labels: Vec::new(),
+            span: f.span.clone(),
+        };
+        match self.globals.get(f.name.text) {
+            Some(Symbol::Func(id)) => {
+                let old = &mut self.module.functions[id.0 as usize];
+                if old.defined && f.body.is_some() {
+                    self.diags.push(dup(&f.name, "function"));
+                } else if f.body.is_some() {
+                    *old = func;
+                }
+            }
+            Some(_) => self.diags.push(dup(&f.name, "symbol")),
+            None => {
+                let id = FuncId(self.module.functions.len() as u32);
+                self.module.functions.push(func);
+                self.globals.insert(f.name.text, Symbol::Func(id));
+            }
+        }
+    }
+
+    fn kernel_attrs(&mut self, dirs: &[ast::PerfDirective<'s>]) -> KernelAttrs {
+        let mut a = KernelAttrs::default();
+        for d in dirs {
+            let args: Vec<u32> = d
+                .args
+                .iter()
+                .filter_map(|w| parse_int(w).ok())
+                .map(|v| v as u32)
+                .collect();
+            let dim3 = || {
+                [
+                    args.first().copied().unwrap_or(1),
+                    args.get(1).copied().unwrap_or(1),
+                    args.get(2).copied().unwrap_or(1),
+                ]
+            };
+            match d.name.text {
+                ".maxntid" => a.maxntid = Some(dim3()),
+                ".reqntid" => a.reqntid = Some(dim3()),
+                ".reqnctapercluster" => a.reqnctapercluster = Some(dim3()),
+                ".minnctapersm" => a.minnctapersm = args.first().copied(),
+                ".maxnctapersm" => a.maxnctapersm = args.first().copied(),
+                ".maxnreg" => a.maxnreg = args.first().copied(),
+                ".maxclusterrank" => a.maxclusterrank = args.first().copied(),
+                ".explicitcluster" => a.explicitcluster = true,
+                ".noreturn" => a.noreturn = true,
+                _ => {}
+            }
+        }
+        a
+    }
+
+    /// Lays out parameters as the CUDA ABI does: each at the next multiple of its alignment.
+    fn params(&mut self, decls: &[ast::Decl<'s>], kernel: bool) -> Vec<Param> {
+        let mut out = Vec::new();
+        let mut offset: u64 = 0;
+        for d in decls {
+            let info = match decode_attrs(&d.attrs, d.span.clone()) {
+                Ok(i) => i,
+                Err(e) => {
+                    self.diags.push(e);
+                    continue;
+                }
+            };
+            let Some(n) = d.names.first() else { continue };
+            let Some(ty) = info.ty else {
+                self.diags.push(
+                    Diag::error("ir::missing-type", "parameter without a type")
+                        .label(d.span.clone(), "add e.g. `.u64`"),
+                );
+                continue;
+            };
+            let elem = u64::from(ty.size()) * u64::from(info.vec);
+            let count = match array_len(&n.dims) {
+                Ok(c) => c.unwrap_or(0),
+                Err(e) => {
+                    self.diags.push(e);
+                    continue;
+                }
+            };
+            let size = count.saturating_mul(elem);
+            let align = u64::from(info.align.unwrap_or(elem.min(16) as u32).max(1));
+            offset = offset.next_multiple_of(align);
+            if kernel && offset + size > 32764 {
+                self.diags.push(
+                    Diag::error(
+                        "ir::params-too-large",
+                        "kernel parameters exceed 32764 bytes",
+                    )
+                    .label(d.span.clone(), "this parameter ends past the limit"),
+                );
+                break;
+            }
+            out.push(Param {
+                name: n.name.text.to_string(),
+                ty,
+                vec: info.vec,
+                align: align as u32,
+                size: size.min(u64::from(u32::MAX)) as u32,
+                offset: offset as u32,
+                ptr: info.ptr,
+                span: d.span.clone(),
+            });
+            offset += size;
+        }
+        out
+    }
+
+    fn define_function(&mut self, f: &ast::Function<'s>) {
+        let Some(Symbol::Func(id)) = self.globals.get(f.name.text).copied() else {
+            return;
+        };
+        let Some(body) = &f.body else { return };
+        let template = &self.module.functions[id.0 as usize];
+        let mut top = Scope::default();
+        for (i, p) in template.params.iter().enumerate() {
+            if let Some(d) = f.params.get(i).and_then(|d| d.names.first()) {
+                top.names
+                    .insert(d.name.text, Name::Sym(Symbol::Param(i as u16)));
+            } else {
+                let _ = p;
+            }
+        }
+        for (i, d) in f.rets.iter().enumerate() {
+            if let Some(n) = d.names.first() {
+                top.names
+                    .insert(n.name.text, Name::Sym(Symbol::Ret(i as u16)));
+            }
+        }
+        let mut fl = FuncLowerer {
+            lw: self,
+            id,
+            regs: Vec::new(),
+            reg_names: Vec::new(),
+            code: Vec::new(),
+            operands: Vec::new(),
+            srcs: Vec::new(),
+            prototypes: Vec::new(),
+            labels: Vec::new(),
+            block_labels: Vec::new(),
+            scopes: vec![top],
+            loc: None,
+            next_block: 0,
+        };
+        let mut count = 0u32;
+        fl.collect_labels(body, &mut count);
+        fl.next_block = 0;
+        fl.block(body);
+        let FuncLowerer {
+            regs,
+            reg_names,
+            code,
+            operands,
+            srcs,
+            prototypes,
+            labels,
+            ..
+        } = fl;
+        let func = &mut self.module.functions[id.0 as usize];
+        func.defined = true;
+        func.regs = regs;
+        func.reg_names = reg_names;
+        func.code = code;
+        func.operands = operands;
+        func.srcs = srcs;
+        func.prototypes = prototypes;
+        func.labels = labels;
+    }
+}
+
+fn dup(w: &Word<'_>, what: &str) -> Diag {
+    Diag::error(
+        "ir::duplicate-declaration",
+        format!("{what} `{}` is declared twice", w.text),
+    )
+    .label(w.span.clone(), "declared again here")
+}
+
+fn init_len(i: &ast::Init<'_>) -> u64 {
+    match i {
+        ast::Init::Expr(_) => 1,
+        ast::Init::List(v, _) => v.iter().map(init_len).sum(),
+    }
+}
+
+struct FuncLowerer<'l, 'a, 's> {
+    lw: &'l mut Lowerer<'a, 's>,
+    id: FuncId,
+    regs: Vec<RegInfo>,
+    reg_names: Vec<String>,
+    code: Vec<Instr>,
+    operands: Vec<Operand>,
+    srcs: Vec<SrcInfo>,
+    prototypes: Vec<Prototype>,
+    labels: Vec<(String, u32)>,
+    /// Labels and prototypes of each block, in pre-order.
+    block_labels: Vec<HashMap<&'s str, Name>>,
+    scopes: Vec<Scope<'s>>,
+    loc: Option<(u32, u32, u32)>,
+    next_block: usize,
+}
+
+impl<'s> FuncLowerer<'_, '_, 's> {
+    fn error(&mut self, d: Diag) {
+        self.lw.diags.push(d);
+    }
+
+    /// Walk 1: instruction numbers of labels, block by block.
+    fn collect_labels(&mut self, stmts: &[Stmt<'s>], count: &mut u32) {
+        let me = self.block_labels.len();
+        self.block_labels.push(HashMap::new());
+        let mut protos = self.prototypes.len() as u32;
+        for (i, s) in stmts.iter().enumerate() {
+            match s {
+                Stmt::Label(w) => {
+                    let is_proto = matches!(stmts.get(i + 1), Some(Stmt::CallPrototype { .. }));
+                    let name = if is_proto {
+                        protos += 1;
+                        Name::Proto(protos - 1)
+                    } else {
+                        Name::Label(*count)
+                    };
+                    if self.block_labels[me].insert(w.text, name).is_some() {
+                        self.error(dup(w, "label"));
+                    }
+                    if !is_proto {
+                        self.labels.push((w.text.to_string(), *count));
+                    }
+                }
+                Stmt::Instr(_) => *count += 1,
+                Stmt::Block(inner, _) => self.collect_labels(inner, count),
+                _ => {}
+            }
+        }
+        // Placeholder prototypes, filled in walk 2 in the same order.
+        while (self.prototypes.len() as u32) < protos {
+            self.prototypes.push(Prototype {
+                name: String::new(),
+                rets: Vec::new(),
+                params: Vec::new(),
+            });
+        }
+    }
+
+    fn block(&mut self, stmts: &[Stmt<'s>]) {
+        let labels = std::mem::take(&mut self.block_labels[self.next_block]);
+        self.next_block += 1;
+        self.scopes.push(Scope {
+            names: labels,
+            ranges: Vec::new(),
+        });
+        let mut proto_name: Option<&Word<'s>> = None;
+        for s in stmts {
+            match s {
+                Stmt::Label(w) => proto_name = Some(w),
+                Stmt::Instr(i) => self.instr(i),
+                Stmt::Decl(d) => self.decl(d),
+                Stmt::Block(inner, _) => self.block(inner),
+                Stmt::Loc(l) => {
+                    if let (Ok(f), Ok(line), Ok(col)) =
+                        (parse_int(&l.file), parse_int(&l.line), parse_int(&l.column))
+                    {
+                        self.loc = Some((f as u32, line as u32, col as u32));
+                    }
+                }
+                Stmt::CallPrototype { rets, params, .. } => {
+                    let rets = self.lw.params(rets, false);
+                    let params = self.lw.params(params, false);
+                    if let Some(w) = proto_name {
+                        if let Some(Name::Proto(i)) = self.lookup(w.text) {
+                            self.prototypes[i as usize] = Prototype {
+                                name: w.text.to_string(),
+                                rets,
+                                params,
+                            };
+                        }
+                    }
+                }
+                Stmt::Pragma(..) | Stmt::Error => {}
+            }
+            if !matches!(s, Stmt::Label(_)) {
+                proto_name = None;
+            }
+        }
+        self.scopes.pop();
+    }
+
+    fn lookup(&self, name: &str) -> Option<Name> {
+        for s in self.scopes.iter().rev() {
+            if let Some(n) = s.names.get(name) {
+                return Some(*n);
+            }
+            for &(prefix, count, base) in s.ranges.iter().rev() {
+                if let Some(rest) = name.strip_prefix(prefix) {
+                    let canonical = !rest.is_empty()
+                        && rest.bytes().all(|b| b.is_ascii_digit())
+                        && (rest == "0" || !rest.starts_with('0'));
+                    if let Some(n) = rest.parse::<u32>().ok().filter(|n| canonical && *n < count) {
+                        return Some(Name::Reg(RegId(base + n)));
+                    }
+                }
+            }
+        }
+        self.lw.globals.get(name).map(|s| Name::Sym(*s))
+    }
+
+    fn decl(&mut self, d: &ast::Decl<'s>) {
+        let info = match decode_attrs(&d.attrs, d.span.clone()) {
+            Ok(i) => i,
+            Err(e) => return self.error(e),
+        };
+        if info.space == Some(Space::Reg) {
+            return self.reg_decl(&info, d);
+        }
+        for n in &d.names {
+            if self
+                .scopes
+                .last()
+                .is_some_and(|s| s.names.contains_key(n.name.text))
+            {
+                self.error(dup(&n.name, "variable"));
+                continue;
+            }
+            match self.lw.make_var(&info, n, Some(self.id)) {
+                Ok(v) => {
+                    let id = VarId(self.lw.module.vars.len() as u32);
+                    self.lw.module.vars.push(v);
+                    if let Some(s) = self.scopes.last_mut() {
+                        s.names.insert(n.name.text, Name::Sym(Symbol::Var(id)));
+                    }
+                }
+                Err(e) => self.error(e),
+            }
+        }
+    }
+
+    fn reg_decl(&mut self, info: &DeclInfo, d: &ast::Decl<'s>) {
+        let Some(ty) = info.ty else {
+            return self.error(
+                Diag::error("ir::missing-type", "register declared without a type")
+                    .label(d.span.clone(), "add e.g. `.b32`"),
+            );
+        };
+        for n in &d.names {
+            let count = match n.dims.as_slice() {
+                [] => None,
+                [ast::Dim::Range(e, span)] => match eval_const(e) {
+                    Ok(c) if c > 0 && (c as u64) <= MAX_REGS_PER_FUNCTION => Some(c as u32),
+                    Ok(c) => {
+                        return self.error(
+                            Diag::error(
+                                "ir::bad-register-range",
+                                format!("register range `{}<{c}>` is out of range", n.name.text),
+                            )
+                            .label(
+                                span.clone(),
+                                format!("a range must hold 1 to {MAX_REGS_PER_FUNCTION} registers"),
+                            ),
+                        )
+                    }
+                    Err(e) => return self.error(e),
+                },
+                _ => {
+                    return self.error(
+                        Diag::error(
+                            "ir::bad-register-declaration",
+                            "registers take `<N>` ranges, not arrays",
+                        )
+                        .label(n.name.span.clone(), "here"),
+                    )
+                }
+            };
+            let total = self.regs.len() as u64 + u64::from(count.unwrap_or(1));
+            if total > MAX_REGS_PER_FUNCTION {
+                return self.error(
+                    Diag::error(
+                        "ir::too-many-registers",
+                        format!("more than {MAX_REGS_PER_FUNCTION} registers in one function"),
+                    )
+                    .label(n.name.span.clone(), "this declaration goes past the limit"),
+                );
+            }
+            let base = self.regs.len() as u32;
+            let scope = self.scopes.len() - 1;
+            match count {
+                None => {
+                    if self.scopes[scope].names.contains_key(n.name.text) {
+                        self.error(dup(&n.name, "register"));
+                        continue;
+                    }
+                    self.regs.push(RegInfo { ty, vec: info.vec });
+                    self.reg_names.push(n.name.text.to_string());
+                    self.scopes[scope]
+                        .names
+                        .insert(n.name.text, Name::Reg(RegId(base)));
+                }
+                Some(c) => {
+                    for i in 0..c {
+                        self.regs.push(RegInfo { ty, vec: info.vec });
+                        self.reg_names.push(format!("{}{i}", n.name.text));
+                    }
+                    self.scopes[scope].ranges.push((n.name.text, c, base));
+                }
+            }
+        }
+    }
+
+    fn instr(&mut self, i: &ast::Instr<'s>) {
+        let decoded = match decode(i.opcode.text, i.opcode.span.start) {
+            Ok(d) => d,
+            Err(e) => return self.error(e),
+        };
+        let guard = match &i.guard {
+            None => None,
+            Some(g) => match self.lookup(g.reg.text) {
+                Some(Name::Reg(r)) if self.regs[r.0 as usize].ty == Type::Pred => Some(Guard {
+                    reg: r,
+                    negated: g.negated,
+                }),
+                Some(Name::Reg(_)) => {
+                    return self.error(
+                        Diag::error(
+                            "ir::guard-not-predicate",
+                            format!("guard `{}` is not a `.pred` register", g.reg.text),
+                        )
+                        .label(g.reg.span.clone(), "declared with a data type"),
+                    )
+                }
+                _ => return self.error(undefined(&g.reg)),
+            },
+        };
+        let mut top = Vec::with_capacity(i.operands.len());
+        for o in &i.operands {
+            match self.operand(o) {
+                Ok(v) => top.push(v),
+                Err(e) => return self.error(e),
+            }
+        }
+        if top.len() > usize::from(u8::MAX) {
+            return self.error(
+                Diag::error("ir::too-many-operands", "more than 255 operands")
+                    .label(i.span.clone(), "here"),
+            );
+        }
+        let start = self.operands.len() as u32;
+        self.operands.extend_from_slice(&top);
+        let ins = Instr {
+            op: decoded.op,
+            guard,
+            ops: OpRange {
+                start,
+                len: top.len() as u8,
+            },
+            mods: decoded.mods,
+        };
+        if let Err(e) = check_instr(
+            &ins,
+            &top,
+            &i.operands,
+            i,
+            &self.regs,
+            &self.operands,
+            &self.reg_names,
+        ) {
+            return self.error(e);
+        }
+        let raw = (decoded.op.is_opaque()).then(|| self.lw.src[i.opcode.span.clone()].to_string());
+        self.srcs.push(SrcInfo {
+            span: i.span.clone(),
+            line: self.lw.line(i.span.start),
+            loc: self.loc,
+            raw,
+        });
+        self.code.push(ins);
+    }
+
+    fn push_range(&mut self, items: &[ast::Operand<'s>]) -> Result<OpRange, Diag> {
+        let mut v = Vec::with_capacity(items.len());
+        for it in items {
+            v.push(self.operand(it)?);
+        }
+        if v.len() > usize::from(u8::MAX) {
+            return Err(
+                Diag::error("ir::too-many-operands", "more than 255 elements")
+                    .label(items[0].span(), "here"),
+            );
+        }
+        let start = self.operands.len() as u32;
+        self.operands.extend_from_slice(&v);
+        Ok(OpRange {
+            start,
+            len: v.len() as u8,
+        })
+    }
+
+    fn operand(&mut self, o: &ast::Operand<'s>) -> Result<Operand, Diag> {
+        match o {
+            ast::Operand::Expr(e) => self.value(e),
+            ast::Operand::Sink(_) => Ok(Operand::Sink),
+            ast::Operand::Vector(items, _) => Ok(Operand::Vector(self.push_range(items)?)),
+            ast::Operand::Paren(items, _) => Ok(Operand::List(self.push_range(items)?)),
+            ast::Operand::Pair(a, b, span) => {
+                let mut side = |o: &ast::Operand<'s>| match self.operand(o)? {
+                    Operand::Reg(r) => Ok(Some(r)),
+                    Operand::Sink => Ok(None),
+                    _ => Err(
+                        Diag::error("ir::bad-operand", "`a|b` needs two registers or `_`")
+                            .label(span.clone(), "here"),
+                    ),
+                };
+                let x = side(a)?;
+                Ok(Operand::Pair(x, side(b)?))
+            }
+            ast::Operand::Addr(items, span) => match items.as_slice() {
+                [ast::Operand::Expr(e)] => self.address(e, span.clone()),
+                _ => Ok(Operand::AddrList(self.push_range(items)?)),
+            },
+        }
+    }
+
+    fn address(&mut self, e: &Expr<'s>, span: lex::Span) -> Result<Operand, Diag> {
+        let bad = || {
+            Diag::error(
+                "ir::bad-address",
+                "an address is `[reg]`, `[reg+imm]`, `[symbol]`, `[symbol+imm]` or `[imm]`",
+            )
+            .label(span.clone(), "not an address PTX accepts")
+        };
+        let (base, offset) = match e {
+            Expr::Binary(op @ (ast::BinOp::Add | ast::BinOp::Sub), a, b, _) => {
+                let k = eval_const(b).map_err(|_| bad())?;
+                (
+                    &**a,
+                    if *op == ast::BinOp::Add {
+                        k
+                    } else {
+                        k.wrapping_neg()
+                    },
+                )
+            }
+            other => (other, 0),
+        };
+        match base {
+            Expr::Reg(_) | Expr::Sym(_) => match self.value(base)? {
+                Operand::Reg(r) => Ok(Operand::Addr(AddrBase::Reg(r), offset)),
+                Operand::Sym(s, k) => Ok(Operand::Addr(AddrBase::Sym(s), offset.wrapping_add(k))),
+                _ => Err(bad()),
+            },
+            _ => match eval_const(e) {
+                Ok(k) => Ok(Operand::Addr(AddrBase::None, k)),
+                Err(_) => Err(bad()),
+            },
+        }
+    }
+
+    fn value(&mut self, e: &Expr<'s>) -> Result<Operand, Diag> {
+        match e {
+            Expr::Int(w) => parse_int(w).map(Operand::Imm),
+            Expr::Float(w) => parse_float(w).map(|(b, f32)| {
+                if f32 {
+                    Operand::F32(b as u32)
+                } else {
+                    Operand::F64(b)
+                }
+            }),
+            Expr::Reg(w) | Expr::Sym(w) => match self.lookup(w.text) {
+                Some(Name::Reg(r)) => Ok(Operand::Reg(r)),
+                Some(Name::Sym(s)) => Ok(Operand::Sym(s, 0)),
+                Some(Name::Label(l)) => Ok(Operand::Label(l)),
+                Some(Name::Proto(p)) => Ok(Operand::Prototype(p)),
+                None => SpecialReg::parse(w.text)
+                    .map(Operand::Special)
+                    .ok_or_else(|| undefined(w)),
+            },
+            Expr::Unary(UnOp::Not, x, _) if matches!(**x, Expr::Reg(_) | Expr::Sym(_)) => {
+                match self.value(x)? {
+                    Operand::Reg(r) => Ok(Operand::NotPred(r)),
+                    _ => Err(
+                        Diag::error("ir::bad-operand", "`!` applies to a predicate register")
+                            .label(e.span(), "here"),
+                    ),
+                }
+            }
+            Expr::Unary(UnOp::Neg, x, _) if matches!(**x, Expr::Float(_)) => match self.value(x)? {
+                Operand::F32(b) => Ok(Operand::F32(b ^ 0x8000_0000)),
+                Operand::F64(b) => Ok(Operand::F64(b ^ (1 << 63))),
+                other => Ok(other),
+            },
+            Expr::Binary(op @ (ast::BinOp::Add | ast::BinOp::Sub), a, b, span)
+                if !matches!(**a, Expr::Int(_) | Expr::Unary(..) | Expr::Binary(..)) =>
+            {
+                let k = eval_const(b)?;
+                let k = if *op == ast::BinOp::Add {
+                    k
+                } else {
+                    k.wrapping_neg()
+                };
+                match self.value(a)? {
+                    Operand::Sym(s, o) => Ok(Operand::Sym(s, o.wrapping_add(k))),
+                    _ => Err(Diag::error(
+                        "ir::bad-operand",
+                        "only a symbol plus a constant may be an operand; registers need `[...]`",
+                    )
+                    .label(span.clone(), "here")),
+                }
+            }
+            Expr::Generic(w, _) => Err(Diag::error(
+                "ir::bad-operand",
+                "`generic()` is only valid in initializers",
+            )
+            .label(w.span.clone(), "here")),
+            other => eval_const(other).map(Operand::Imm),
+        }
+    }
+}
+
+fn undefined(w: &Word<'_>) -> Diag {
+    if w.text.starts_with('%') {
+        Diag::error(
+            "ir::undefined-register",
+            format!("undefined register `{}`", w.text),
+        )
+        .label(w.span.clone(), "not declared in this scope")
+        .help("declare it with `.reg`, e.g. `.reg .b32 %r<10>;` declares %r0 to %r9")
+    } else {
+        Diag::error(
+            "ir::undefined-symbol",
+            format!("undefined label or symbol `{}`", w.text),
+        )
+        .label(w.span.clone(), "not declared in this scope")
+    }
+}
+
+use crate::lex;

@@ -1,0 +1,282 @@
+//! The typed IR: what the interpreter executes. Lowering ([`lower`]) turns the syntax tree into,
+//! per function, a flat instruction vector with decoded opcodes and modifiers (`opcode.rs`,
+//! `mods.rs`), operands resolved to dense register indices, variables, parameters and
+//! instruction indices, the parameter layout of the CUDA ABI (PTX ISA 9.0 section 7
+//! "Abstracting the ABI", 5.1.6 "Parameter State Space"), and variables with size, alignment and
+//! initial bytes (5.4 "Variables"). Source positions live beside the code (`Function::srcs`), so
+//! the hot [`Instr`] stays small and `Copy`; `check.rs` applies the checks ptxas makes.
+
+mod check;
+mod decl;
+mod lower;
+pub mod mods;
+pub mod opcode;
+mod print;
+pub mod types;
+
+pub use lower::lower;
+pub use mods::{Flags, Mods};
+pub use opcode::Op;
+pub use print::print_module;
+pub use types::{Space, SpecialReg, Type};
+
+use crate::lex::Span;
+
+/// Index of a register within its function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+
+/// Index into [`Module::vars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VarId(pub u32);
+
+/// Index into [`Module::functions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FuncId(pub u32);
+
+#[derive(Debug, Clone)]
+pub struct Module {
+    pub version: (u32, u32),
+    /// `.target` words in order (`sm_90a`, `debug`, `texmode_independent`).
+    pub targets: Vec<String>,
+    pub address_size: u32,
+    /// `.file` index -> path.
+    pub files: Vec<(u32, String)>,
+    /// Module-scope variables, then every function's local `.shared`/`.local`/`.const` variables.
+    pub vars: Vec<Var>,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &Function> {
+        self.functions.iter().filter(|f| f.is_entry)
+    }
+
+    /// The source file of a `.file` index.
+    pub fn file(&self, index: u32) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, p)| p.as_str())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Var {
+    pub name: String,
+    pub space: Space,
+    pub ty: Type,
+    /// `.v2`/`.v4`: elements per vector; 1 for scalars.
+    pub vec: u8,
+    pub align: u32,
+    /// Total size in bytes; 0 for an unsized `.extern .shared` array (dynamic shared memory).
+    pub size: u64,
+    pub linkage: Linkage,
+    /// Initial bytes (empty: zero-filled), and addresses of other symbols to patch in at load.
+    pub init: Vec<u8>,
+    pub relocs: Vec<Reloc>,
+    /// `None` for module scope; else the function whose body declares it.
+    pub owner: Option<FuncId>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    None,
+    Visible,
+    Extern,
+    Weak,
+    Common,
+}
+
+/// "Write the address of `target` (+ `addend`) into `size` bytes at `offset`."
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reloc {
+    pub offset: u64,
+    pub size: u8,
+    pub target: Symbol,
+    pub addend: i64,
+    /// `generic(sym)`: the generic address rather than the state-space address.
+    pub generic: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    pub vec: u8,
+    pub align: u32,
+    pub size: u32,
+    /// Byte offset in the parameter buffer, as the CUDA ABI lays it out.
+    pub offset: u32,
+    /// `.ptr .global .align 16` attributes of kernel pointer parameters.
+    pub ptr: Option<(Space, u32)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegInfo {
+    pub ty: Type,
+    pub vec: u8,
+}
+
+/// Kernel attributes from the performance-tuning directives (PTX ISA 11.4).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelAttrs {
+    pub maxntid: Option<[u32; 3]>,
+    pub reqntid: Option<[u32; 3]>,
+    pub minnctapersm: Option<u32>,
+    pub maxnctapersm: Option<u32>,
+    pub maxnreg: Option<u32>,
+    pub reqnctapercluster: Option<[u32; 3]>,
+    pub explicitcluster: bool,
+    pub maxclusterrank: Option<u32>,
+    pub noreturn: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub name: String,
+    pub is_entry: bool,
+    pub linkage: Linkage,
+    pub params: Vec<Param>,
+    pub rets: Vec<Param>,
+    pub attrs: KernelAttrs,
+    /// `false` for a declaration without a body (`.extern .func vprintf(...)`).
+    pub defined: bool,
+    pub regs: Vec<RegInfo>,
+    /// Register names, parallel to `regs` (for printing and diagnostics).
+    pub reg_names: Vec<String>,
+    pub code: Vec<Instr>,
+    /// Operand pool: instructions refer to ranges of it.
+    pub operands: Vec<Operand>,
+    /// Source position of each instruction, parallel to `code`.
+    pub srcs: Vec<SrcInfo>,
+    /// Call prototypes (`.callprototype`) declared in the body.
+    pub prototypes: Vec<Prototype>,
+    /// Label names with their instruction index, for printing.
+    pub labels: Vec<(String, u32)>,
+    pub span: Span,
+}
+
+impl Function {
+    pub fn ops(&self, i: &Instr) -> &[Operand] {
+        &self.operands[i.ops.start as usize..i.ops.start as usize + i.ops.len as usize]
+    }
+
+    pub fn sub_ops(&self, r: OpRange) -> &[Operand] {
+        &self.operands[r.start as usize..r.start as usize + r.len as usize]
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Prototype {
+    pub name: String,
+    pub rets: Vec<Param>,
+    pub params: Vec<Param>,
+}
+
+/// Where an instruction came from: its PTX span and line, and the CUDA line of `.loc`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SrcInfo {
+    pub span: Span,
+    pub line: u32,
+    /// (file index, line, column) of the `.loc` in force, if any.
+    pub loc: Option<(u32, u32, u32)>,
+    /// The words of an opaque instruction, for printing and for the unsupported error.
+    pub raw: Option<String>,
+}
+
+/// A range of [`Function::operands`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpRange {
+    pub start: u32,
+    pub len: u8,
+}
+
+/// A predicate guard `@%p` / `@!%p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    pub reg: RegId,
+    pub negated: bool,
+}
+
+/// One decoded instruction. Small and `Copy`: the interpreter's hot loop reads these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Instr {
+    pub op: Op,
+    pub guard: Option<Guard>,
+    pub ops: OpRange,
+    pub mods: Mods,
+}
+
+/// What a name in an operand refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symbol {
+    Var(VarId),
+    Param(u16),
+    Ret(u16),
+    Func(FuncId),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddrBase {
+    /// `[imm]`: an absolute address.
+    None,
+    Reg(RegId),
+    Sym(Symbol),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    Reg(RegId),
+    /// An integer immediate, as its 64-bit two's-complement pattern.
+    Imm(i64),
+    /// `0fXXXXXXXX`.
+    F32(u32),
+    /// `0dXXXXXXXXXXXXXXXX` or a decimal float literal (held as f64 bits).
+    F64(u64),
+    Special(SpecialReg),
+    /// A symbol's address as a value (`mov.u32 %r1, smem;`), plus an offset.
+    Sym(Symbol, i64),
+    /// `[base + offset]`.
+    Addr(AddrBase, i64),
+    /// `{a, b, c, d}`.
+    Vector(OpRange),
+    /// `[a, b, ...]` that is not a plain address: texture and tensor-map operands.
+    AddrList(OpRange),
+    /// `(a, b)`: call arguments and return values.
+    List(OpRange),
+    /// A branch target: an index into the function's code.
+    Label(u32),
+    /// A `.callprototype` of this function.
+    Prototype(u32),
+    Sink,
+    /// `!%p` as a source predicate.
+    NotPred(RegId),
+    /// `%r|%p`: two destinations, either may be the sink `_`.
+    Pair(Option<RegId>, Option<RegId>),
+}
+
+/// Everything one `ptxrun parse` needs: parse and lower, or every diagnostic.
+pub fn compile(src: &str) -> Result<Module, Vec<crate::diag::Diag>> {
+    let ast = crate::parse::parse(src)?;
+    lower(&ast, src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interpreter walks `Vec<Instr>`: keep an instruction within 48 bytes (4 per 3 lines).
+    #[test]
+    fn instr_size_is_pinned() {
+        assert_eq!(std::mem::size_of::<Mods>(), 24);
+        assert_eq!(std::mem::size_of::<Instr>(), 48);
+        assert_eq!(std::mem::size_of::<Operand>(), 24);
+    }
+}

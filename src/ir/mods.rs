@@ -1,0 +1,364 @@
+//! Instruction modifiers as the PTX manual writes them: each dotted word of an opcode is one of a
+//! handful of *classes* (a type, a state space, a rounding mode, a comparison, a memory-order
+//! semantic, a scope, a vector width, a cache operator, a sub-operation, a flag, a cache hint).
+//! [`vocabulary`] maps a word to the classes it can belong to; the opcode's table entry
+//! (see `opcode.rs`) says which classes and which sub-operations and flags it accepts, which
+//! settles the few words that mean different things for different opcodes (`.lo` is a
+//! comparison for `setp` and a half-selector for `mul`; `.and` a combiner for `setp` and an
+//! operation for `atom`). PTX ISA 9.0 chapter 9 gives each instruction's syntax.
+
+use super::types::{Space, Type};
+use std::fmt;
+
+macro_rules! word_enum {
+    ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),* }
+        impl $name {
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some($name::$variant),)* _ => None }
+            }
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),* }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, ".{}", self.name()) }
+        }
+    };
+}
+
+word_enum!(
+    /// Floating-point (`.rn`...) and float-to-integer (`.rni`...) rounding (section 9.7.3, 9.7.9.21).
+    Rounding { Rn = "rn", Rz = "rz", Rm = "rm", Rp = "rp", Rna = "rna", Rs = "rs", Rni = "rni", Rzi = "rzi", Rmi = "rmi", Rpi = "rpi" }
+);
+
+word_enum!(
+    /// Comparison operators of `setp`/`set` (section 9.7.7.1).
+    Cmp {
+        Eq = "eq", Ne = "ne", Lt = "lt", Le = "le", Gt = "gt", Ge = "ge",
+        Lo = "lo", Ls = "ls", Hi = "hi", Hs = "hs",
+        Equ = "equ", Neu = "neu", Ltu = "ltu", Leu = "leu", Gtu = "gtu", Geu = "geu",
+        Num = "num", Nan = "nan",
+    }
+);
+
+word_enum!(
+    /// The boolean combiner of `setp.cmp.bool` and `set.cmp.bool`.
+    BoolOp { And = "and", Or = "or", Xor = "xor" }
+);
+
+word_enum!(
+    /// Memory-order semantics (section 8.4).
+    Sem { Relaxed = "relaxed", Acquire = "acquire", Release = "release", AcqRel = "acq_rel", Sc = "sc", Volatile = "volatile", Weak = "weak", Mmio = "mmio" }
+);
+
+word_enum!(
+    /// Memory scopes (section 8.5); `membar.gl` is the GPU scope.
+    Scope { Cta = "cta", Cluster = "cluster", Gpu = "gpu", Sys = "sys", Gl = "gl" }
+);
+
+word_enum!(
+    /// Cache operators of ld/st/cp.async (section 9.7.9.1).
+    CacheOp { Ca = "ca", Cg = "cg", Cs = "cs", Lu = "lu", Cv = "cv", Wb = "wb", Wt = "wt" }
+);
+
+word_enum!(
+    /// Sub-operations: the word that picks which variant of an instruction runs.
+    SubOp {
+        Lo = "lo", Hi = "hi", Wide = "wide",
+        L = "l", R = "r",
+        Up = "up", Down = "down", Bfly = "bfly", Idx = "idx",
+        All = "all", Any = "any", Uni = "uni", Ballot = "ballot",
+        Add = "add", Min = "min", Max = "max", Inc = "inc", Dec = "dec",
+        And = "and", Or = "or", Xor = "xor", Exch = "exch", Cas = "cas", Popc = "popc",
+        Sync = "sync", Arrive = "arrive", Red = "red", Wait = "wait",
+        F4e = "f4e", B4e = "b4e", Rc8 = "rc8", Ecl = "ecl", Ecr = "ecr", Rc16 = "rc16",
+        Finite = "finite", Infinite = "infinite", Number = "number", NotANumber = "notanumber",
+        Normal = "normal", Subnormal = "subnormal",
+        LaunchDependents = "launch_dependents",
+        Clamp = "clamp", Wrap = "wrap",
+    }
+);
+
+/// Boolean modifiers, one bit each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Flags(pub u64);
+
+macro_rules! flags {
+    ($($name:ident = $bit:literal, $text:literal;)*) => {
+        impl Flags {
+            $(pub const $name: Flags = Flags(1 << $bit);)*
+            const NAMES: &'static [(Flags, &'static str)] = &[$((Flags::$name, $text)),*];
+        }
+    };
+}
+
+flags! {
+    FTZ = 0, "ftz";
+    SAT = 1, "sat";
+    APPROX = 2, "approx";
+    FULL = 3, "full";
+    RELU = 4, "relu";
+    NAN = 5, "NaN";
+    XORSIGN = 6, "xorsign";
+    ABS = 7, "abs";
+    CC = 8, "cc";
+    UNI = 9, "uni";
+    SYNC = 10, "sync";
+    ALIGNED = 11, "aligned";
+    NC = 12, "nc";
+    NOINC = 13, "noinc";
+    EXPECT_TX = 14, "expect_tx";
+    NO_COMPLETE = 15, "noComplete";
+    PARITY = 16, "parity";
+    READ = 17, "read";
+    BULK_GROUP = 18, "bulk_group";
+    COMPLETE_TX = 19, "mbarrier::complete_tx::bytes";
+    MULTICAST = 20, "multicast::cluster";
+    CACHE_HINT = 21, "L2::cache_hint";
+    SHIFTAMT = 22, "shiftamt";
+    TO = 23, "to";
+    TILE = 24, "tile";
+    IM2COL = 25, "im2col";
+    NOFTZ = 26, "noftz";
+    SATFINITE = 27, "satfinite";
+    OOB = 28, "oob";
+    UNIFIED = 29, "unified";
+    PACK = 30, "pack";
+    IM2COL_NO_OFFS = 32, "im2col_no_offs";
+    TILE_GATHER4 = 33, "tile::gather4";
+    NON_BLOCKING = 36, "nonblocking";
+    TRAP = 39, "trap";
+    ZERO = 40, "zero";
+    CP_MASK = 42, "cp_mask";
+    IGNORE_OOB = 43, "ignore_oob";
+    // Set when the instruction carried cache hints (`.L2::128B`, `.L1::evict_last`): they do
+    // not change results; the source span keeps their text.
+    HINTED = 44, "hints";
+}
+
+impl Flags {
+    pub const NONE: Flags = Flags(0);
+
+    pub const fn or(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+
+    pub fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn parse(s: &str) -> Option<Flags> {
+        Flags::NAMES.iter().find(|(_, n)| *n == s).map(|(f, _)| *f)
+    }
+
+    /// Names of the set bits, in bit order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Flags::NAMES
+            .iter()
+            .filter(move |(f, _)| self.contains(*f) && f.0 != 0)
+            .map(|(_, n)| *n)
+    }
+}
+
+impl std::ops::BitOr for Flags {
+    type Output = Flags;
+    fn bitor(self, rhs: Flags) -> Flags {
+        self.or(rhs)
+    }
+}
+
+/// What one modifier word can be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mod {
+    Type(Type),
+    Space(Space),
+    Rnd(Rounding),
+    Cmp(Cmp),
+    Bool(BoolOp),
+    Sem(Sem),
+    Scope(Scope),
+    Vec(u8),
+    Cache(CacheOp),
+    Sub(SubOp),
+    Flag(Flags),
+    /// Tensor dimensionality of `cp.async.bulk.tensor.Nd`.
+    Dim(u8),
+    /// Cache eviction and prefetch-size hints (`.L1::evict_last`, `.L2::128B`, `.level::...`):
+    /// accepted and kept for printing, no semantic effect on results.
+    Hint,
+}
+
+/// The classes of [`Mod`], as a bit set that opcode table entries use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Classes(pub u16);
+
+impl Classes {
+    pub const TYPE: Classes = Classes(1);
+    pub const SPACE: Classes = Classes(1 << 1);
+    pub const RND: Classes = Classes(1 << 2);
+    pub const CMP: Classes = Classes(1 << 3);
+    pub const BOOL: Classes = Classes(1 << 4);
+    pub const SEM: Classes = Classes(1 << 5);
+    pub const SCOPE: Classes = Classes(1 << 6);
+    pub const VEC: Classes = Classes(1 << 7);
+    pub const CACHE: Classes = Classes(1 << 8);
+    pub const HINT: Classes = Classes(1 << 9);
+    pub const DIM: Classes = Classes(1 << 10);
+    pub const NONE: Classes = Classes(0);
+
+    pub const fn or(self, o: Classes) -> Classes {
+        Classes(self.0 | o.0)
+    }
+
+    pub fn has(self, o: Classes) -> bool {
+        self.0 & o.0 != 0
+    }
+}
+
+impl Mod {
+    pub fn class(self) -> Option<Classes> {
+        Some(match self {
+            Mod::Type(_) => Classes::TYPE,
+            Mod::Space(_) => Classes::SPACE,
+            Mod::Rnd(_) => Classes::RND,
+            Mod::Cmp(_) => Classes::CMP,
+            Mod::Bool(_) => Classes::BOOL,
+            Mod::Sem(_) => Classes::SEM,
+            Mod::Scope(_) => Classes::SCOPE,
+            Mod::Vec(_) => Classes::VEC,
+            Mod::Cache(_) => Classes::CACHE,
+            Mod::Hint => Classes::HINT,
+            Mod::Dim(_) => Classes::DIM,
+            // Sub-operations and flags are allowed one by one, not by class.
+            Mod::Sub(_) | Mod::Flag(_) => return None,
+        })
+    }
+}
+
+/// Every reading of a modifier word, most specific first. Empty if the word is no PTX modifier.
+pub fn vocabulary(word: &str) -> Vec<Mod> {
+    let mut out = Vec::with_capacity(2);
+    if let Some(t) = Type::parse(word) {
+        out.push(Mod::Type(t));
+    }
+    if let Some(s) = Space::parse(word) {
+        out.push(Mod::Space(s));
+    }
+    if let Some(r) = Rounding::parse(word) {
+        out.push(Mod::Rnd(r));
+    }
+    if let Some(s) = SubOp::parse(word) {
+        out.push(Mod::Sub(s));
+    }
+    if let Some(c) = Cmp::parse(word) {
+        out.push(Mod::Cmp(c));
+    }
+    if let Some(b) = BoolOp::parse(word) {
+        out.push(Mod::Bool(b));
+    }
+    if let Some(s) = Sem::parse(word) {
+        out.push(Mod::Sem(s));
+    }
+    if let Some(s) = Scope::parse(word) {
+        out.push(Mod::Scope(s));
+    }
+    if let Some(c) = CacheOp::parse(word) {
+        out.push(Mod::Cache(c));
+    }
+    if let Some(f) = Flags::parse(word) {
+        out.push(Mod::Flag(f));
+    }
+    match word {
+        "v2" => out.push(Mod::Vec(2)),
+        "v4" => out.push(Mod::Vec(4)),
+        "v8" => out.push(Mod::Vec(8)),
+        "1d" => out.push(Mod::Dim(1)),
+        "2d" => out.push(Mod::Dim(2)),
+        "3d" => out.push(Mod::Dim(3)),
+        "4d" => out.push(Mod::Dim(4)),
+        "5d" => out.push(Mod::Dim(5)),
+        _ => {}
+    }
+    let is_hint = word == "L1"
+        || word == "L2"
+        || word == "tensormap"
+        || (word.starts_with("L1::") || word.starts_with("L2::") || word.starts_with("level::"))
+            && word != "L2::cache_hint";
+    if is_hint {
+        out.push(Mod::Hint);
+    }
+    out
+}
+
+/// The decoded modifiers of one instruction: one field per class, so each is set at most once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mods {
+    /// Instruction types in written order (`cvt.f32.s32`: destination then source).
+    pub types: [Option<Type>; 4],
+    pub space: Option<Space>,
+    /// The second state space of copies: `cp.async.bulk.<dst>.<src>`.
+    pub space2: Option<Space>,
+    pub rnd: Option<Rounding>,
+    pub cmp: Option<Cmp>,
+    pub bool_op: Option<BoolOp>,
+    pub sem: Option<Sem>,
+    pub scope: Option<Scope>,
+    pub cache: Option<CacheOp>,
+    pub sub: Option<SubOp>,
+    /// A second sub-operation (`bar.red.popc`: `red` then `popc`).
+    pub sub2: Option<SubOp>,
+    /// Vector width: 1 for scalar.
+    pub vec: u8,
+    /// Tensor dimensionality, 0 when absent.
+    pub dim: u8,
+    pub flags: Flags,
+}
+
+impl Mods {
+    pub fn ty(&self) -> Option<Type> {
+        self.types[0]
+    }
+
+    pub fn type_count(&self) -> usize {
+        self.types.iter().take_while(|t| t.is_some()).count()
+    }
+
+    pub fn has(&self, f: Flags) -> bool {
+        self.flags.contains(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ambiguous_words_have_every_reading() {
+        let lo = vocabulary("lo");
+        assert!(lo.contains(&Mod::Sub(SubOp::Lo)) && lo.contains(&Mod::Cmp(Cmp::Lo)));
+        let and = vocabulary("and");
+        assert!(and.contains(&Mod::Sub(SubOp::And)) && and.contains(&Mod::Bool(BoolOp::And)));
+        assert_eq!(vocabulary("shared::cta"), vec![Mod::Space(Space::Shared)]);
+        assert_eq!(vocabulary("L2::128B"), vec![Mod::Hint]);
+        assert_eq!(
+            vocabulary("L2::cache_hint"),
+            vec![Mod::Flag(Flags::CACHE_HINT)]
+        );
+        assert_eq!(
+            vocabulary("mbarrier::complete_tx::bytes"),
+            vec![Mod::Flag(Flags::COMPLETE_TX)]
+        );
+        assert!(vocabulary("bogus").is_empty());
+    }
+
+    #[test]
+    fn flag_names_are_unique_per_bit() {
+        assert_eq!(
+            Flags::FTZ.or(Flags::SAT).names().collect::<Vec<_>>(),
+            vec!["ftz", "sat"]
+        );
+    }
+}

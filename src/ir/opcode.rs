@@ -1,0 +1,550 @@
+//! The opcode table: every PTX instruction name (PTX ISA 9.0 chapter 9), the modifier classes,
+//! sub-operations and flags it accepts, how many types it takes and how many operands.
+//! [`decode`] splits an opcode token at its dots, finds the longest instruction name that
+//! prefixes it (`cp.async.bulk.tensor` before `cp.async.bulk` before `cp.async`), and reads the
+//! remaining words through `mods::vocabulary`, in any order PTX allows.
+//!
+//! Instructions marked `opaque` (matrix, texture, surface, video, tcgen05, ...) are recognised and
+//! kept with their words unchecked; they lower to a node that is an error only when executed.
+
+use super::mods::{vocabulary, Classes, Flags, Mod, Mods, SubOp};
+use crate::diag::Diag;
+use crate::lex::Span;
+
+const T: Classes = Classes::TYPE;
+const SP: Classes = Classes::SPACE;
+/// Two state spaces (destination, source) for copies.
+const SP2: Classes = Classes(1 << 11);
+const RND: Classes = Classes::RND;
+const CMP: Classes = Classes::CMP;
+const BOOL: Classes = Classes::BOOL;
+const SEM: Classes = Classes::SEM;
+const SCOPE: Classes = Classes::SCOPE;
+const VEC: Classes = Classes::VEC;
+const CACHE: Classes = Classes::CACHE;
+const HINT: Classes = Classes::HINT;
+const DIM: Classes = Classes::DIM;
+const NO: Classes = Classes::NONE;
+
+/// One row of the table.
+#[derive(Debug)]
+pub struct Spec {
+    pub op: Op,
+    pub name: &'static str,
+    pub classes: Classes,
+    pub subs: &'static [SubOp],
+    pub flags: Flags,
+    pub types: (u8, u8),
+    pub operands: (u8, u8),
+    /// Recognised, not decoded: modifiers unchecked, not executable.
+    pub opaque: bool,
+}
+
+macro_rules! table {
+    ($($op:ident $name:literal, $cls:expr, [$($sub:ident),*], [$($flag:ident),*], $tmin:literal..$tmax:literal, $omin:literal..$omax:literal;)*
+     ;opaque: $($oop:ident $oname:literal;)*) => {
+        /// Every instruction ptxrun knows, decoded or opaque.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(u16)]
+        pub enum Op { $($op,)* $($oop,)* }
+
+        pub static SPECS: &[Spec] = &[
+            $(Spec { op: Op::$op, name: $name, classes: $cls, subs: &[$(SubOp::$sub),*],
+                     flags: Flags(0 $(| Flags::$flag.0)*), types: ($tmin, $tmax), operands: ($omin, $omax), opaque: false },)*
+            $(Spec { op: Op::$oop, name: $oname, classes: NO, subs: &[], flags: Flags(0),
+                     types: (0, 0), operands: (0, 255), opaque: true },)*
+        ];
+    };
+}
+
+table! {
+    // ---- integer and floating-point arithmetic (9.7.1 - 9.7.4) ----
+    Add "add", T.or(RND), [], [FTZ, SAT, CC, RELU], 1..1, 3..3;
+    Sub "sub", T.or(RND), [], [FTZ, SAT, CC, RELU], 1..1, 3..3;
+    Addc "addc", T, [], [CC], 1..1, 3..3;
+    Subc "subc", T, [], [CC], 1..1, 3..3;
+    Mul "mul", T.or(RND), [Lo, Hi, Wide], [FTZ, SAT, RELU], 1..1, 3..3;
+    Mad "mad", T.or(RND), [Lo, Hi, Wide], [FTZ, SAT, CC], 1..1, 4..4;
+    Madc "madc", T, [Lo, Hi], [CC], 1..1, 4..4;
+    Mul24 "mul24", T, [Lo, Hi], [], 1..1, 3..3;
+    Mad24 "mad24", T, [Lo, Hi], [SAT], 1..1, 4..4;
+    Sad "sad", T, [], [], 1..1, 4..4;
+    Div "div", T.or(RND), [], [APPROX, FULL, FTZ], 1..1, 3..3;
+    Rem "rem", T, [], [], 1..1, 3..3;
+    Abs "abs", T, [], [FTZ, RELU], 1..1, 2..2;
+    Neg "neg", T, [], [FTZ, RELU], 1..1, 2..2;
+    Min "min", T, [], [FTZ, NAN, XORSIGN, ABS, RELU], 1..1, 3..4;
+    Max "max", T, [], [FTZ, NAN, XORSIGN, ABS, RELU], 1..1, 3..4;
+    Popc "popc", T, [], [], 1..1, 2..2;
+    Clz "clz", T, [], [], 1..1, 2..2;
+    Bfind "bfind", T, [], [SHIFTAMT], 1..1, 2..2;
+    Fns "fns", T, [], [], 1..1, 4..4;
+    Brev "brev", T, [], [], 1..1, 2..2;
+    Bfe "bfe", T, [], [], 1..1, 4..4;
+    Bfi "bfi", T, [], [], 1..1, 5..5;
+    Szext "szext", T, [Clamp, Wrap], [], 1..1, 3..3;
+    Bmsk "bmsk", T, [Clamp, Wrap], [], 1..1, 3..3;
+    Dp4a "dp4a", T, [], [], 2..2, 4..4;
+    Dp2a "dp2a", T, [Lo, Hi], [], 2..2, 4..4;
+    Copysign "copysign", T, [], [], 1..1, 3..3;
+    Testp "testp", T, [Finite, Infinite, Number, NotANumber, Normal, Subnormal], [], 1..1, 2..2;
+    Fma "fma", T.or(RND), [], [FTZ, SAT, RELU, OOB], 1..1, 4..4;
+    Rcp "rcp", T.or(RND), [], [APPROX, FTZ], 1..1, 2..2;
+    Sqrt "sqrt", T.or(RND), [], [APPROX, FTZ], 1..1, 2..2;
+    Rsqrt "rsqrt", T, [], [APPROX, FTZ], 1..1, 2..2;
+    Sin "sin", T, [], [APPROX, FTZ], 1..1, 2..2;
+    Cos "cos", T, [], [APPROX, FTZ], 1..1, 2..2;
+    Lg2 "lg2", T, [], [APPROX, FTZ], 1..1, 2..2;
+    Ex2 "ex2", T, [], [APPROX, FTZ], 1..1, 2..2;
+    Tanh "tanh", T, [], [APPROX], 1..1, 2..2;
+    // ---- comparison and selection (9.7.7) ----
+    Set "set", T.or(CMP).or(BOOL), [], [FTZ], 2..2, 3..4;
+    Setp "setp", T.or(CMP).or(BOOL), [], [FTZ], 1..1, 3..4;
+    Selp "selp", T, [], [], 1..1, 4..4;
+    Slct "slct", T, [], [FTZ], 2..2, 4..4;
+    // ---- logic and shift (9.7.8) ----
+    And "and", T, [], [], 1..1, 3..3;
+    Or "or", T, [], [], 1..1, 3..3;
+    Xor "xor", T, [], [], 1..1, 3..3;
+    Not "not", T, [], [], 1..1, 2..2;
+    Cnot "cnot", T, [], [], 1..1, 2..2;
+    Lop3 "lop3", T.or(BOOL), [], [], 1..1, 5..6;
+    Shf "shf", T, [L, R, Clamp, Wrap], [], 1..1, 4..4;
+    Shl "shl", T, [], [], 1..1, 3..3;
+    Shr "shr", T, [], [], 1..1, 3..3;
+    // ---- data movement and conversion (9.7.9) ----
+    Mov "mov", T, [], [], 1..1, 2..2;
+    Prmt "prmt", T, [F4e, B4e, Rc8, Ecl, Ecr, Rc16], [], 1..1, 4..4;
+    Shfl "shfl", T, [Up, Down, Bfly, Idx], [SYNC], 1..1, 4..5;
+    Ld "ld", T.or(SP).or(SEM).or(SCOPE).or(VEC).or(CACHE).or(HINT), [], [NC, CACHE_HINT, UNIFIED], 1..1, 2..3;
+    Ldu "ldu", T.or(SP).or(VEC), [], [], 1..1, 2..2;
+    St "st", T.or(SP).or(SEM).or(SCOPE).or(VEC).or(CACHE).or(HINT), [], [CACHE_HINT], 1..1, 2..3;
+    StAsync "st.async", T.or(SP).or(SEM).or(SCOPE).or(VEC), [], [COMPLETE_TX], 1..1, 3..3;
+    RedAsync "red.async", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor], [COMPLETE_TX], 1..1, 3..3;
+    Prefetch "prefetch", SP.or(HINT), [], [], 0..0, 1..1;
+    Prefetchu "prefetchu", HINT, [], [], 0..0, 1..1;
+    Isspacep "isspacep", SP, [], [], 0..0, 2..2;
+    Cvta "cvta", T.or(SP), [], [TO], 1..1, 2..2;
+    Cvt "cvt", T.or(RND), [], [FTZ, SAT, RELU, SATFINITE], 2..2, 2..3;
+    CvtPack "cvt.pack", T, [], [SAT], 3..3, 3..4;
+    Mapa "mapa", T.or(SP), [], [], 1..1, 3..3;
+    Getctarank "getctarank", T.or(SP), [], [], 1..1, 2..2;
+    // ---- asynchronous copies (9.7.9.25) ----
+    CpAsync "cp.async", SP.or(SP2).or(CACHE).or(HINT), [], [CACHE_HINT], 0..0, 3..5;
+    CpAsyncCommitGroup "cp.async.commit_group", NO, [], [], 0..0, 0..0;
+    CpAsyncWaitGroup "cp.async.wait_group", NO, [], [], 0..0, 1..1;
+    CpAsyncWaitAll "cp.async.wait_all", NO, [], [], 0..0, 0..0;
+    CpAsyncMbarrierArrive "cp.async.mbarrier.arrive", T.or(SP), [], [NOINC], 0..1, 1..1;
+    CpAsyncBulk "cp.async.bulk", SP.or(SP2).or(HINT), [], [COMPLETE_TX, BULK_GROUP, MULTICAST, CACHE_HINT, CP_MASK], 0..0, 3..6;
+    CpReduceAsyncBulk "cp.reduce.async.bulk", T.or(SP).or(SP2).or(HINT), [Add, Min, Max, Inc, Dec, And, Or, Xor], [COMPLETE_TX, BULK_GROUP, CACHE_HINT, NOFTZ], 1..1, 3..5;
+    CpAsyncBulkPrefetch "cp.async.bulk.prefetch", SP.or(HINT), [], [CACHE_HINT], 0..0, 2..3;
+    CpAsyncBulkTensor "cp.async.bulk.tensor", DIM.or(SP).or(SP2).or(HINT), [], [COMPLETE_TX, BULK_GROUP, MULTICAST, CACHE_HINT, TILE, IM2COL, IM2COL_NO_OFFS, TILE_GATHER4], 0..0, 2..7;
+    CpReduceAsyncBulkTensor "cp.reduce.async.bulk.tensor", DIM.or(SP).or(SP2).or(HINT), [Add, Min, Max, Inc, Dec, And, Or, Xor], [BULK_GROUP, CACHE_HINT, TILE, IM2COL_NO_OFFS], 0..0, 2..3;
+    CpAsyncBulkPrefetchTensor "cp.async.bulk.prefetch.tensor", DIM.or(SP).or(HINT), [], [CACHE_HINT, TILE, IM2COL], 0..0, 1..3;
+    CpAsyncBulkCommitGroup "cp.async.bulk.commit_group", NO, [], [], 0..0, 0..0;
+    CpAsyncBulkWaitGroup "cp.async.bulk.wait_group", NO, [], [READ], 0..0, 1..1;
+    // ---- mbarrier (9.7.13.15) ----
+    MbarrierInit "mbarrier.init", T.or(SP), [], [], 1..1, 2..2;
+    MbarrierInval "mbarrier.inval", T.or(SP), [], [], 1..1, 1..1;
+    MbarrierExpectTx "mbarrier.expect_tx", T.or(SP).or(SEM).or(SCOPE), [], [], 1..1, 2..2;
+    MbarrierCompleteTx "mbarrier.complete_tx", T.or(SP).or(SEM).or(SCOPE), [], [], 1..1, 2..2;
+    MbarrierArrive "mbarrier.arrive", T.or(SP).or(SEM).or(SCOPE), [], [EXPECT_TX, NO_COMPLETE], 1..1, 2..3;
+    MbarrierArriveDrop "mbarrier.arrive_drop", T.or(SP).or(SEM).or(SCOPE), [], [EXPECT_TX, NO_COMPLETE], 1..1, 2..3;
+    MbarrierTestWait "mbarrier.test_wait", T.or(SP).or(SEM).or(SCOPE), [], [PARITY], 1..1, 3..3;
+    MbarrierTryWait "mbarrier.try_wait", T.or(SP).or(SEM).or(SCOPE), [], [PARITY], 1..1, 3..4;
+    MbarrierPendingCount "mbarrier.pending_count", T, [], [], 1..1, 2..2;
+    // ---- synchronisation and communication (9.7.13) ----
+    Bar "bar", T.or(SCOPE).or(BOOL), [Sync, Arrive, Red, Popc, And, Or], [ALIGNED], 0..1, 1..4;
+    Barrier "barrier", T.or(SCOPE).or(BOOL), [Sync, Arrive, Red, Popc, And, Or], [ALIGNED], 0..1, 1..4;
+    BarWarpSync "bar.warp.sync", NO, [], [], 0..0, 1..1;
+    BarrierCluster "barrier.cluster", SEM, [Arrive, Wait], [ALIGNED], 0..0, 0..0;
+    Membar "membar", SCOPE, [], [], 0..0, 0..0;
+    Fence "fence", SEM.or(SCOPE), [], [], 0..0, 0..0;
+    FenceProxyAsync "fence.proxy.async", SP, [], [], 0..0, 0..0;
+    FenceProxyAlias "fence.proxy.alias", NO, [], [], 0..0, 0..0;
+    FenceProxyTensormap "fence.proxy.tensormap::generic", SEM.or(SCOPE), [], [], 0..0, 0..2;
+    FenceMbarrierInit "fence.mbarrier_init", SEM.or(SCOPE), [], [], 0..0, 0..0;
+    Atom "atom", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas], [NOFTZ, CACHE_HINT], 1..1, 3..5;
+    Red "red", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor], [NOFTZ, CACHE_HINT], 1..1, 2..3;
+    Vote "vote", T, [All, Any, Uni, Ballot], [SYNC], 1..1, 2..3;
+    Match "match", T, [Any, All], [SYNC], 1..1, 3..4;
+    Activemask "activemask", T, [], [], 1..1, 1..1;
+    Redux "redux", T, [Add, Min, Max, And, Or, Xor], [SYNC, ABS, NAN], 1..1, 3..3;
+    Elect "elect", NO, [], [SYNC], 0..0, 2..2;
+    Nanosleep "nanosleep", T, [], [], 1..1, 1..1;
+    Griddepcontrol "griddepcontrol", NO, [LaunchDependents, Wait], [], 0..0, 0..0;
+    Setmaxnreg "setmaxnreg", T, [Inc, Dec], [SYNC, ALIGNED], 1..1, 1..1;
+    // ---- control flow (9.7.12) ----
+    Bra "bra", NO, [], [UNI], 0..0, 1..1;
+    BrxIdx "brx.idx", NO, [], [UNI], 0..0, 2..2;
+    Call "call", NO, [], [UNI], 0..0, 1..4;
+    Ret "ret", NO, [], [UNI], 0..0, 0..0;
+    Exit "exit", NO, [], [], 0..0, 0..0;
+    Trap "trap", NO, [], [], 0..0, 0..0;
+    Brkpt "brkpt", NO, [], [], 0..0, 0..0;
+    Pmevent "pmevent", NO, [], [], 0..0, 1..1;
+    Stacksave "stacksave", T, [], [], 1..1, 1..1;
+    Stackrestore "stackrestore", T, [], [], 1..1, 1..1;
+    Alloca "alloca", T, [], [ALIGNED], 1..1, 2..3;
+    Discard "discard", SP.or(HINT), [], [], 0..0, 2..2;
+    Applypriority "applypriority", SP.or(HINT), [], [], 0..0, 2..2;
+  ;opaque:
+    Createpolicy "createpolicy";
+    WmmaLoad "wmma.load";
+    WmmaStore "wmma.store";
+    WmmaMma "wmma.mma";
+    Mma "mma";
+    MmaSp "mma.sp";
+    Ldmatrix "ldmatrix";
+    Stmatrix "stmatrix";
+    Movmatrix "movmatrix";
+    WgmmaMmaAsync "wgmma.mma_async";
+    WgmmaFence "wgmma.fence";
+    WgmmaCommitGroup "wgmma.commit_group";
+    WgmmaWaitGroup "wgmma.wait_group";
+    Tcgen05 "tcgen05";
+    Tex "tex";
+    Tld4 "tld4";
+    Txq "txq";
+    Suld "suld";
+    Sust "sust";
+    Sured "sured";
+    Suq "suq";
+    Istypep "istypep";
+    Multimem "multimem";
+    StBulk "st.bulk";
+    TensormapReplace "tensormap.replace";
+    TensormapCpFenceproxy "tensormap.cp_fenceproxy";
+    Clusterlaunchcontrol "clusterlaunchcontrol";
+    Vadd "vadd"; Vsub "vsub"; Vabsdiff "vabsdiff"; Vmin "vmin"; Vmax "vmax"; Vshl "vshl"; Vshr "vshr";
+    Vmad "vmad"; Vset "vset"; Vadd2 "vadd2"; Vsub2 "vsub2"; Vavrg2 "vavrg2"; Vabsdiff2 "vabsdiff2";
+    Vmin2 "vmin2"; Vmax2 "vmax2"; Vset2 "vset2"; Vadd4 "vadd4"; Vsub4 "vsub4"; Vavrg4 "vavrg4";
+    Vabsdiff4 "vabsdiff4"; Vmin4 "vmin4"; Vmax4 "vmax4"; Vset4 "vset4";
+}
+
+impl Op {
+    pub fn spec(self) -> &'static Spec {
+        &SPECS[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    pub fn is_opaque(self) -> bool {
+        self.spec().opaque
+    }
+}
+
+/// A decoded opcode token.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub op: Op,
+    pub mods: Mods,
+    /// For opaque instructions, the words after the name, as written.
+    pub raw: Vec<String>,
+}
+
+/// One dotted word of an opcode token with its span.
+fn words(text: &str, start: usize) -> Vec<(&str, Span)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for w in text.split('.') {
+        out.push((w, start + pos..start + pos + w.len()));
+        pos += w.len() + 1;
+    }
+    out
+}
+
+/// Decodes `text` (an opcode token starting at byte `start`) into an instruction and its
+/// modifiers. Every error carries the span of the word at fault.
+pub fn decode(text: &str, start: usize) -> Result<Decoded, Diag> {
+    let ws = words(text, start);
+    // Longest instruction name that is a prefix of the words.
+    let mut best: Option<(&Spec, usize)> = None;
+    for spec in SPECS {
+        let n = spec.name.split('.').count();
+        if n <= ws.len()
+            && spec.name.split('.').zip(&ws).all(|(a, (b, _))| a == *b)
+            && best.is_none_or(|(_, m)| n > m)
+        {
+            best = Some((spec, n));
+        }
+    }
+    let Some((spec, n)) = best else {
+        let first = &ws[0];
+        return Err(Diag::error(
+            "ir::unknown-instruction",
+            format!("unknown instruction `{}`", first.0),
+        )
+        .label(first.1.clone(), "no PTX instruction has this name")
+        .help(suggest(first.0).map_or_else(
+            || "see the PTX ISA's instruction list".to_string(),
+            |s| format!("did you mean `{s}`?"),
+        )));
+    };
+    let mut mods = Mods {
+        vec: 1,
+        ..Mods::default()
+    };
+    let rest = &ws[n..];
+    if spec.opaque {
+        return Ok(Decoded {
+            op: spec.op,
+            mods,
+            raw: rest.iter().map(|(w, _)| w.to_string()).collect(),
+        });
+    }
+    for (w, span) in rest {
+        apply(spec, &mut mods, w, span.clone())?;
+    }
+    let count = mods.type_count() as u8;
+    if count < spec.types.0 {
+        let at = ws.last().map_or(start..start + text.len(), |w| w.1.clone());
+        let what = if spec.types.0 == 1 {
+            "a type".to_string()
+        } else {
+            format!("{} types", spec.types.0)
+        };
+        return Err(
+            Diag::error("ir::missing-type", format!("`{}` needs {what}", spec.name))
+                .label(start..at.end, format!("add {what}, e.g. `.u32`")),
+        );
+    }
+    Ok(Decoded {
+        op: spec.op,
+        mods,
+        raw: Vec::new(),
+    })
+}
+
+fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
+    let readings = vocabulary(w);
+    if readings.is_empty() {
+        return Err(Diag::error(
+            "ir::unknown-modifier",
+            format!("unknown modifier `.{w}` on `{}`", spec.name),
+        )
+        .label(span, "not a PTX modifier"));
+    }
+    let allowed = |r: &Mod| match r {
+        Mod::Sub(s) => spec.subs.contains(s),
+        Mod::Flag(f) => spec.flags.contains(*f),
+        other => other.class().is_some_and(|c| spec.classes.has(c)),
+    };
+    let Some(reading) = readings.iter().copied().find(allowed) else {
+        return Err(Diag::error(
+            "ir::invalid-modifier",
+            format!("`.{w}` is not a modifier of `{}`", spec.name),
+        )
+        .label(span, format!("`{}` does not take this", spec.name)));
+    };
+    let conflict = |old: &dyn std::fmt::Display| {
+        Diag::error(
+            "ir::conflicting-modifiers",
+            format!(
+                "conflicting modifiers on `{}`: `{old}` and `.{w}`",
+                spec.name
+            ),
+        )
+        .label(span.clone(), "a second modifier of the same kind")
+    };
+    macro_rules! once {
+        ($field:expr, $v:expr) => {
+            match $field {
+                Some(old) => return Err(conflict(&old)),
+                None => $field = Some($v),
+            }
+        };
+    }
+    match reading {
+        Mod::Type(t) => {
+            let n = m.type_count();
+            if n >= spec.types.1 as usize {
+                return Err(conflict(
+                    &m.types[n - 1].map_or(String::new(), |t| t.to_string()),
+                ));
+            }
+            m.types[n] = Some(t);
+        }
+        Mod::Space(s) => {
+            if m.space.is_none() {
+                m.space = Some(s);
+            } else if spec.classes.has(SP2) {
+                once!(m.space2, s)
+            } else {
+                return Err(conflict(&m.space.map_or(String::new(), |s| s.to_string())));
+            }
+        }
+        Mod::Rnd(r) => once!(m.rnd, r),
+        Mod::Cmp(c) => once!(m.cmp, c),
+        Mod::Bool(b) => once!(m.bool_op, b),
+        Mod::Sem(s) => once!(m.sem, s),
+        Mod::Scope(s) => once!(m.scope, s),
+        Mod::Cache(c) => once!(m.cache, c),
+        Mod::Sub(s) => {
+            if m.sub.is_none() {
+                m.sub = Some(s);
+            } else if matches!(spec.op, Op::Bar | Op::Barrier)
+                || (matches!(spec.op, Op::Shf) && m.sub2.is_none())
+            {
+                once!(m.sub2, s)
+            } else {
+                return Err(conflict(&m.sub.map_or(String::new(), |s| s.to_string())));
+            }
+        }
+        Mod::Vec(v) => {
+            if m.vec != 1 {
+                return Err(conflict(&format!(".v{}", m.vec)));
+            }
+            m.vec = v;
+        }
+        Mod::Dim(d) => {
+            if m.dim != 0 {
+                return Err(conflict(&format!(".{}d", m.dim)));
+            }
+            m.dim = d;
+        }
+        Mod::Flag(f) => {
+            if m.flags.contains(f) {
+                return Err(Diag::error(
+                    "ir::duplicate-modifier",
+                    format!("`.{w}` written twice on `{}`", spec.name),
+                )
+                .label(span, "repeated here"));
+            }
+            m.flags = m.flags | f;
+        }
+        Mod::Hint => m.flags = m.flags | Flags::HINTED,
+    }
+    Ok(())
+}
+
+/// The instruction name closest to a misspelt one (edit distance at most 2).
+fn suggest(word: &str) -> Option<&'static str> {
+    SPECS
+        .iter()
+        .map(|s| s.name.split('.').next().unwrap_or(s.name))
+        .map(|n| (edit_distance(word, n), n))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::mods::{CacheOp, Cmp, Rounding, Sem};
+    use super::super::types::{Space, Type};
+    use super::*;
+
+    fn d(s: &str) -> Decoded {
+        decode(s, 0).unwrap_or_else(|e| panic!("{s}: {}", e.message))
+    }
+
+    #[test]
+    fn table_is_indexed_by_op() {
+        for (i, s) in SPECS.iter().enumerate() {
+            assert_eq!(s.op as usize, i, "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn longest_name_wins() {
+        assert_eq!(
+            d("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes")
+                .op,
+            Op::CpAsyncBulkTensor
+        );
+        assert_eq!(
+            d("cp.async.bulk.wait_group.read").op,
+            Op::CpAsyncBulkWaitGroup
+        );
+        assert_eq!(d("cp.async.cg.shared.global").op, Op::CpAsync);
+        assert_eq!(d("bar.warp.sync").op, Op::BarWarpSync);
+        assert_eq!(d("bar.sync").op, Op::Bar);
+    }
+
+    #[test]
+    fn copy_spaces_in_order() {
+        let x = d(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
+        );
+        assert_eq!(
+            (x.mods.space, x.mods.space2),
+            (Some(Space::SharedCluster), Some(Space::Global))
+        );
+        assert!(x.mods.has(Flags::COMPLETE_TX) && x.mods.has(Flags::MULTICAST));
+    }
+
+    #[test]
+    fn ambiguous_words_follow_the_opcode() {
+        assert_eq!(d("setp.lo.u32").mods.cmp, Some(Cmp::Lo));
+        assert_eq!(d("mul.lo.s32").mods.sub, Some(SubOp::Lo));
+        assert_eq!(d("atom.global.and.b32").mods.sub, Some(SubOp::And));
+        assert!(d("setp.eq.and.s32").mods.bool_op.is_some());
+        let b = d("bar.red.popc.u32");
+        assert_eq!(
+            (b.mods.sub, b.mods.sub2),
+            (Some(SubOp::Red), Some(SubOp::Popc))
+        );
+    }
+
+    #[test]
+    fn modifiers_in_any_order() {
+        let a = d("ld.global.nc.L1::no_allocate.v4.u32");
+        let b = d("ld.v4.global.L1::no_allocate.nc.u32");
+        assert_eq!(a.mods, b.mods);
+        assert_eq!(a.mods.vec, 4);
+        let c = d("ld.acquire.gpu.global.u32");
+        assert_eq!(c.mods.sem, Some(Sem::Acquire));
+        assert_eq!(
+            d("cp.async.cg.shared.global.L2::128B").mods.cache,
+            Some(CacheOp::Cg)
+        );
+        assert_eq!(
+            d("cvt.rn.f16.f32").mods.types,
+            [Some(Type::F16), Some(Type::F32), None, None]
+        );
+        assert_eq!(d("cvt.rni.s32.f32").mods.rnd, Some(Rounding::Rni));
+    }
+
+    #[test]
+    fn errors_point_at_the_word() {
+        let e = decode("add.foo.u32", 10).unwrap_err();
+        assert_eq!((e.code, e.span()), ("ir::unknown-modifier", Some(14..17)));
+        let e = decode("add.rn.rz.f32", 0).unwrap_err();
+        assert_eq!(
+            (e.code, e.span()),
+            ("ir::conflicting-modifiers", Some(7..9))
+        );
+        let e = decode("and.rn.b32", 0).unwrap_err();
+        assert_eq!(e.code, "ir::invalid-modifier");
+        let e = decode("ad.u32", 0).unwrap_err();
+        assert_eq!(e.code, "ir::unknown-instruction");
+        assert_eq!(e.help.as_deref(), Some("did you mean `add`?"));
+        assert_eq!(decode("add", 0).unwrap_err().code, "ir::missing-type");
+        assert_eq!(decode("cvt.f32", 0).unwrap_err().code, "ir::missing-type");
+    }
+
+    #[test]
+    fn opaque_instructions_keep_their_words() {
+        let w = d("wmma.load.a.sync.aligned.row.m16n16k16.f16");
+        assert_eq!(w.op, Op::WmmaLoad);
+        assert!(w.op.is_opaque());
+        assert_eq!(w.raw[0], "a");
+    }
+}

@@ -1,0 +1,10 @@
+//! ptxrun: an interpreter for NVIDIA PTX that runs the PTX nvcc emits and reports where a kernel
+//! relies on undefined behaviour around asynchronous copies.
+//!
+//! Stages, each a module, data flowing one way: [`lex`] -> [`parse`] -> [`ir`]; [`diag`] is
+//! shared by all of them.
+
+pub mod diag;
+pub mod ir;
+pub mod lex;
+pub mod parse;
