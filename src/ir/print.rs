@@ -194,6 +194,9 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     if let Some(v) = m.scope {
         push(&v);
     }
+    if m.has(Flags::TO) {
+        push(&".to");
+    }
     for sp in [m.space, m.space2].into_iter().flatten() {
         push(&sp);
     }
@@ -209,7 +212,7 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     if let Some(v) = m.rnd {
         push(&v);
     }
-    for f in m.flags.names().filter(|f| *f != "hints") {
+    for f in m.flags.names().filter(|f| *f != "hints" && *f != "to") {
         push(&format_args!(".{f}"));
     }
     if m.dim != 0 {
@@ -238,8 +241,9 @@ fn reg(f: &Function, r: RegId) -> String {
 fn sym_name(m: &Module, f: Option<&Function>, s: Symbol) -> String {
     match s {
         Symbol::Var(v) => format!(
-            "var:{}",
-            m.vars.get(v.0 as usize).map_or("?", |v| v.name.as_str())
+            "var:{}#{}",
+            m.vars.get(v.0 as usize).map_or("?", |v| v.name.as_str()),
+            v.0
         ),
         Symbol::Param(i) => format!(
             "param:{}",

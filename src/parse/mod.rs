@@ -34,7 +34,6 @@ pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
             .collect());
     }
     prescan(&toks)?;
-    let eof = src.len();
     let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, ()>> = Vec::new();
     let result = grammar::ModuleParser::new().parse(
         &mut recovered,
@@ -42,13 +41,13 @@ pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
     );
     let mut diags: Vec<Diag> = recovered
         .into_iter()
-        .map(|r| syntax_error(r.error, eof))
+        .map(|r| syntax_error(r.error, src))
         .collect();
     match result {
         Ok(module) if diags.is_empty() => Ok(module),
         Ok(_) => Err(truncate(diags)),
         Err(e) => {
-            diags.push(syntax_error(e, eof));
+            diags.push(syntax_error(e, src));
             Err(truncate(diags))
         }
     }
@@ -117,7 +116,8 @@ fn prescan(toks: &[(Tok<'_>, Span)]) -> Result<(), Vec<Diag>> {
 }
 
 /// The one conversion from lalrpop's errors to diagnostics.
-fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, eof: usize) -> Diag {
+fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, src: &str) -> Diag {
+    let eof = src.len();
     match e {
         ParseError::InvalidToken { location } => {
             Diag::error("parse::invalid-token", "invalid token")
@@ -137,10 +137,18 @@ fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, eof: usize) -> Diag {
             expected,
         } => {
             let found = lex::describe(&tok);
+            let wants_semi = expected.iter().any(|e| e == "\";\"");
             let mut d = Diag::error("parse::unexpected-token", format!("unexpected {found}"))
                 .label(l..r, format!("expected {}", expected_list(&expected)));
-            if expected.iter().any(|e| e == "\";\"") && !matches!(tok, Tok::Semi) {
-                d = d.help("a `;` may be missing at the end of the previous statement");
+            // A statement that runs on into the next line almost always lacks its `;`:
+            // point at the end of the previous line too.
+            let before = src[..l.min(eof)].trim_end_matches([' ', '\t', '\r']);
+            if wants_semi && before.ends_with('\n') {
+                let prev = before.trim_end();
+                let end = prev.len();
+                d = d
+                    .label(end..end, "`;` missing here?")
+                    .help("end each statement with `;`");
             }
             d
         }
@@ -155,7 +163,18 @@ fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, eof: usize) -> Diag {
 
 /// "`;` or `,`": a short readable list of what the grammar would have accepted.
 fn expected_list(expected: &[String]) -> String {
-    let mut names: Vec<String> = expected.iter().map(|e| lex::friendly_terminal(e)).collect();
+    // Operators can continue almost any expression; listing them only hides what is missing.
+    let operators = ["\"+\"", "\"-\"", "\"*\"", "\"/\"", "\"|\""];
+    let structural: Vec<&String> = expected
+        .iter()
+        .filter(|e| !operators.contains(&e.as_str()))
+        .collect();
+    let chosen: Vec<&String> = if structural.is_empty() {
+        expected.iter().collect()
+    } else {
+        structural
+    };
+    let mut names: Vec<String> = chosen.iter().map(|e| lex::friendly_terminal(e)).collect();
     names.sort();
     names.dedup();
     match names.len() {
