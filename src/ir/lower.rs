@@ -35,6 +35,21 @@ enum Name {
     Sym(Symbol),
     Label(u32),
     Proto(u32),
+    /// A `.branchtargets` / `.calltargets` list: index into `Function::target_lists`.
+    Targets(u32),
+}
+
+/// The directive word of a declaration-shaped statement, if it is a target list.
+fn target_list_kind<'s>(s: Option<&Stmt<'s>>) -> Option<&'s str> {
+    match s {
+        Some(Stmt::Decl(d)) => match d.attrs.first() {
+            Some(ast::Attr::Word(w)) if w.text == ".branchtargets" || w.text == ".calltargets" => {
+                Some(w.text)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 #[derive(Default)]
@@ -147,6 +162,21 @@ impl<'a, 's> Lowerer<'a, 's> {
     }
 
     fn module_var(&mut self, d: &ast::Decl<'s>) {
+        // `.alias alias, aliasee;` (PTX ISA 11.6.8): a second name for a function.
+        if matches!(d.attrs.as_slice(), [ast::Attr::Word(w)] if w.text == ".alias") {
+            return match d.names.as_slice() {
+                [a, b] => match self.globals.get(b.name.text).copied() {
+                    Some(sym) => {
+                        self.globals.insert(a.name.text, sym);
+                    }
+                    None => self.diags.push(undefined(&b.name)),
+                },
+                _ => self.diags.push(
+                    Diag::error("ir::bad-alias", "`.alias` takes two names")
+                        .label(d.span.clone(), "write `.alias new, existing;`"),
+                ),
+            };
+        }
         let info = match decode_attrs(&d.attrs, d.span.clone()) {
             Ok(i) => i,
             Err(e) => return self.diags.push(e),
@@ -245,7 +275,7 @@ impl<'a, 's> Lowerer<'a, 's> {
     }
 
     fn declare_function(&mut self, f: &ast::Function<'s>) {
-        let linkage = match f.linkage.iter().map(|w| w.text).last() {
+        let linkage = match f.linkage.iter().map(|w| w.text).next_back() {
             Some(".visible") => Linkage::Visible,
             Some(".extern") => Linkage::Extern,
             Some(".weak") => Linkage::Weak,
@@ -267,6 +297,7 @@ impl<'a, 's> Lowerer<'a, 's> {
             operands: Vec::new(),
             srcs: Vec::new(),
             prototypes: Vec::new(),
+            target_lists: Vec::new(),
             labels: Vec::new(),
             span: f.span.clone(),
         };
@@ -406,6 +437,7 @@ impl<'a, 's> Lowerer<'a, 's> {
             operands: Vec::new(),
             srcs: Vec::new(),
             prototypes: Vec::new(),
+            target_lists: Vec::new(),
             labels: Vec::new(),
             block_labels: Vec::new(),
             scopes: vec![top],
@@ -423,6 +455,7 @@ impl<'a, 's> Lowerer<'a, 's> {
             operands,
             srcs,
             prototypes,
+            target_lists,
             labels,
             ..
         } = fl;
@@ -434,6 +467,7 @@ impl<'a, 's> Lowerer<'a, 's> {
         func.operands = operands;
         func.srcs = srcs;
         func.prototypes = prototypes;
+        func.target_lists = target_lists;
         func.labels = labels;
     }
 }
@@ -462,6 +496,7 @@ struct FuncLowerer<'l, 'a, 's> {
     operands: Vec<Operand>,
     srcs: Vec<SrcInfo>,
     prototypes: Vec<Prototype>,
+    target_lists: Vec<(String, OpRange)>,
     labels: Vec<(String, u32)>,
     /// Labels and prototypes of each block, in pre-order.
     block_labels: Vec<HashMap<&'s str, Name>>,
@@ -479,36 +514,33 @@ impl<'s> FuncLowerer<'_, '_, 's> {
     fn collect_labels(&mut self, stmts: &[Stmt<'s>], count: &mut u32) {
         let me = self.block_labels.len();
         self.block_labels.push(HashMap::new());
-        let mut protos = self.prototypes.len() as u32;
         for (i, s) in stmts.iter().enumerate() {
             match s {
                 Stmt::Label(w) => {
-                    let is_proto = matches!(stmts.get(i + 1), Some(Stmt::CallPrototype { .. }));
-                    let name = if is_proto {
-                        protos += 1;
-                        Name::Proto(protos - 1)
+                    let next = stmts.get(i + 1);
+                    let name = if matches!(next, Some(Stmt::CallPrototype { .. })) {
+                        self.prototypes.push(Prototype {
+                            name: w.text.to_string(),
+                            rets: Vec::new(),
+                            params: Vec::new(),
+                        });
+                        Name::Proto(self.prototypes.len() as u32 - 1)
+                    } else if target_list_kind(next).is_some() {
+                        self.target_lists
+                            .push((w.text.to_string(), OpRange { start: 0, len: 0 }));
+                        Name::Targets(self.target_lists.len() as u32 - 1)
                     } else {
+                        self.labels.push((w.text.to_string(), *count));
                         Name::Label(*count)
                     };
                     if self.block_labels[me].insert(w.text, name).is_some() {
                         self.error(dup(w, "label"));
-                    }
-                    if !is_proto {
-                        self.labels.push((w.text.to_string(), *count));
                     }
                 }
                 Stmt::Instr(_) => *count += 1,
                 Stmt::Block(inner, _) => self.collect_labels(inner, count),
                 _ => {}
             }
-        }
-        // Placeholder prototypes, filled in walk 2 in the same order.
-        while (self.prototypes.len() as u32) < protos {
-            self.prototypes.push(Prototype {
-                name: String::new(),
-                rets: Vec::new(),
-                params: Vec::new(),
-            });
         }
     }
 
@@ -524,6 +556,9 @@ impl<'s> FuncLowerer<'_, '_, 's> {
             match s {
                 Stmt::Label(w) => proto_name = Some(w),
                 Stmt::Instr(i) => self.instr(i),
+                Stmt::Decl(d) if target_list_kind(Some(s)).is_some() => {
+                    self.target_list(d, proto_name)
+                }
                 Stmt::Decl(d) => self.decl(d),
                 Stmt::Block(inner, _) => self.block(inner),
                 Stmt::Loc(l) => {
@@ -553,6 +588,36 @@ impl<'s> FuncLowerer<'_, '_, 's> {
             }
         }
         self.scopes.pop();
+    }
+
+    /// `$L_brx_0: .branchtargets $L__BB0_1, $L__BB0_2;` (labels) or `.calltargets f, g;` (functions).
+    fn target_list(&mut self, d: &ast::Decl<'s>, label: Option<&Word<'s>>) {
+        let Some(Name::Targets(k)) = label.and_then(|w| self.lookup(w.text)) else {
+            return self.error(
+                Diag::error("ir::unlabelled-targets", "a target list needs a label")
+                    .label(d.span.clone(), "add `name:` before it"),
+            );
+        };
+        let mut items = Vec::with_capacity(d.names.len());
+        for n in &d.names {
+            match self.lookup(n.name.text) {
+                Some(Name::Label(l)) => items.push(Operand::Label(l)),
+                Some(Name::Sym(s @ Symbol::Func(_))) => items.push(Operand::Sym(s, 0)),
+                _ => return self.error(undefined(&n.name)),
+            }
+        }
+        if items.len() > usize::from(u8::MAX) {
+            return self.error(
+                Diag::error("ir::too-many-operands", "more than 255 targets")
+                    .label(d.span.clone(), "here"),
+            );
+        }
+        let start = self.operands.len() as u32;
+        self.operands.extend_from_slice(&items);
+        self.target_lists[k as usize].1 = OpRange {
+            start,
+            len: items.len() as u8,
+        };
     }
 
     fn lookup(&self, name: &str) -> Option<Name> {
@@ -838,6 +903,7 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                 Some(Name::Sym(s)) => Ok(Operand::Sym(s, 0)),
                 Some(Name::Label(l)) => Ok(Operand::Label(l)),
                 Some(Name::Proto(p)) => Ok(Operand::Prototype(p)),
+                Some(Name::Targets(t)) => Ok(Operand::Targets(t)),
                 None => SpecialReg::parse(w.text)
                     .map(Operand::Special)
                     .ok_or_else(|| undefined(w)),

@@ -158,6 +158,8 @@ pub struct Function {
     pub srcs: Vec<SrcInfo>,
     /// Call prototypes (`.callprototype`) declared in the body.
     pub prototypes: Vec<Prototype>,
+    /// `.branchtargets` / `.calltargets` lists: name and the range of their targets.
+    pub target_lists: Vec<(String, OpRange)>,
     /// Label names with their instruction index, for printing.
     pub labels: Vec<(String, u32)>,
     pub span: Span,
@@ -255,6 +257,8 @@ pub enum Operand {
     Label(u32),
     /// A `.callprototype` of this function.
     Prototype(u32),
+    /// A `.branchtargets` / `.calltargets` list of this function.
+    Targets(u32),
     Sink,
     /// `!%p` as a source predicate.
     NotPred(RegId),

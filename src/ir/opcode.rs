@@ -10,6 +10,8 @@
 use super::mods::{vocabulary, Classes, Flags, Mod, Mods, SubOp};
 use crate::diag::Diag;
 use crate::lex::Span;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 const T: Classes = Classes::TYPE;
 const SP: Classes = Classes::SPACE;
@@ -245,6 +247,12 @@ pub struct Decoded {
     pub raw: Vec<String>,
 }
 
+/// Instruction name -> index into [`SPECS`], built once.
+fn by_name() -> &'static HashMap<&'static str, usize> {
+    static MAP: OnceLock<HashMap<&'static str, usize>> = OnceLock::new();
+    MAP.get_or_init(|| SPECS.iter().enumerate().map(|(i, s)| (s.name, i)).collect())
+}
+
 /// One dotted word of an opcode token with its span.
 fn words(text: &str, start: usize) -> Vec<(&str, Span)> {
     let mut out = Vec::new();
@@ -260,15 +268,14 @@ fn words(text: &str, start: usize) -> Vec<(&str, Span)> {
 /// modifiers. Every error carries the span of the word at fault.
 pub fn decode(text: &str, start: usize) -> Result<Decoded, Diag> {
     let ws = words(text, start);
-    // Longest instruction name that is a prefix of the words.
+    // Longest instruction name that is a prefix of the words (names have at most 5 words).
+    let by_name = by_name();
     let mut best: Option<(&Spec, usize)> = None;
-    for spec in SPECS {
-        let n = spec.name.split('.').count();
-        if n <= ws.len()
-            && spec.name.split('.').zip(&ws).all(|(a, (b, _))| a == *b)
-            && best.is_none_or(|(_, m)| n > m)
-        {
-            best = Some((spec, n));
+    for n in (1..=ws.len().min(5)).rev() {
+        let end = ws[n - 1].1.end - start;
+        if let Some(&i) = by_name.get(&text[..end]) {
+            best = Some((&SPECS[i], n));
+            break;
         }
     }
     let Some((spec, n)) = best else {

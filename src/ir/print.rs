@@ -302,6 +302,10 @@ fn operand(m: &Module, f: &Function, o: &Operand) -> String {
                 .get(i as usize)
                 .map_or("?", |p| p.name.as_str())
         ),
+        Operand::Targets(i) => match f.target_lists.get(i as usize) {
+            Some((name, r)) => format!("targets:{name}[{}]", list(*r)),
+            None => "targets:?".into(),
+        },
         Operand::Sink => "_".into(),
         Operand::NotPred(r) => format!("!{}", reg(f, r)),
         Operand::Pair(a, b) => {
