@@ -62,13 +62,16 @@ impl Diag {
     }
 }
 
-/// 1-based line and column of a byte offset (columns count characters).
+/// 1-based line and column of a byte offset; columns count bytes, as the rendering does
+/// (PTX is ASCII; anything else is shown as one `?` per byte, see [`sanitize`]).
 pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let offset = floor_char_boundary(src, offset.min(src.len()));
-    let before = &src[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
+    let before = &src.as_bytes()[..offset.min(src.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, before.len() - line_start + 1)
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -93,13 +96,13 @@ struct Bound<'a> {
 
 impl fmt::Debug for Bound<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
+        f.write_str(&sanitize(&self.diag.message))
     }
 }
 
 impl fmt::Display for Bound<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
+        f.write_str(&sanitize(&self.diag.message))
     }
 }
 
@@ -121,7 +124,7 @@ impl Diagnostic for Bound<'_> {
         self.diag
             .help
             .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+            .map(|h| Box::new(sanitize(h)) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -133,7 +136,7 @@ impl Diagnostic for Bound<'_> {
         Some(Box::new(self.diag.labels.iter().enumerate().map(
             move |(i, l)| {
                 let span = clamp(text, &l.span);
-                let label = Some(l.text.clone()).filter(|t| !t.is_empty());
+                let label = Some(sanitize(&l.text)).filter(|t| !t.is_empty());
                 if i == 0 {
                     LabeledSpan::new_primary_with_span(label, span)
                 } else {
@@ -156,7 +159,7 @@ pub fn render(diags: &[Diag], name: &str, src: &str, color: bool) -> String {
         .with_width(100)
         .with_links(false)
         .with_context_lines(1);
-    let named = NamedSource::new(name, src.to_string());
+    let named = NamedSource::new(name, sanitize(src));
     let mut out = String::new();
     for d in diags {
         let bound = Bound {
@@ -170,6 +173,21 @@ pub fn render(diags: &[Diag], name: &str, src: &str, color: bool) -> String {
         }
     }
     out
+}
+
+/// The source as it is shown: every byte that is not printable ASCII (or tab, newline, carriage
+/// return) becomes `?`. Spans stay valid (one byte for one byte), columns count bytes as miette
+/// does, and a hostile file cannot send escape sequences to the user's terminal.
+pub fn sanitize(src: &str) -> String {
+    src.bytes()
+        .map(|b| {
+            if b == b'\t' || b == b'\n' || b == b'\r' || (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '?'
+            }
+        })
+        .collect()
 }
 
 /// The one-line form used in summaries: `file:line:col: error[code]: message`.
@@ -187,9 +205,20 @@ mod tests {
         let src = "ab\ncd\u{e9}f\n";
         assert_eq!(line_col(src, 0), (1, 1));
         assert_eq!(line_col(src, 3), (2, 1));
-        assert_eq!(line_col(src, 7), (2, 4));
-        assert_eq!(line_col(src, 6), (2, 3)); // inside the two-byte character: floor to its start
+        assert_eq!(line_col(src, 7), (2, 5)); // columns count bytes: the two-byte character is two
         assert_eq!(line_col(src, 999), (3, 1));
+    }
+
+    #[test]
+    fn rendering_never_passes_control_bytes_through() {
+        let src = "ret \u{1b}[2J\u{1b}]0;pwned\u{7} \u{9b}x;\n";
+        let d = Diag::error("test::x", "bad").label(4..5, "here");
+        let out = render(&[d], "x.ptx", src, false);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{9b}'),
+            "{out:?}"
+        );
+        assert!(out.contains("?[2J"));
     }
 
     #[test]

@@ -16,6 +16,9 @@ use crate::parse::ast::{self, Expr, Stmt, UnOp, Word};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 
+/// Code of an error that only repeats an earlier one; never shown.
+const FOLLOW_ON: &str = "ir::follow-on";
+
 /// Registers one function may declare; far above any real kernel, far below memory exhaustion.
 pub const MAX_REGS_PER_FUNCTION: u64 = 1 << 18;
 
@@ -382,11 +385,14 @@ impl<'a, 's> Lowerer<'a, 's> {
             let size = count.saturating_mul(elem);
             let align = u64::from(info.align.unwrap_or(elem.min(16) as u32).max(1));
             offset = offset.next_multiple_of(align);
-            if kernel && offset + size > 32764 {
+            // Kernels: the CUDA limit. Device functions pass parameters in registers and on
+            // the stack; a bound keeps offsets meaningful on absurd input.
+            let limit = if kernel { 32764 } else { 1 << 24 };
+            if offset.saturating_add(size) > limit {
                 self.diags.push(
                     Diag::error(
                         "ir::params-too-large",
-                        "kernel parameters exceed 32764 bytes",
+                        format!("parameters exceed {limit} bytes"),
                     )
                     .label(d.span.clone(), "this parameter ends past the limit"),
                 );
@@ -441,6 +447,7 @@ impl<'a, 's> Lowerer<'a, 's> {
             labels: Vec::new(),
             block_labels: Vec::new(),
             scopes: vec![top],
+            poisoned: Vec::new(),
             loc: None,
             next_block: 0,
         };
@@ -501,13 +508,33 @@ struct FuncLowerer<'l, 'a, 's> {
     /// Labels and prototypes of each block, in pre-order.
     block_labels: Vec<HashMap<&'s str, Name>>,
     scopes: Vec<Scope<'s>>,
+    poisoned: Vec<&'s str>,
     loc: Option<(u32, u32, u32)>,
     next_block: usize,
 }
 
 impl<'s> FuncLowerer<'_, '_, 's> {
     fn error(&mut self, d: Diag) {
-        self.lw.diags.push(d);
+        if d.code != FOLLOW_ON {
+            self.lw.diags.push(d);
+        }
+    }
+
+    /// "Undefined", unless the name belongs to a declaration already reported as wrong.
+    fn undefined(&self, w: &Word<'_>) -> Diag {
+        let covered = self.poisoned.iter().any(|p| {
+            w.text
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || rest.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if covered {
+            Diag::error(
+                FOLLOW_ON,
+                "use of a register whose declaration was rejected",
+            )
+        } else {
+            undefined(w)
+        }
     }
 
     /// Walk 1: instruction numbers of labels, block by block.
@@ -677,6 +704,8 @@ impl<'s> FuncLowerer<'_, '_, 's> {
             );
         };
         for n in &d.names {
+            // Names of a rejected declaration: uses of them later are not reported again.
+            self.poisoned.push(n.name.text);
             let count = match n.dims.as_slice() {
                 [] => None,
                 [ast::Dim::Range(e, span)] => match eval_const(e) {
@@ -715,6 +744,7 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                     .label(n.name.span.clone(), "this declaration goes past the limit"),
                 );
             }
+            self.poisoned.pop();
             let base = self.regs.len() as u32;
             let scope = self.scopes.len() - 1;
             match count {
@@ -761,7 +791,7 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                         .label(g.reg.span.clone(), "declared with a data type"),
                     )
                 }
-                _ => return self.error(undefined(&g.reg)),
+                _ => return self.error(self.undefined(&g.reg)),
             },
         };
         let mut top = Vec::with_capacity(i.operands.len());
@@ -906,7 +936,7 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                 Some(Name::Targets(t)) => Ok(Operand::Targets(t)),
                 None => SpecialReg::parse(w.text)
                     .map(Operand::Special)
-                    .ok_or_else(|| undefined(w)),
+                    .ok_or_else(|| self.undefined(w)),
             },
             Expr::Unary(UnOp::Not, x, _) if matches!(**x, Expr::Reg(_) | Expr::Sym(_)) => {
                 match self.value(x)? {

@@ -34,6 +34,18 @@ pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
             .collect());
     }
     prescan(&toks)?;
+    let braces: Vec<(usize, bool)> = toks
+        .iter()
+        .filter_map(|(t, s)| match t {
+            Tok::LBrace => Some((s.start, true)),
+            Tok::RBrace => Some((s.start, false)),
+            _ => None,
+        })
+        .collect();
+    let ctx = Context {
+        src,
+        braces: &braces,
+    };
     let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, ()>> = Vec::new();
     let result = grammar::ModuleParser::new().parse(
         &mut recovered,
@@ -41,13 +53,13 @@ pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
     );
     let mut diags: Vec<Diag> = recovered
         .into_iter()
-        .map(|r| syntax_error(r.error, src))
+        .map(|r| syntax_error(r.error, &ctx))
         .collect();
     match result {
         Ok(module) if diags.is_empty() => Ok(module),
         Ok(_) => Err(truncate(diags)),
         Err(e) => {
-            diags.push(syntax_error(e, src));
+            diags.push(syntax_error(e, &ctx));
             Err(truncate(diags))
         }
     }
@@ -115,8 +127,48 @@ fn prescan(toks: &[(Tok<'_>, Span)]) -> Result<(), Vec<Diag>> {
     Ok(())
 }
 
+/// What error reporting may look at besides the error itself.
+struct Context<'a> {
+    src: &'a str,
+    /// Offsets of every `{` (true) and `}` (false).
+    braces: &'a [(usize, bool)],
+}
+
+impl Context<'_> {
+    /// If `offset` lies outside every `{ }`, the `}` that closed the last top-level block before it.
+    fn closer_before(&self, offset: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut closer = None;
+        for &(at, open) in self.braces.iter().take_while(|(at, _)| *at < offset) {
+            if open {
+                depth += 1;
+            } else {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    closer = Some(at);
+                }
+            }
+        }
+        closer.filter(|_| depth == 0)
+    }
+
+    /// The innermost `{` still open at the end of the file.
+    fn unclosed(&self) -> Option<usize> {
+        let mut stack = Vec::new();
+        for &(at, open) in self.braces {
+            if open {
+                stack.push(at);
+            } else {
+                stack.pop();
+            }
+        }
+        stack.pop()
+    }
+}
+
 /// The one conversion from lalrpop's errors to diagnostics.
-fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, src: &str) -> Diag {
+fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, ctx: &Context<'_>) -> Diag {
+    let src = ctx.src;
     let eof = src.len();
     match e {
         ParseError::InvalidToken { location } => {
@@ -124,13 +176,25 @@ fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, src: &str) -> Diag {
                 .label(location..location + 1, "here")
         }
         ParseError::UnrecognizedEof { location, expected } => {
-            let loc = location.min(eof);
-            Diag::error("parse::unexpected-eof", "unexpected end of file")
-                .label(
-                    loc..loc,
-                    format!("the file ends here; expected {}", expected_list(&expected)),
-                )
-                .help("is the file truncated, or a `}` or `;` missing?")
+            // Point at the file's last character: a zero-width span at the very end has no line.
+            let end = src[..location.min(eof)].trim_end().len();
+            let at = src[..end]
+                .char_indices()
+                .next_back()
+                .map_or(0..0, |(i, _)| i..end);
+            let d = Diag::error("parse::unexpected-eof", "unexpected end of file").label(
+                at,
+                format!(
+                    "the file ends after this; expected {}",
+                    expected_list(&expected)
+                ),
+            );
+            match ctx.unclosed() {
+                Some(open) => d
+                    .label(open..open + 1, "this `{` is never closed")
+                    .help("add the missing `}`, or restore the end of a truncated file"),
+                None => d.help("is the file truncated, or a `;` missing?"),
+            }
         }
         ParseError::UnrecognizedToken {
             token: (l, tok, r),
@@ -149,6 +213,16 @@ fn syntax_error(e: ParseError<usize, Tok<'_>, ()>, src: &str) -> Diag {
                 d = d
                     .label(end..end, "`;` missing here?")
                     .help("end each statement with `;`");
+            }
+            // A statement where only directives may stand: a `}` above closed the body early.
+            let statement_like = matches!(
+                tok,
+                Tok::Opcode(_) | Tok::Ident(_) | Tok::Reg(_) | Tok::At | Tok::Colon
+            );
+            if let Some(closer) = ctx.closer_before(l).filter(|_| statement_like) {
+                d = d
+                    .label(closer..closer + 1, "this `}` ends the function body")
+                    .help("this statement is outside any function: is there one `}` too many above it?");
             }
             d
         }
