@@ -72,8 +72,9 @@ pub enum Tok<'s> {
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*)+")]
     Opcode(&'s str),
 
-    /// A register or special register, `%r12`, `%tid.x`, `%clock64`, `%envreg3`.
-    #[regex(r"%[A-Za-z0-9_$]+(\.[xyzw])?")]
+    /// A register or special register, `%r12`, `%tid.x`, `%clock64`, `%envreg3`; video
+    /// instructions add a byte or half selector, `%r2.b1`, `%r3.h0`.
+    #[regex(r"%[A-Za-z0-9_$]+(\.[xyzw]|\.h[01]|\.b[0-3])?")]
     Reg(&'s str),
 
     /// A plain identifier: a label, a symbol, an opcode without modifiers (`ret`, `exit`).
@@ -303,6 +304,10 @@ mod tests {
             vec![Tok::Reg("%ctaid.z"), Tok::Reg("%clock64")]
         );
         assert_eq!(toks("%cluster_ctarank"), vec![Tok::Reg("%cluster_ctarank")]);
+        assert_eq!(
+            toks("%r2.h0 %r3.b3"),
+            vec![Tok::Reg("%r2.h0"), Tok::Reg("%r3.b3")]
+        );
     }
 
     #[test]

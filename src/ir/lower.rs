@@ -934,9 +934,24 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                 Some(Name::Label(l)) => Ok(Operand::Label(l)),
                 Some(Name::Proto(p)) => Ok(Operand::Prototype(p)),
                 Some(Name::Targets(t)) => Ok(Operand::Targets(t)),
-                None => SpecialReg::parse(w.text)
-                    .map(Operand::Special)
-                    .ok_or_else(|| self.undefined(w)),
+                None => match (SpecialReg::parse(w.text), video_selector(w.text)) {
+                    (Some(sr), _) => Ok(Operand::Special(sr)),
+                    // `%r2.b1`: a byte or half of a register, for the (not executable) video
+                    // instructions; the IR keeps the register.
+                    (None, Some((base, _))) => match self.lookup(base) {
+                        Some(Name::Reg(r)) => Ok(Operand::Reg(r)),
+                        _ => Err(self.undefined(w)),
+                    },
+                    (None, None) => Err(self.undefined(w)),
+                },
+            },
+            Expr::Unary(UnOp::Neg, x, _) if matches!(**x, Expr::Reg(_)) => match self.value(x)? {
+                Operand::Reg(r) => Ok(Operand::NegReg(r)),
+                _ => Err(Diag::error(
+                    "ir::bad-operand",
+                    "`-` applies to a register or a constant here",
+                )
+                .label(e.span(), "here")),
             },
             Expr::Unary(UnOp::Not, x, _) if matches!(**x, Expr::Reg(_) | Expr::Sym(_)) => {
                 match self.value(x)? {
@@ -978,6 +993,12 @@ impl<'s> FuncLowerer<'_, '_, 's> {
             other => eval_const(other).map(Operand::Imm),
         }
     }
+}
+
+/// Splits `%r2.h1` into `%r2` and the selector `h1`.
+fn video_selector(name: &str) -> Option<(&str, &str)> {
+    let (base, sel) = name.rsplit_once('.')?;
+    matches!(sel, "h0" | "h1" | "b0" | "b1" | "b2" | "b3").then_some((base, sel))
 }
 
 fn undefined(w: &Word<'_>) -> Diag {

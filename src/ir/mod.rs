@@ -262,6 +262,8 @@ pub enum Operand {
     Sink,
     /// `!%p` as a source predicate.
     NotPred(RegId),
+    /// `-%r` (video instructions' negated source).
+    NegReg(RegId),
     /// `%r|%p`: two destinations, either may be the sink `_`.
     Pair(Option<RegId>, Option<RegId>),
 }

@@ -137,6 +137,13 @@ flags! {
     // Set when the instruction carried cache hints (`.L2::128B`, `.L1::evict_last`): they do
     // not change results; the source span keeps their text.
     HINTED = 44, "hints";
+    MASK = 45, "mask";
+    CTA_GROUP_1 = 46, "cta_group::1";
+    CTA_GROUP_2 = 47, "cta_group::2";
+    TILE_SCATTER4 = 48, "tile::scatter4";
+    SYNC_RESTRICT_CTA = 49, "sync_restrict::shared::cta";
+    SYNC_RESTRICT_CLUSTER = 50, "sync_restrict::shared::cluster";
+    OP_RESTRICT = 51, "op_restrict";
 }
 
 impl Flags {

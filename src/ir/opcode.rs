@@ -140,7 +140,7 @@ table! {
     CpAsyncBulk "cp.async.bulk", SP.or(SP2).or(HINT), [], [COMPLETE_TX, BULK_GROUP, MULTICAST, CACHE_HINT, CP_MASK], 0..0, 3..6;
     CpReduceAsyncBulk "cp.reduce.async.bulk", T.or(SP).or(SP2).or(HINT), [Add, Min, Max, Inc, Dec, And, Or, Xor], [COMPLETE_TX, BULK_GROUP, CACHE_HINT, NOFTZ], 1..1, 3..5;
     CpAsyncBulkPrefetch "cp.async.bulk.prefetch", SP.or(HINT), [], [CACHE_HINT], 0..0, 2..3;
-    CpAsyncBulkTensor "cp.async.bulk.tensor", DIM.or(SP).or(SP2).or(HINT), [], [COMPLETE_TX, BULK_GROUP, MULTICAST, CACHE_HINT, TILE, IM2COL, IM2COL_NO_OFFS, TILE_GATHER4], 0..0, 2..7;
+    CpAsyncBulkTensor "cp.async.bulk.tensor", DIM.or(SP).or(SP2).or(HINT), [], [COMPLETE_TX, BULK_GROUP, MULTICAST, CACHE_HINT, TILE, IM2COL, IM2COL_NO_OFFS, TILE_GATHER4, TILE_SCATTER4, CTA_GROUP_1, CTA_GROUP_2], 0..0, 2..7;
     CpReduceAsyncBulkTensor "cp.reduce.async.bulk.tensor", DIM.or(SP).or(SP2).or(HINT), [Add, Min, Max, Inc, Dec, And, Or, Xor], [BULK_GROUP, CACHE_HINT, TILE, IM2COL_NO_OFFS], 0..0, 2..3;
     CpAsyncBulkPrefetchTensor "cp.async.bulk.prefetch.tensor", DIM.or(SP).or(HINT), [], [CACHE_HINT, TILE, IM2COL], 0..0, 1..3;
     CpAsyncBulkCommitGroup "cp.async.bulk.commit_group", NO, [], [], 0..0, 0..0;
@@ -161,9 +161,10 @@ table! {
     BarWarpSync "bar.warp.sync", NO, [], [], 0..0, 1..1;
     BarrierCluster "barrier.cluster", SEM, [Arrive, Wait], [ALIGNED], 0..0, 0..0;
     Membar "membar", SCOPE, [], [], 0..0, 0..0;
-    Fence "fence", SEM.or(SCOPE), [], [], 0..0, 0..0;
+    Fence "fence", SEM.or(SCOPE), [], [SYNC_RESTRICT_CTA, SYNC_RESTRICT_CLUSTER, OP_RESTRICT], 0..0, 0..0;
     FenceProxyAsync "fence.proxy.async", SP, [], [], 0..0, 0..0;
     FenceProxyAlias "fence.proxy.alias", NO, [], [], 0..0, 0..0;
+    FenceProxyAsyncGeneric "fence.proxy.async::generic", SEM.or(SCOPE), [], [SYNC_RESTRICT_CTA, SYNC_RESTRICT_CLUSTER], 0..0, 0..0;
     FenceProxyTensormap "fence.proxy.tensormap::generic", SEM.or(SCOPE), [], [], 0..0, 0..2;
     FenceMbarrierInit "fence.mbarrier_init", SEM.or(SCOPE), [], [], 0..0, 0..0;
     Atom "atom", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas], [NOFTZ, CACHE_HINT], 1..1, 3..5;
@@ -184,7 +185,7 @@ table! {
     Exit "exit", NO, [], [], 0..0, 0..0;
     Trap "trap", NO, [], [], 0..0, 0..0;
     Brkpt "brkpt", NO, [], [], 0..0, 0..0;
-    Pmevent "pmevent", NO, [], [], 0..0, 1..1;
+    Pmevent "pmevent", NO, [], [MASK], 0..0, 1..1;
     Stacksave "stacksave", T, [], [], 1..1, 1..1;
     Stackrestore "stackrestore", T, [], [], 1..1, 1..1;
     Alloca "alloca", T, [], [ALIGNED], 1..1, 2..3;

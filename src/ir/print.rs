@@ -308,6 +308,7 @@ fn operand(m: &Module, f: &Function, o: &Operand) -> String {
         },
         Operand::Sink => "_".into(),
         Operand::NotPred(r) => format!("!{}", reg(f, r)),
+        Operand::NegReg(r) => format!("-{}", reg(f, r)),
         Operand::Pair(a, b) => {
             let side = |r: Option<RegId>| r.map_or("_".to_string(), |r| reg(f, r));
             format!("{}|{}", side(a), side(b))

@@ -41,6 +41,11 @@ pub enum Type {
     U8x4,
     S8x4,
     F32x2,
+    /// Blackwell narrow formats (two values packed): fp4, fp6 and the scale type.
+    E2m1x2,
+    E2m3x2,
+    E3m2x2,
+    Ue8m0x2,
 }
 
 /// Every type with its spelling; the one table both decoding and printing use.
@@ -80,6 +85,10 @@ const TYPE_NAMES: &[(Type, &str)] = &[
     (Type::U8x4, "u8x4"),
     (Type::S8x4, "s8x4"),
     (Type::F32x2, "f32x2"),
+    (Type::E2m1x2, "e2m1x2"),
+    (Type::E2m3x2, "e2m3x2"),
+    (Type::E3m2x2, "e3m2x2"),
+    (Type::Ue8m0x2, "ue8m0x2"),
 ];
 
 impl Type {
@@ -99,8 +108,8 @@ impl Type {
     pub fn size(self) -> u32 {
         use Type::*;
         match self {
-            Pred | B1 | U4 | S4 | B8 | U8 | S8 | E4m3 | E5m2 => 1,
-            B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 => 2,
+            Pred | B1 | U4 | S4 | B8 | U8 | S8 | E4m3 | E5m2 | E2m1x2 => 1,
+            B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 | E2m3x2 | E3m2x2 | Ue8m0x2 => 2,
             B32 | U32 | S32 | F32 | F16x2 | Bf16x2 | Tf32 | E4m3x4 | E5m2x4 | S16x2 | U16x2
             | U8x4 | S8x4 => 4,
             B64 | U64 | S64 | F64 | F32x2 => 8,
@@ -234,6 +243,8 @@ pub enum Sreg {
     Envreg(u8),
     /// `%pm0` .. `%pm7` and `%pm0_64` ..
     Pm(u8),
+    /// `%reserved_smem_offset_0`, `_1`: shared memory the driver reserves (cooperative groups).
+    ReservedSmemOffset(u8),
 }
 
 const SREG_NAMES: &[(Sreg, &str, bool)] = &[
@@ -331,6 +342,12 @@ impl SpecialReg {
                 comp: 3,
             });
         }
+        if let Some(n) = numbered("reserved_smem_offset_", 7) {
+            return Some(SpecialReg {
+                reg: Sreg::ReservedSmemOffset(n),
+                comp: 3,
+            });
+        }
         numbered("pm", 7).map(|n| SpecialReg {
             reg: Sreg::Pm(n),
             comp: 3,
@@ -351,6 +368,7 @@ impl fmt::Display for SpecialReg {
         match self.reg {
             Sreg::Envreg(n) => write!(f, "%envreg{n}"),
             Sreg::Pm(n) => write!(f, "%pm{n}"),
+            Sreg::ReservedSmemOffset(n) => write!(f, "%reserved_smem_offset_{n}"),
             r => {
                 let name = SREG_NAMES
                     .iter()
@@ -405,6 +423,10 @@ mod tests {
             Some(Sreg::Envreg(31))
         );
         assert_eq!(SpecialReg::parse("%envreg32"), None);
+        assert_eq!(
+            SpecialReg::parse("%reserved_smem_offset_1").map(|s| s.reg),
+            Some(Sreg::ReservedSmemOffset(1))
+        );
         assert_eq!(SpecialReg::parse("%tid"), None);
         assert_eq!(SpecialReg::parse("%laneid.x"), None);
         assert_eq!(SpecialReg::parse("%r1"), None);
