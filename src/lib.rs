@@ -6,5 +6,6 @@
 
 pub mod diag;
 pub mod ir;
+pub mod launch;
 pub mod lex;
 pub mod parse;

@@ -1,0 +1,535 @@
+//! Launch files (`launch.toml`, `../shared/contract.md` "Launch file"): which kernel, the grid,
+//! the parameters (device buffers with their initial contents, and scalars), the buffers to write
+//! out, and what `ptxrun test` expects. Loading resolves every path relative to the launch file
+//! and every error names the field at fault; nothing here runs a kernel.
+
+use crate::ir::Type;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A problem with a launch file or its inputs: "bad input", exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchError(pub String);
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
+    Err(LaunchError(msg.into()))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    kernel: Option<String>,
+    entry: Option<String>,
+    grid: Dim3,
+    block: Dim3,
+    cluster: Option<Dim3>,
+    #[serde(default)]
+    dynamic_shared_bytes: u32,
+    #[serde(default)]
+    params: Vec<RawParam>,
+    #[serde(default)]
+    outputs: indexmap::IndexMap<String, String>,
+    expect: Option<RawExpect>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(untagged)]
+enum Dim3 {
+    One(u32),
+    Three([u32; 3]),
+}
+
+impl Dim3 {
+    fn get(self) -> [u32; 3] {
+        match self {
+            Dim3::One(x) => [x, 1, 1],
+            Dim3::Three(d) => d,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawParam {
+    buffer: Option<String>,
+    #[serde(rename = "type")]
+    ty: String,
+    len: Option<u64>,
+    init: Option<toml::Value>,
+    value: Option<toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpect {
+    #[serde(default)]
+    outputs: indexmap::IndexMap<String, String>,
+    hazard: Option<String>,
+    #[serde(default)]
+    tolerance: indexmap::IndexMap<String, f64>,
+    stdout: Option<String>,
+}
+
+/// A loaded launch: everything resolved, inputs read.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub dir: PathBuf,
+    pub kernel: PathBuf,
+    pub entry: Option<String>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub cluster: Option<[u32; 3]>,
+    pub dynamic_shared_bytes: u32,
+    pub params: Vec<LaunchParam>,
+    /// Buffer name -> output path (absolute or relative to `dir`).
+    pub outputs: Vec<(String, PathBuf)>,
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Expect {
+    pub outputs: Vec<(String, PathBuf)>,
+    pub hazard: Option<String>,
+    pub tolerance: Vec<(String, f64)>,
+    pub stdout: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub enum LaunchParam {
+    Buffer {
+        name: String,
+        ty: Type,
+        data: Vec<u8>,
+    },
+    Scalar {
+        ty: Type,
+        bytes: Vec<u8>,
+    },
+}
+
+/// Largest buffer a launch file may ask for.
+const MAX_BUFFER_BYTES: u64 = 1 << 31;
+
+pub fn parse_type(s: &str, field: &str) -> Result<Type, LaunchError> {
+    match s {
+        "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "f16" | "bf16" | "f32"
+        | "f64" => {}
+        _ => {
+            return err(format!(
+                "{field}: unknown type `{s}` (use u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64)"
+            ))
+        }
+    }
+    let ptx = s.replace('i', "s");
+    Type::parse(&ptx).ok_or_else(|| LaunchError(format!("{field}: unknown type `{s}`")))
+}
+
+/// Where a launch file is: PATH itself, PATH/launch.toml, or the launch.toml beside a .ptx.
+pub fn locate(path: &Path) -> Result<PathBuf, LaunchError> {
+    if path.is_dir() {
+        let p = path.join("launch.toml");
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            err(format!(
+                "{}: no launch.toml in this directory",
+                path.display()
+            ))
+        };
+    }
+    if path.extension().is_some_and(|e| e == "ptx") {
+        let p = path.with_file_name("launch.toml");
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            err(format!(
+                "{}: no launch.toml beside this file",
+                path.display()
+            ))
+        };
+    }
+    if path.is_file() {
+        Ok(path.to_path_buf())
+    } else {
+        err(format!("{}: no such file", path.display()))
+    }
+}
+
+pub fn load(path: &Path) -> Result<Launch, LaunchError> {
+    let file = locate(path)?;
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| LaunchError(format!("{}: {e}", file.display())))?;
+    let dir = file
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let raw: RawLaunch = toml::from_str(&text)
+        .map_err(|e| LaunchError(format!("{}: {}", file.display(), e.message())))?;
+    let name = file.display().to_string();
+    let kernel = match &raw.kernel {
+        Some(k) => dir.join(k),
+        None => {
+            let ptx: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(|e| LaunchError(format!("{}: {e}", dir.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+                .collect();
+            match ptx.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return err(format!(
+                        "{name}: `kernel` is missing and no .ptx file is beside it"
+                    ))
+                }
+                _ => {
+                    return err(format!(
+                        "{name}: `kernel` is missing and several .ptx files are beside it"
+                    ))
+                }
+            }
+        }
+    };
+    let grid = raw.grid.get();
+    let block = raw.block.get();
+    for (field, d) in [("grid", grid), ("block", block)] {
+        if d.contains(&0) {
+            return err(format!("{name}: `{field}` has a zero dimension"));
+        }
+    }
+    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+    if threads > 1024 {
+        return err(format!(
+            "{name}: `block` has {threads} threads; at most 1024 are allowed"
+        ));
+    }
+    let ctas = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
+    if ctas > 1 << 20 {
+        return err(format!(
+            "{name}: `grid` has {ctas} CTAs; ptxrun runs at most {}",
+            1 << 20
+        ));
+    }
+    let mut params = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, p) in raw.params.iter().enumerate() {
+        let field = format!("{name}: params[{i}]");
+        let ty = parse_type(&p.ty, &format!("{field}.type"))?;
+        match &p.buffer {
+            Some(b) => {
+                if !seen.insert(b.clone()) {
+                    return err(format!("{field}.buffer: `{b}` is declared twice"));
+                }
+                if p.value.is_some() {
+                    return err(format!("{field}: a buffer takes `init`, not `value`"));
+                }
+                let Some(len) = p.len else {
+                    return err(format!("{field}.len: missing (number of elements)"));
+                };
+                let bytes = len.saturating_mul(u64::from(ty.size()));
+                if bytes > MAX_BUFFER_BYTES {
+                    return err(format!("{field}.len: {bytes} bytes is too large"));
+                }
+                let data = init_buffer(&dir, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
+                params.push(LaunchParam::Buffer {
+                    name: b.clone(),
+                    ty,
+                    data,
+                });
+            }
+            None => {
+                let Some(v) = &p.value else {
+                    return err(format!(
+                        "{field}: a scalar needs `value` (or give `buffer` for a buffer)"
+                    ));
+                };
+                params.push(LaunchParam::Scalar {
+                    ty,
+                    bytes: scalar_bytes(v, ty, &format!("{field}.value"))?,
+                });
+            }
+        }
+    }
+    let buffer_names: Vec<&str> = params
+        .iter()
+        .filter_map(|p| match p {
+            LaunchParam::Buffer { name, .. } => Some(name.as_str()),
+            LaunchParam::Scalar { .. } => None,
+        })
+        .collect();
+    let check_names = |m: &indexmap::IndexMap<String, String>,
+                       field: &str|
+     -> Result<Vec<(String, PathBuf)>, LaunchError> {
+        m.iter()
+            .map(|(k, v)| {
+                if buffer_names.contains(&k.as_str()) {
+                    Ok((k.clone(), dir.join(v)))
+                } else {
+                    err(format!(
+                        "{name}: {field}.{k}: no buffer named `{k}` among the params"
+                    ))
+                }
+            })
+            .collect()
+    };
+    let outputs = check_names(&raw.outputs, "outputs")?;
+    let expect = match &raw.expect {
+        None => Expect::default(),
+        Some(e) => Expect {
+            outputs: check_names(&e.outputs, "expect.outputs")?,
+            hazard: e.hazard.clone(),
+            tolerance: e.tolerance.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            stdout: e.stdout.as_ref().map(|s| dir.join(s)),
+        },
+    };
+    Ok(Launch {
+        dir,
+        kernel,
+        entry: raw.entry,
+        grid,
+        block,
+        cluster: raw.cluster.map(Dim3::get),
+        dynamic_shared_bytes: raw.dynamic_shared_bytes,
+        params,
+        outputs,
+        expect,
+    })
+}
+
+fn scalar_bytes(v: &toml::Value, ty: Type, field: &str) -> Result<Vec<u8>, LaunchError> {
+    let n = ty.size() as usize;
+    if ty.is_float() {
+        let x = match v {
+            toml::Value::Float(f) => *f,
+            toml::Value::Integer(i) => *i as f64,
+            _ => return err(format!("{field}: expected a number")),
+        };
+        return Ok(float_bytes(x, ty));
+    }
+    let toml::Value::Integer(i) = v else {
+        return err(format!("{field}: expected an integer"));
+    };
+    let i = *i;
+    let (lo, hi): (i128, i128) = match (ty.is_signed(), n) {
+        (true, _) => (-(1i128 << (8 * n - 1)), (1i128 << (8 * n - 1)) - 1),
+        (false, 8) => (0, i128::from(u64::MAX)),
+        (false, _) => (0, (1i128 << (8 * n)) - 1),
+    };
+    if i128::from(i) < lo || i128::from(i) > hi {
+        return err(format!("{field}: {i} does not fit in .{}", ty.name()));
+    }
+    Ok(i.to_le_bytes()[..n].to_vec())
+}
+
+fn float_bytes(x: f64, ty: Type) -> Vec<u8> {
+    match ty {
+        Type::F64 => x.to_le_bytes().to_vec(),
+        Type::F32 => (x as f32).to_le_bytes().to_vec(),
+        Type::F16 => half::f16::from_f64(x).to_le_bytes().to_vec(),
+        _ => half::bf16::from_f64(x).to_le_bytes().to_vec(),
+    }
+}
+
+fn init_buffer(
+    dir: &Path,
+    init: Option<&toml::Value>,
+    ty: Type,
+    len: u64,
+    field: &str,
+) -> Result<Vec<u8>, LaunchError> {
+    let esize = ty.size() as usize;
+    let bytes = len as usize * esize;
+    let Some(init) = init else {
+        return Ok(vec![0; bytes]);
+    };
+    match init {
+        toml::Value::String(s) if s == "zeros" => Ok(vec![0; bytes]),
+        toml::Value::String(s) => {
+            let path = dir.join(s);
+            let raw = std::fs::read(&path).map_err(|e| LaunchError(format!("{field}: cannot read {}: {e}", path.display())))?;
+            let data = if s.ends_with(".npy") { npy_bytes(&raw, esize, &format!("{field} ({s})"))? } else { raw };
+            if data.len() > bytes {
+                return err(format!("{field}: {s} holds {} bytes but the buffer has room for {bytes} ({len} elements)", data.len()));
+            }
+            let mut out = data;
+            out.resize(bytes, 0);
+            Ok(out)
+        }
+        toml::Value::Table(t) => {
+            if let Some(v) = t.get("fill") {
+                let one = scalar_bytes(v, ty, &format!("{field}.fill"))?;
+                return Ok(one.repeat(len as usize));
+            }
+            if let Some(toml::Value::Table(io)) = t.get("iota") {
+                let num = |k: &str, d: f64| match io.get(k) {
+                    Some(toml::Value::Integer(i)) => Ok(*i as f64),
+                    Some(toml::Value::Float(f)) => Ok(*f),
+                    None => Ok(d),
+                    Some(_) => err(format!("{field}.iota.{k}: expected a number")),
+                };
+                let (start, step) = (num("start", 0.0)?, num("step", 1.0)?);
+                let mut out = Vec::with_capacity(bytes);
+                for i in 0..len {
+                    let x = start + step * i as f64;
+                    if ty.is_float() {
+                        out.extend(float_bytes(x, ty));
+                    } else {
+                        out.extend(&(x as i64).to_le_bytes()[..esize]);
+                    }
+                }
+                return Ok(out);
+            }
+            if let Some(toml::Value::Table(r)) = t.get("random") {
+                return random_fill(r, ty, len, &format!("{field}.random"));
+            }
+            err(format!("{field}: expected \"zeros\", a file, {{ fill = .. }}, {{ iota = .. }} or {{ random = .. }}"))
+        }
+        _ => err(format!("{field}: expected \"zeros\", a file, {{ fill = .. }}, {{ iota = .. }} or {{ random = .. }}")),
+    }
+}
+
+/// `{ random = { seed, min, max } }`: uniform values in [min, max) from ChaCha8 seeded with `seed`
+/// (integers by `gen_range`, floats by `gen_range` over f64 then rounded to the element type).
+fn random_fill(r: &toml::Table, ty: Type, len: u64, field: &str) -> Result<Vec<u8>, LaunchError> {
+    let int = |k: &str, d: i64| match r.get(k) {
+        Some(toml::Value::Integer(i)) => Ok(*i),
+        None => Ok(d),
+        Some(_) => err(format!("{field}.{k}: expected an integer")),
+    };
+    let float = |k: &str, d: f64| match r.get(k) {
+        Some(toml::Value::Integer(i)) => Ok(*i as f64),
+        Some(toml::Value::Float(f)) => Ok(*f),
+        None => Ok(d),
+        Some(_) => err(format!("{field}.{k}: expected a number")),
+    };
+    let seed = int("seed", 0)? as u64;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let esize = ty.size() as usize;
+    let mut out = Vec::with_capacity(len as usize * esize);
+    if ty.is_float() {
+        let (lo, hi) = (float("min", 0.0)?, float("max", 1.0)?);
+        if lo >= hi {
+            return err(format!("{field}: min must be below max"));
+        }
+        for _ in 0..len {
+            out.extend(float_bytes(rng.gen_range(lo..hi), ty));
+        }
+    } else {
+        let (lo, hi) = (int("min", 0)?, int("max", 100)?);
+        if lo >= hi {
+            return err(format!("{field}: min must be below max"));
+        }
+        for _ in 0..len {
+            out.extend(&rng.gen_range(lo..hi).to_le_bytes()[..esize]);
+        }
+    }
+    Ok(out)
+}
+
+/// The raw little-endian element bytes of a `.npy` file whose element size matches.
+fn npy_bytes(raw: &[u8], esize: usize, field: &str) -> Result<Vec<u8>, LaunchError> {
+    let npy = npyz::NpyFile::new(raw)
+        .map_err(|e| LaunchError(format!("{field}: not a valid .npy file: {e}")))?;
+    let header = npy.header().clone();
+    let size = match header.dtype() {
+        npyz::DType::Plain(t) => t.size_field() as usize,
+        _ => {
+            return err(format!(
+                "{field}: only plain (non-record) arrays are supported"
+            ))
+        }
+    };
+    if size != esize {
+        return err(format!(
+            "{field}: .npy elements are {size} bytes, the buffer's type has {esize}"
+        ));
+    }
+    if header.order() == npyz::Order::Fortran && header.shape().len() > 1 {
+        return err(format!(
+            "{field}: Fortran-ordered .npy files are not supported"
+        ));
+    }
+    if let npyz::DType::Plain(t) = header.dtype() {
+        if t.endianness() == npyz::Endianness::Big && size > 1 {
+            return err(format!("{field}: big-endian .npy files are not supported"));
+        }
+    }
+    let n: u64 = header.shape().iter().product();
+    let start = raw.len().saturating_sub(n as usize * esize);
+    Ok(raw[start..].to_vec())
+}
+
+/// Writes a buffer to `path`: raw little-endian, or `.npy` (1-D, the launch type) by extension.
+pub fn write_output(path: &Path, ty: Type, data: &[u8]) -> Result<(), LaunchError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| LaunchError(format!("{}: {e}", parent.display())))?;
+    }
+    let bytes = if path.extension().is_some_and(|e| e == "npy") {
+        npy_file(ty, data)
+    } else {
+        data.to_vec()
+    };
+    std::fs::write(path, bytes).map_err(|e| LaunchError(format!("{}: {e}", path.display())))
+}
+
+fn npy_file(ty: Type, data: &[u8]) -> Vec<u8> {
+    let descr = match ty {
+        Type::U8 => "|u1",
+        Type::S8 => "|i1",
+        Type::U16 => "<u2",
+        Type::S16 => "<i2",
+        Type::U32 => "<u4",
+        Type::S32 => "<i4",
+        Type::U64 => "<u8",
+        Type::S64 => "<i8",
+        Type::F16 => "<f2",
+        Type::F32 => "<f4",
+        Type::F64 => "<f8",
+        _ => "<u2", // bf16 has no numpy dtype: its raw 16-bit patterns
+    };
+    let n = data.len() / ty.size().max(1) as usize;
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
+    // Magic (6) + version (2) + header length (2) + header + '\n', padded to a multiple of 64.
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header.as_bytes());
+    out.extend(data);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_round_trip() {
+        let data: Vec<u8> = (0..12u8).collect();
+        let file = npy_file(Type::S32, &data);
+        assert_eq!((file.len() - data.len()) % 64, 0);
+        assert_eq!(npy_bytes(&file, 4, "t").unwrap(), data);
+        assert!(npy_bytes(&file, 2, "t").is_err());
+    }
+
+    #[test]
+    fn scalars_are_range_checked() {
+        assert_eq!(
+            scalar_bytes(&toml::Value::Integer(-3), Type::S32, "v").unwrap(),
+            (-3i32).to_le_bytes()
+        );
+        assert!(scalar_bytes(&toml::Value::Integer(256), Type::U8, "v").is_err());
+        assert!(scalar_bytes(&toml::Value::Integer(-1), Type::U64, "v").is_err());
+        assert_eq!(
+            scalar_bytes(&toml::Value::Float(1.5), Type::F32, "v").unwrap(),
+            1.5f32.to_le_bytes()
+        );
+    }
+}
