@@ -5,7 +5,10 @@
 //! shared by all of them.
 
 pub mod diag;
+pub mod exec;
 pub mod ir;
 pub mod launch;
 pub mod lex;
+pub mod mem;
 pub mod parse;
+pub mod runner;

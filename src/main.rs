@@ -37,6 +37,40 @@ enum Command {
         #[arg(long, value_enum)]
         emit: Option<Emit>,
     },
+    /// Run one launch: a launch file, a directory holding launch.toml, or a .ptx beside one.
+    /// Exit 0 clean, 1 kernel fault, 2 bad input.
+    Run {
+        path: PathBuf,
+        /// The kernel to launch (overrides the launch file's `entry`).
+        #[arg(long)]
+        entry: Option<String>,
+        /// Scheduler seed: the same seed gives byte-identical outputs and reports.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Report format on stdout.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Write `[outputs]` under this directory instead of beside the launch file.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Stop with a fault after this many warp instructions.
+        #[arg(long, default_value_t = 1 << 32)]
+        max_steps: u64,
+    },
+    /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
+    /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise.
+    Test {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -54,6 +88,82 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Parse { files, emit } => parse(&files, emit, color),
+        Command::Run {
+            path,
+            entry,
+            seed,
+            format,
+            out_dir,
+            max_steps,
+        } => {
+            let settings = ptxrun::runner::Settings {
+                entry,
+                seed,
+                max_steps,
+                out_dir,
+                write_outputs: true,
+            };
+            match ptxrun::runner::run(&path, &settings) {
+                Err(e) => {
+                    eprint!("{}", e.0);
+                    if !e.0.ends_with('\n') {
+                        eprintln!();
+                    }
+                    ExitCode::from(2)
+                }
+                Ok(done) => {
+                    print!("{}", done.outcome.stdout);
+                    if format == Format::Json {
+                        print!("{}", done.json());
+                    } else if done.outcome.fault.is_some() {
+                        eprint!("{}", done.human());
+                    } else {
+                        eprint!("{}", done.human());
+                    }
+                    match &done.outcome.fault {
+                        None => ExitCode::SUCCESS,
+                        Some(f) if f.kind == ptxrun::exec::FaultKind::Unsupported => {
+                            ExitCode::from(2)
+                        }
+                        Some(_) => ExitCode::from(1),
+                    }
+                }
+            }
+        }
+        Command::Test { paths, seed } => test(&paths, seed),
+    }
+}
+
+fn test(paths: &[PathBuf], seed: u64) -> ExitCode {
+    use ptxrun::runner::{find_launches, test_one, Verdict};
+    let launches = find_launches(paths);
+    let (mut pass, mut fail) = (0, 0);
+    for l in &launches {
+        let dir = l.parent().unwrap_or(l).display();
+        let t = std::time::Instant::now();
+        match test_one(l, seed) {
+            Verdict::Pass => {
+                pass += 1;
+                println!("PASS {dir} ({} ms)", t.elapsed().as_millis());
+            }
+            Verdict::Fail(m) => {
+                fail += 1;
+                println!("FAIL {dir}: {m}");
+            }
+            Verdict::Error(m) => {
+                fail += 1;
+                println!("FAIL {dir}: {}", m.trim_end());
+            }
+        }
+    }
+    if launches.is_empty() {
+        println!("no launch.toml found");
+    }
+    println!("{pass} passed, {fail} failed");
+    if fail == 0 && !launches.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

@@ -1,0 +1,464 @@
+//! Control flow and CTA barriers (PTX ISA 9.0 sections 9.7.12 "Control Flow Instructions" and
+//! 9.7.13.1 "bar, barrier"): branches split a group by its guard, calls push a frame with its own
+//! registers and parameter space, `ret`/`exit` retire lanes, `bar.sync` parks a group until the
+//! barrier's thread count is reached (exited threads count as arrived).
+
+use super::layout::func_of;
+use super::step::{
+    expected, fault, lanes, Cta, Group, Machine, Res, RetRec, Wait, MAX_CALL_DEPTH, WARP,
+};
+use super::FaultKind;
+use crate::ir::{Function, Instr, Module, Op, Operand, Symbol};
+
+impl<'m> Machine<'m> {
+    pub(crate) fn control(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        func: &'m Function,
+        active: u32,
+    ) -> Res<()> {
+        let g = cta.warps[wi].groups[gi].clone();
+        let ops = func.ops(ins);
+        match ins.op {
+            Op::Bra => {
+                let Some(Operand::Label(target)) = ops.first().copied() else {
+                    return Err(fault(
+                        FaultKind::Unsupported,
+                        "branch without a label target",
+                    ));
+                };
+                self.branch(cta, wi, gi, active, |_| target);
+            }
+            Op::BrxIdx => {
+                let Some(Operand::Targets(t)) = ops.get(1).copied() else {
+                    return Err(fault(
+                        FaultKind::Unsupported,
+                        "brx.idx needs a .branchtargets list",
+                    ));
+                };
+                let (_, range) = func.target_lists[t as usize].clone();
+                let targets = func.sub_ops(range);
+                let frame = &cta.warps[wi].frames[g.frame as usize];
+                let mut per_lane = [0u32; WARP];
+                for lane in lanes(active) {
+                    let idx = match ops[0] {
+                        Operand::Reg(r) => frame.regs[r.0 as usize * WARP + lane],
+                        Operand::Imm(v) => v as u64,
+                        _ => 0,
+                    };
+                    match targets.get(idx as usize) {
+                        Some(Operand::Label(l)) => per_lane[lane] = *l,
+                        _ => {
+                            return Err(fault(
+                                FaultKind::Trap,
+                                format!(
+                                    "brx.idx index {idx} is outside its {} targets",
+                                    targets.len()
+                                ),
+                            ))
+                        }
+                    }
+                }
+                self.branch(cta, wi, gi, active, |lane| per_lane[lane]);
+            }
+            Op::Exit => self.retire(cta, wi, gi, active)?,
+            Op::Ret => {
+                if active != 0 {
+                    if active != g.mask {
+                        split(cta, wi, gi, active, g.pc + 1);
+                    }
+                    let gi = cta.warps[wi]
+                        .groups
+                        .iter()
+                        .position(|x| x.mask == active && x.pc == g.pc)
+                        .unwrap_or(gi);
+                    self.do_ret(cta, wi, gi, active)?;
+                } else {
+                    cta.warps[wi].groups[gi].pc += 1;
+                }
+            }
+            Op::Trap | Op::Brkpt if active != 0 => {
+                return Err(fault(
+                    FaultKind::Trap,
+                    format!("`{}` executed", ins.op.name()),
+                ));
+            }
+            Op::Trap | Op::Brkpt | Op::BarWarpSync => cta.warps[wi].groups[gi].pc += 1,
+            Op::Call => self.call(cta, wi, gi, ins, func, active)?,
+            Op::Bar | Op::Barrier => self.barrier(cta, wi, gi, ins, func)?,
+            _ => cta.warps[wi].groups[gi].pc += 1,
+        }
+        Ok(())
+    }
+
+    /// Moves the lanes of `active` to their targets, the others past the branch.
+    fn branch(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        active: u32,
+        target: impl Fn(usize) -> u32,
+    ) {
+        let warp = &mut cta.warps[wi];
+        let g = warp.groups[gi].clone();
+        let mut dests: Vec<(u32, u32)> = Vec::new();
+        let fall = g.mask & !active;
+        if fall != 0 {
+            dests.push((g.pc + 1, fall));
+        }
+        for lane in lanes(active) {
+            let t = target(lane);
+            match dests.iter_mut().find(|(pc, _)| *pc == t) {
+                Some(d) => d.1 |= 1 << lane,
+                None => dests.push((t, 1 << lane)),
+            }
+        }
+        let (first, rest) = dests
+            .split_first()
+            .map_or(((g.pc + 1, g.mask), &[][..]), |(f, r)| (*f, r));
+        warp.groups[gi].pc = first.0;
+        warp.groups[gi].mask = first.1;
+        for &(pc, mask) in rest {
+            warp.groups.push(Group {
+                mask,
+                pc,
+                ..g.clone()
+            });
+        }
+    }
+
+    /// `exit`, or `ret` from the kernel: the lanes are done.
+    fn retire(&mut self, cta: &mut Cta, wi: usize, gi: usize, active: u32) -> Res<()> {
+        let warp = &mut cta.warps[wi];
+        warp.groups[gi].mask &= !active;
+        if warp.groups[gi].mask == 0 {
+            warp.groups.remove(gi);
+        } else {
+            warp.groups[gi].pc += 1;
+        }
+        warp.exited |= active;
+        cta.exited += active.count_ones();
+        // Exited threads count as arrived: a barrier may now be complete.
+        for b in 0..cta.bars.len() as u8 {
+            try_release(self.m, cta, b);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn do_ret(&mut self, cta: &mut Cta, wi: usize, gi: usize, active: u32) -> Res<()> {
+        let g = cta.warps[wi].groups[gi].clone();
+        let Some(rec) = g.stack.last().cloned() else {
+            return self.retire(cta, wi, gi, active);
+        };
+        let warp = &mut cta.warps[wi];
+        let callee = g.frame as usize;
+        let caller = rec.frame as usize;
+        // Copy return values into the caller's `retval` variables.
+        if let Some(range) = rec.rets {
+            let cf = &self.m.functions[warp.frames[caller].func.0 as usize];
+            let targets: Vec<Operand> = cf.sub_ops(range).to_vec();
+            let callee_fid = warp.frames[callee].func.0 as usize;
+            for (i, t) in targets.iter().enumerate() {
+                let Some(&src_off) = self.layout.ret_off[callee_fid].get(i) else {
+                    continue;
+                };
+                let size = self.m.functions[callee_fid].rets[i].size as usize;
+                let dst_off = match *t {
+                    Operand::Sym(Symbol::Var(v), k) => {
+                        self.layout.var_addr[v.0 as usize] as usize + k as usize
+                    }
+                    _ => continue,
+                };
+                for lane in lanes(active) {
+                    let (a, b) = two(&mut warp.frames, callee, caller);
+                    let src = lane * a.param_size + src_off as usize;
+                    let dst = lane * b.param_size + dst_off;
+                    if src + size <= a.params.len() && dst + size <= b.params.len() {
+                        b.params[dst..dst + size].copy_from_slice(&a.params[src..src + size]);
+                    }
+                }
+            }
+        }
+        let grp = &mut warp.groups[gi];
+        grp.stack.pop();
+        grp.frame = rec.frame;
+        grp.pc = rec.pc;
+        // Free the callee's frame once no group uses it.
+        let still_used = warp.groups.iter().any(|x| {
+            x.frame as usize == callee || x.stack.iter().any(|r| r.frame as usize == callee)
+        });
+        if !still_used {
+            let fr = &mut warp.frames[callee];
+            fr.live = false;
+            if fr.local_base + fr.local_size == warp.local_top {
+                warp.local_top = fr.local_base;
+            }
+        }
+        Ok(())
+    }
+
+    fn call(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        func: &'m Function,
+        active: u32,
+    ) -> Res<()> {
+        let g = cta.warps[wi].groups[gi].clone();
+        if active == 0 {
+            cta.warps[wi].groups[gi].pc += 1;
+            return Ok(());
+        }
+        if active != g.mask {
+            split(cta, wi, gi, active, g.pc + 1);
+        }
+        let ops = func.ops(ins);
+        // call (rets), target, (args) [, prototype]: the first list is returns only if two lists.
+        let lists: Vec<usize> = ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o, Operand::List(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let (rets, args, target_idx) = match (lists.as_slice(), ops.first()) {
+            ([r, a, ..], _) => (Some(*r), Some(*a), r + 1),
+            ([l], Some(Operand::List(_))) => (Some(*l), None, l + 1),
+            ([l], _) => (None, Some(*l), 0),
+            ([], _) => (None, None, 0),
+        };
+        let frame = &cta.warps[wi].frames[g.frame as usize];
+        let target = match ops.get(target_idx) {
+            Some(Operand::Sym(Symbol::Func(f), _)) => *f,
+            Some(Operand::Reg(r)) => {
+                let vals: Vec<u64> = lanes(active)
+                    .map(|l| frame.regs[r.0 as usize * WARP + l])
+                    .collect();
+                if vals.windows(2).any(|w| w[0] != w[1]) {
+                    return Err(fault(
+                        FaultKind::Unsupported,
+                        "an indirect call whose target differs between lanes",
+                    ));
+                }
+                func_of(vals[0], self.m).ok_or_else(|| {
+                    fault(
+                        FaultKind::Memory,
+                        format!("indirect call through {:#x}, which is no function", vals[0]),
+                    )
+                })?
+            }
+            _ => {
+                return Err(fault(
+                    FaultKind::Unsupported,
+                    "call without a function target",
+                ))
+            }
+        };
+        let callee = &self.m.functions[target.0 as usize];
+        let ret_range = rets.and_then(|i| match ops[i] {
+            Operand::List(r) => Some(r),
+            _ => None,
+        });
+        let arg_ops: Vec<Operand> = match args.map(|i| ops[i]) {
+            Some(Operand::List(r)) => func.sub_ops(r).to_vec(),
+            _ => Vec::new(),
+        };
+        if !callee.defined {
+            return self.builtin(
+                cta, wi, gi, func, callee, target, &arg_ops, ret_range, active,
+            );
+        }
+        if g.stack.len() >= MAX_CALL_DEPTH {
+            return Err(fault(
+                FaultKind::Memory,
+                format!("calls nested deeper than {MAX_CALL_DEPTH} (runaway recursion?)"),
+            ));
+        }
+        let warp = &mut cta.warps[wi];
+        let gi = warp
+            .groups
+            .iter()
+            .position(|x| x.mask == active && x.pc == g.pc)
+            .unwrap_or(gi);
+        let new = self.new_frame_for(warp, target)?;
+        // Copy arguments from the caller's param variables into the callee's parameters.
+        for (i, a) in arg_ops.iter().enumerate() {
+            let Some(&dst_off) = self.layout.param_off[target.0 as usize].get(i) else {
+                break;
+            };
+            let size = callee.params[i].size as usize;
+            for lane in lanes(active) {
+                let (src_frame, dst_frame) = two(&mut warp.frames, g.frame as usize, new as usize);
+                let bytes: Vec<u8> = match *a {
+                    Operand::Sym(Symbol::Var(v), k) => {
+                        let off = lane * src_frame.param_size
+                            + self.layout.var_addr[v.0 as usize] as usize
+                            + k as usize;
+                        src_frame
+                            .params
+                            .get(off..off + size)
+                            .map(<[u8]>::to_vec)
+                            .unwrap_or_default()
+                    }
+                    Operand::Reg(r) => src_frame.regs[r.0 as usize * WARP + lane].to_le_bytes()
+                        [..size.min(8)]
+                        .to_vec(),
+                    Operand::Imm(v) => v.to_le_bytes()[..size.min(8)].to_vec(),
+                    _ => Vec::new(),
+                };
+                let off = lane * dst_frame.param_size + dst_off as usize;
+                if let Some(d) = dst_frame.params.get_mut(off..off + bytes.len()) {
+                    d.copy_from_slice(&bytes);
+                }
+            }
+        }
+        let grp = &mut warp.groups[gi];
+        grp.stack.push(RetRec {
+            frame: g.frame,
+            pc: g.pc + 1,
+            rets: ret_range,
+        });
+        grp.frame = new;
+        grp.pc = 0;
+        Ok(())
+    }
+
+    fn barrier(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        func: &'m Function,
+    ) -> Res<()> {
+        use crate::ir::mods::SubOp;
+        let ops = func.ops(ins);
+        let g = cta.warps[wi].groups[gi].clone();
+        let frame = &cta.warps[wi].frames[g.frame as usize];
+        let first = lanes(g.mask).next().unwrap_or(0);
+        let val = |o: Option<&Operand>| -> Option<u64> {
+            match o? {
+                Operand::Reg(r) => Some(frame.regs[r.0 as usize * WARP + first]),
+                Operand::Imm(v) => Some(*v as u64),
+                _ => None,
+            }
+        };
+        let is_red = ins.mods.sub == Some(SubOp::Red);
+        // bar.red.op.type d, a{, b}, {!}c   |   bar.sync a{, b}   |   bar.arrive a, b
+        let (a_idx, b_idx) = if is_red {
+            (1, if ops.len() == 4 { Some(2) } else { None })
+        } else {
+            (0, Some(1))
+        };
+        let id = val(ops.get(a_idx)).unwrap_or(0);
+        if id as usize >= cta.bars.len() {
+            return Err(fault(
+                FaultKind::Trap,
+                format!("barrier {id} does not exist (0 to 15)"),
+            ));
+        }
+        let count = b_idx.and_then(|i| val(ops.get(i))).unwrap_or(0) as u32;
+        let b = &mut cta.bars[id as usize];
+        if count != 0 && count % 32 != 0 {
+            return Err(fault(
+                FaultKind::Trap,
+                format!("barrier thread count {count} is not a multiple of 32"),
+            ));
+        }
+        if b.arrived == 0 {
+            b.expected = count;
+            b.popc = 0;
+            b.all = true;
+            b.any = false;
+        }
+        b.arrived += g.mask.count_ones();
+        if is_red {
+            if let Some(c) = ops.last() {
+                for lane in lanes(g.mask) {
+                    let bit = match *c {
+                        Operand::Reg(r) => frame.regs[r.0 as usize * WARP + lane] != 0,
+                        Operand::NotPred(r) => frame.regs[r.0 as usize * WARP + lane] == 0,
+                        Operand::Imm(v) => v != 0,
+                        _ => false,
+                    };
+                    b.popc += u32::from(bit);
+                    b.all &= bit;
+                    b.any |= bit;
+                }
+            }
+        }
+        if ins.mods.sub == Some(SubOp::Arrive) {
+            cta.warps[wi].groups[gi].pc += 1;
+        } else {
+            cta.warps[wi].groups[gi].wait = Wait::Bar(id as u8);
+        }
+        try_release(self.m, cta, id as u8);
+        Ok(())
+    }
+}
+
+/// Completes barrier `b` if enough threads arrived: every group waiting on it moves on, and
+/// `bar.red` destinations receive the reduction over all arriving threads.
+fn try_release(m: &Module, cta: &mut Cta, b: u8) {
+    use crate::ir::mods::{BoolOp, SubOp};
+    let bar = cta.bars[b as usize];
+    if bar.arrived == 0 || bar.arrived < expected(cta, b) {
+        return;
+    }
+    cta.bars[b as usize].arrived = 0;
+    for w in &mut cta.warps {
+        for g in w.groups.iter_mut().filter(|g| g.wait == Wait::Bar(b)) {
+            g.wait = Wait::Ready;
+            let frame = &mut w.frames[g.frame as usize];
+            let f = &m.functions[frame.func.0 as usize];
+            if let Some(ins) = f.code.get(g.pc as usize) {
+                if ins.mods.sub == Some(SubOp::Red) {
+                    let result = match (ins.mods.sub2, ins.mods.bool_op) {
+                        (Some(SubOp::Popc), _) => u64::from(bar.popc),
+                        (Some(SubOp::And), _) | (_, Some(BoolOp::And)) => u64::from(bar.all),
+                        _ => u64::from(bar.any),
+                    };
+                    if let Some(Operand::Reg(r)) = f.ops(ins).first() {
+                        for lane in lanes(g.mask) {
+                            frame.regs[r.0 as usize * WARP + lane] = result;
+                        }
+                    }
+                }
+            }
+            g.pc += 1;
+        }
+    }
+}
+
+/// Splits lanes `active` out of group `gi` into their own group; the rest go to `rest_pc`
+/// later (they stay at the current pc, to continue after the split-off lanes).
+fn split(cta: &mut Cta, wi: usize, gi: usize, active: u32, rest_pc: u32) {
+    let warp = &mut cta.warps[wi];
+    let g = warp.groups[gi].clone();
+    let rest = g.mask & !active;
+    if rest == 0 {
+        return;
+    }
+    warp.groups[gi].mask = active;
+    warp.groups.push(Group {
+        mask: rest,
+        pc: rest_pc,
+        ..g
+    });
+}
+
+fn two<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b, "two distinct frames");
+    if a < b {
+        let (x, y) = v.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = v.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
+}

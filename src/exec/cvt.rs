@@ -1,0 +1,347 @@
+//! `cvt` and `cvt.pack` (PTX ISA 9.0 section 9.7.9.21): integer widening and narrowing (with
+//! `.sat`), integer to float and float to float with a rounding mode, float to integer with an
+//! integer rounding mode (saturating, NaN to 0), float rounding to an integral value
+//! (`cvt.rni.f32.f32`), and the packed half forms (`cvt.rn.f16x2.f32 d, a, b`: `a` in the upper
+//! half). Rounding goes through `rustc_apfloat` so every mode is exact.
+
+use super::alu::as_i128;
+use super::fp::{round_of, Fmt};
+use super::step::{lanes, mask, Ctx, Res};
+use crate::ir::mods::Rounding;
+use crate::ir::{Flags, Mods, Type};
+use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
+use rustc_apfloat::{Float, FloatConvert, Round};
+
+fn is_fp(t: Type) -> bool {
+    matches!(
+        t,
+        Type::F16 | Type::Bf16 | Type::F32 | Type::F64 | Type::F16x2 | Type::Bf16x2
+    )
+}
+
+pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let mods = cx.ins.mods;
+    if cx.ins.op == crate::ir::Op::CvtPack {
+        return pack(cx);
+    }
+    let (Some(dt), Some(st)) = (mods.types[0], mods.types[1]) else {
+        return Ok(());
+    };
+    let two_sources = cx.ops.len() >= 3 && matches!(dt, Type::F16x2 | Type::Bf16x2);
+    for lane in lanes(cx.active) {
+        let v = if two_sources {
+            // cvt.rn.f16x2.f32 d, a, b: d = {cvt(a) in the upper half, cvt(b) in the lower}.
+            let half = if dt == Type::F16x2 {
+                Type::F16
+            } else {
+                Type::Bf16
+            };
+            let hi = convert(cx.src(1, lane, st), st, half, &mods);
+            let lo = convert(cx.src(2, lane, st), st, half, &mods);
+            (hi << 16) | (lo & 0xffff)
+        } else {
+            convert(cx.src(1, lane, st), st, dt, &mods)
+        };
+        cx.dst(0, lane, v);
+    }
+    Ok(())
+}
+
+/// Converts one value of type `st` to type `dt`.
+pub fn convert(v: u64, st: Type, dt: Type, mods: &Mods) -> u64 {
+    let ftz = mods.has(Flags::FTZ);
+    let sat = mods.has(Flags::SAT);
+    match (is_fp(st), is_fp(dt)) {
+        (false, false) => int_to_int(v, st, dt, sat),
+        (false, true) => {
+            let x = as_i128(v, st);
+            let r = round_of(mods.rnd);
+            let out = from_int(Fmt::of(dt), x, r);
+            if sat {
+                saturate(Fmt::of(dt), out)
+            } else {
+                out
+            }
+        }
+        (true, false) => {
+            let f = Fmt::of(st);
+            let v = if ftz && f.is_subnormal(v) {
+                v & f.sign()
+            } else {
+                v
+            };
+            to_int(f, v, dt, mods.rnd)
+        }
+        (true, true) => {
+            let (sf, df) = (Fmt::of(st), Fmt::of(dt));
+            let v = if ftz && sf.is_subnormal(v) {
+                v & sf.sign()
+            } else {
+                v
+            };
+            let integral = matches!(
+                mods.rnd,
+                Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
+            );
+            let mut out = if integral {
+                round_integral(sf, v, round_of(mods.rnd))
+            } else {
+                float_to_float(sf, df, v, round_of(mods.rnd))
+            };
+            if df.is_nan(out) {
+                out = df.canonical_nan();
+            }
+            if ftz && df.is_subnormal(out) {
+                out &= df.sign();
+            }
+            if sat {
+                out = saturate(df, out);
+            }
+            if mods.has(Flags::RELU) && out & df.sign() != 0 {
+                out = if df.is_nan(out) {
+                    df.canonical_nan()
+                } else {
+                    0
+                };
+            }
+            out
+        }
+    }
+}
+
+fn int_to_int(v: u64, st: Type, dt: Type, sat: bool) -> u64 {
+    let dbits = dt.size() * 8;
+    let x = as_i128(v, st);
+    let x = if sat {
+        let (lo, hi) = if dt.is_signed() {
+            (-(1i128 << (dbits - 1)), (1i128 << (dbits - 1)) - 1)
+        } else {
+            (0, (1i128 << dbits) - 1)
+        };
+        x.clamp(lo, hi)
+    } else {
+        x
+    };
+    extend(x as u64, dt)
+}
+
+/// A value of type `dt` as it lands in a register at least as wide: sign- or zero-extended.
+fn extend(v: u64, dt: Type) -> u64 {
+    let bits = dt.size() * 8;
+    if dt.is_signed() {
+        super::alu::sext(v, bits) as u64
+    } else {
+        v & mask(bits)
+    }
+}
+
+fn saturate(f: Fmt, v: u64) -> u64 {
+    if f.is_nan(v) {
+        return 0;
+    }
+    let x = f.to_f64(v);
+    if x <= 0.0 {
+        0
+    } else if x > 1.0 {
+        f.from_f64(1.0)
+    } else {
+        v
+    }
+}
+
+macro_rules! with_fmt {
+    ($f:expr, $T:ident => $body:expr) => {
+        match $f {
+            Fmt::H => {
+                type $T = Half;
+                $body
+            }
+            Fmt::B => {
+                type $T = BFloat;
+                $body
+            }
+            Fmt::S => {
+                type $T = Single;
+                $body
+            }
+            Fmt::D => {
+                type $T = Double;
+                $body
+            }
+        }
+    };
+}
+
+fn from_int(f: Fmt, x: i128, r: Round) -> u64 {
+    with_fmt!(f, T => T::from_i128_r(x, r).value.to_bits() as u64)
+}
+
+fn round_integral(f: Fmt, v: u64, r: Round) -> u64 {
+    let r = if r == Round::NearestTiesToEven {
+        Round::NearestTiesToEven
+    } else {
+        r
+    };
+    with_fmt!(f, T => {
+        let x = T::from_bits(u128::from(v));
+        let out = x.round_to_integral(r).value.to_bits() as u64;
+        if f.is_nan(out) { f.canonical_nan() } else { out }
+    })
+}
+
+fn float_to_float(sf: Fmt, df: Fmt, v: u64, r: Round) -> u64 {
+    if sf == df {
+        return v;
+    }
+    let mut loses = false;
+    macro_rules! conv {
+        ($S:ty) => {{
+            let x = <$S>::from_bits(u128::from(v));
+            match df {
+                Fmt::H => FloatConvert::<Half>::convert_r(x, r, &mut loses)
+                    .value
+                    .to_bits() as u64,
+                Fmt::B => FloatConvert::<BFloat>::convert_r(x, r, &mut loses)
+                    .value
+                    .to_bits() as u64,
+                Fmt::S => FloatConvert::<Single>::convert_r(x, r, &mut loses)
+                    .value
+                    .to_bits() as u64,
+                Fmt::D => FloatConvert::<Double>::convert_r(x, r, &mut loses)
+                    .value
+                    .to_bits() as u64,
+            }
+        }};
+    }
+    match sf {
+        Fmt::H => conv!(Half),
+        Fmt::B => conv!(BFloat),
+        Fmt::S => conv!(Single),
+        Fmt::D => conv!(Double),
+    }
+}
+
+/// Float to integer: round by the integer rounding mode (default: toward zero), saturate to the
+/// destination's range, NaN to 0.
+fn to_int(f: Fmt, v: u64, dt: Type, rnd: Option<Rounding>) -> u64 {
+    let dbits = dt.size() * 8;
+    if f.is_nan(v) {
+        return 0;
+    }
+    let r = match rnd {
+        None => Round::TowardZero,
+        r => round_of(r),
+    };
+    let (lo, hi) = if dt.is_signed() {
+        (-(1i128 << (dbits - 1)), (1i128 << (dbits - 1)) - 1)
+    } else {
+        (0, (1i128 << dbits) - 1)
+    };
+    let x = with_fmt!(f, T => {
+        let x = T::from_bits(u128::from(v));
+        let rounded = x.round_to_integral(r).value;
+        let mut exact = false;
+        rounded.to_i128_r(128, Round::TowardZero, &mut exact).value
+    });
+    extend(x.clamp(lo, hi) as u64, dt)
+}
+
+/// `cvt.pack.sat.u8.s32.b32 d, a, b, c` and the 16-bit forms: saturate a and b to the narrow type
+/// and pack them above the low bits of c.
+fn pack(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let mods = cx.ins.mods;
+    let (Some(dt), Some(st)) = (mods.types[0], mods.types[1]) else {
+        return Ok(());
+    };
+    let bits = dt.size() * 8;
+    for lane in lanes(cx.active) {
+        let a = int_to_int(cx.src(1, lane, st), st, dt, true) & mask(bits);
+        let b = int_to_int(cx.src(2, lane, st), st, dt, true) & mask(bits);
+        let v = if cx.ops.len() >= 4 {
+            let c = cx.src(3, lane, Type::B32);
+            (c << (2 * bits)) | (a << bits) | b
+        } else {
+            (a << bits) | b
+        };
+        cx.dst(0, lane, v & 0xffff_ffff);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(r: Option<Rounding>) -> Mods {
+        Mods {
+            rnd: r,
+            ..Mods::default()
+        }
+    }
+
+    #[test]
+    fn float_to_int_saturates_and_rounds() {
+        let v = u64::from((-2.5f32).to_bits());
+        assert_eq!(
+            convert(v, Type::F32, Type::S32, &m(Some(Rounding::Rni))) as u32 as i32,
+            -2
+        );
+        assert_eq!(
+            convert(v, Type::F32, Type::S32, &m(Some(Rounding::Rmi))) as u32 as i32,
+            -3
+        );
+        assert_eq!(convert(v, Type::F32, Type::U32, &m(Some(Rounding::Rzi))), 0);
+        let big = u64::from(1e20f32.to_bits());
+        assert_eq!(
+            convert(big, Type::F32, Type::S32, &m(Some(Rounding::Rzi))),
+            0x7fff_ffff
+        );
+        assert_eq!(
+            convert(0x7fc0_0000, Type::F32, Type::S32, &m(Some(Rounding::Rzi))),
+            0
+        );
+    }
+
+    #[test]
+    fn int_to_float_rounding() {
+        let v = 16_777_217u64; // 2^24 + 1
+        assert_eq!(
+            convert(v, Type::U32, Type::F32, &m(Some(Rounding::Rn))) as u32,
+            16_777_216f32.to_bits()
+        );
+        assert_eq!(
+            convert(v, Type::U32, Type::F32, &m(Some(Rounding::Rp))) as u32,
+            16_777_218f32.to_bits()
+        );
+    }
+
+    #[test]
+    fn narrowing_and_widening() {
+        assert_eq!(
+            convert(0xff, Type::S8, Type::S32, &Mods::default()) as u32,
+            0xffff_ffff
+        );
+        assert_eq!(
+            convert(0x1_0000_0005, Type::U64, Type::U32, &Mods::default()),
+            5
+        );
+        let sat = Mods {
+            flags: Flags::SAT,
+            ..Mods::default()
+        };
+        assert_eq!(convert(300, Type::S32, Type::U8, &sat), 255);
+    }
+
+    #[test]
+    fn float_to_half() {
+        let v = u64::from(1.0f32.to_bits());
+        assert_eq!(
+            convert(v, Type::F32, Type::F16, &m(Some(Rounding::Rn))),
+            0x3c00
+        );
+        assert_eq!(
+            convert(0x3c00, Type::F16, Type::F32, &Mods::default()) as u32,
+            1.0f32.to_bits()
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! Execution: one launch of one kernel (PTX ISA 9.0 chapter 2 "Programming Model" and 3
+//! "PTX Machine Model"). A grid of CTAs, each CTA a set of warps of 32 lanes; every warp keeps
+//! its lanes in *groups* that share a program counter, split at divergent branches and merged
+//! again where their PCs meet (Volta+ independent thread scheduling: a group may wait at a
+//! barrier while another group of the same warp runs on). An instruction is executed once for a
+//! whole group, over registers laid out per register and then per lane (structure of arrays).
+//!
+//! Scheduling is deterministic: a ChaCha generator seeded from the launch's seed picks the next
+//! warp of a CTA and how many instructions it runs, and a virtual clock counts cycles; nothing
+//! depends on wall time or hash order. CTAs of a grid do not interact and run one after another.
+//!
+//! The families of instructions live in `alu.rs` (integer, logic, bit manipulation), `fp.rs`
+//! (floating point), `cvt.rs` (conversions), `memops.rs` (loads, stores, atomics, addresses),
+//! `warpops.rs` (shuffles, votes, reductions), `control.rs` (branches, calls, barriers) and
+//! `printf.rs` (device `printf`).
+
+mod alu;
+mod control;
+mod cvt;
+mod fp;
+mod layout;
+mod memops;
+mod printf;
+mod step;
+mod warpops;
+
+use crate::ir::{FuncId, Module};
+use crate::mem::Global;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::fmt;
+
+pub use layout::Layout;
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub seed: u64,
+    /// Stop with a fault after this many warp-instructions (guards against endless loops).
+    pub max_steps: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            seed: 0,
+            max_steps: 1 << 32,
+        }
+    }
+}
+
+/// What a launch needs besides the module.
+#[derive(Debug, Clone)]
+pub struct Grid {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared_bytes: u32,
+}
+
+/// The kind of a kernel fault (exit code 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    Memory,
+    Trap,
+    Deadlock,
+    StepLimit,
+    Unsupported,
+    Misaligned,
+}
+
+impl FaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Memory => "out-of-bounds",
+            FaultKind::Trap => "trap",
+            FaultKind::Deadlock => "deadlock",
+            FaultKind::StepLimit => "step-limit",
+            FaultKind::Unsupported => "unsupported",
+            FaultKind::Misaligned => "misaligned",
+        }
+    }
+}
+
+/// A kernel fault, with the instruction and thread where it happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub message: String,
+    /// Function and instruction index, when one instruction is at fault.
+    pub at: Option<(FuncId, u32)>,
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    /// The faulting thread's index within its CTA, before it becomes `thread`.
+    pub linear_thread: Option<u32>,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Counters of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub thread_instructions: u64,
+    pub warp_instructions: u64,
+    pub cycles: u64,
+}
+
+/// The state after a run: memory (to read outputs from), printed text, counters, and the fault
+/// that stopped it, if any.
+#[derive(Debug)]
+pub struct Outcome {
+    pub global: Global,
+    pub stdout: String,
+    pub stats: Stats,
+    pub fault: Option<Fault>,
+}
+
+/// Runs `entry` over the grid. `global` holds the launch's buffers; `kparams` is the kernel
+/// parameter buffer laid out as `Function::params` says.
+pub fn run(
+    module: &Module,
+    entry: FuncId,
+    grid: &Grid,
+    global: Global,
+    kparams: Vec<u8>,
+    opts: &Options,
+) -> Outcome {
+    let mut m = step::Machine::new(module, entry, grid, global, kparams, opts);
+    let mut fault = None;
+    'grid: for z in 0..grid.grid[2] {
+        for y in 0..grid.grid[1] {
+            for x in 0..grid.grid[0] {
+                if let Err(mut f) = m.run_cta([x, y, z]) {
+                    if let Some(t) = f.linear_thread {
+                        let [bx, by, _] = grid.block;
+                        f.thread = [t % bx, (t / bx) % by, t / (bx * by)];
+                    }
+                    fault = Some(*f);
+                    break 'grid;
+                }
+            }
+        }
+    }
+    let (global, stdout, stats) = m.finish();
+    Outcome {
+        global,
+        stdout,
+        stats,
+        fault,
+    }
+}
+
+/// Sign-extends the low `bits` of `v` (for reports).
+pub fn sext_pub(v: u64, bits: u32) -> i64 {
+    alu::sext(v, bits)
+}
+
+/// The scheduler's choices, from one seeded generator.
+pub(crate) struct Scheduler {
+    rng: ChaCha8Rng,
+}
+
+impl Scheduler {
+    pub fn new(seed: u64) -> Self {
+        Scheduler {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
+    /// Index of the next warp among `n` runnable ones.
+    pub fn pick(&mut self, n: usize) -> usize {
+        if n <= 1 {
+            0
+        } else {
+            self.rng.gen_range(0..n)
+        }
+    }
+
+    /// How many instructions the picked warp runs before the next choice.
+    pub fn quantum(&mut self) -> u32 {
+        self.rng.gen_range(1..=32)
+    }
+}

@@ -1,0 +1,464 @@
+//! The device runtime functions nvcc calls but does not define: `vprintf` (device `printf`;
+//! CUDA Programming Guide "Formatted Output"), `malloc`/`free`, and `__assertfail`. `printf`
+//! output goes to the run's stdout, lane by lane in lane order at the moment the warp executes
+//! the call, which is deterministic for a given seed.
+
+use super::step::{fault, lanes, Cta, Machine, Res, WARP};
+use super::FaultKind;
+use crate::ir::{FuncId, Function, OpRange, Operand, Symbol};
+
+impl<'m> Machine<'m> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn builtin(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        caller: &'m Function,
+        callee: &'m Function,
+        _id: FuncId,
+        args: &[Operand],
+        rets: Option<OpRange>,
+        active: u32,
+    ) -> Res<()> {
+        let warp = &mut cta.warps[wi];
+        let gi = warp
+            .groups
+            .iter()
+            .position(|x| x.mask == active)
+            .unwrap_or(gi);
+        let g = warp.groups[gi].clone();
+        let frame_idx = g.frame as usize;
+        // Argument values: each is a call-site `.param` variable holding a 64-bit value.
+        let arg = |warp: &super::step::Warp, i: usize, lane: usize| -> u64 {
+            let fr = &warp.frames[frame_idx];
+            match args.get(i) {
+                Some(Operand::Sym(Symbol::Var(v), k)) => {
+                    let off = lane * fr.param_size
+                        + self.layout.var_addr[v.0 as usize] as usize
+                        + *k as usize;
+                    fr.params.get(off..off + 8).map_or(0, crate::mem::read_le)
+                }
+                Some(Operand::Reg(r)) => fr.regs[r.0 as usize * WARP + lane],
+                Some(Operand::Imm(v)) => *v as u64,
+                _ => 0,
+            }
+        };
+        let mut results = [0u64; WARP];
+        match callee.name.as_str() {
+            "vprintf" => {
+                for lane in lanes(active) {
+                    let fmt_addr = arg(warp, 0, lane);
+                    let args_addr = arg(warp, 1, lane);
+                    let text = format(&self.global, fmt_addr, args_addr)
+                        .map_err(|e| fault(FaultKind::Memory, format!("printf: {e}")))?;
+                    self.stdout.push_str(&text.0);
+                    results[lane] = text.1 as u64;
+                }
+            }
+            "malloc" => {
+                for lane in lanes(active) {
+                    let size = arg(warp, 0, lane);
+                    if size > 1 << 30 || self.heap_next > 1 << 16 {
+                        results[lane] = 0;
+                        continue;
+                    }
+                    self.heap_next += 1;
+                    results[lane] = self.global.alloc(
+                        &format!("malloc#{}", self.heap_next),
+                        vec![0; size as usize],
+                        false,
+                    );
+                }
+            }
+            "free" => {}
+            "__assertfail" => {
+                let lane = lanes(active).next().unwrap_or(0);
+                let msg = read_cstr(&self.global, arg(warp, 0, lane)).unwrap_or_default();
+                let file = read_cstr(&self.global, arg(warp, 1, lane)).unwrap_or_default();
+                let line = arg(warp, 2, lane) as u32;
+                return Err(fault(
+                    FaultKind::Trap,
+                    format!("device assertion `{msg}` failed ({file}:{line})"),
+                ));
+            }
+            other => {
+                return Err(fault(
+                    FaultKind::Unsupported,
+                    format!("call to `{other}`, which is declared but not defined in this module"),
+                ));
+            }
+        }
+        // Return value into the caller's first `retval` variable.
+        if let Some(range) = rets {
+            if let Some(Operand::Sym(Symbol::Var(v), k)) = caller.sub_ops(range).first() {
+                let size = self.m.vars[v.0 as usize].size.min(8) as usize;
+                let fr = &mut warp.frames[frame_idx];
+                for lane in lanes(active) {
+                    let off = lane * fr.param_size
+                        + self.layout.var_addr[v.0 as usize] as usize
+                        + *k as usize;
+                    if let Some(d) = fr.params.get_mut(off..off + size) {
+                        crate::mem::write_le(d, results[lane]);
+                    }
+                }
+            }
+        }
+        warp.groups[gi].pc += 1;
+        Ok(())
+    }
+}
+
+fn read_cstr(g: &crate::mem::Global, addr: u64) -> Result<String, String> {
+    let mut out = Vec::new();
+    for i in 0..4096u64 {
+        let b = g.read(addr + i, 1).map_err(|e| e.message)?[0];
+        if b == 0 {
+            return Ok(String::from_utf8_lossy(&out).into_owned());
+        }
+        out.push(b);
+    }
+    Err("string longer than 4096 bytes".into())
+}
+
+/// Formats like C `printf`; returns the text and the number of arguments consumed.
+pub(crate) fn format(
+    g: &crate::mem::Global,
+    fmt_addr: u64,
+    args: u64,
+) -> Result<(String, usize), String> {
+    let fmt = read_cstr(g, fmt_addr)?;
+    let mut out = String::new();
+    let mut off = 0u64;
+    let mut count = 0;
+    let mut next = |size: u64| -> Result<u64, String> {
+        off = off.next_multiple_of(size);
+        let v = crate::mem::read_le(g.read(args + off, size as usize).map_err(|e| e.message)?);
+        off += size;
+        Ok(v)
+    };
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        if chars.get(i) == Some(&'%') {
+            out.push('%');
+            i += 1;
+            continue;
+        }
+        let mut spec = Spec::default();
+        while let Some(&f) = chars.get(i) {
+            match f {
+                '-' => spec.left = true,
+                '+' => spec.plus = true,
+                ' ' => spec.space = true,
+                '#' => spec.alt = true,
+                '0' => spec.zero = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        let num = |i: &mut usize| -> Option<usize> {
+            let start = *i;
+            while chars.get(*i).is_some_and(char::is_ascii_digit) {
+                *i += 1;
+            }
+            (start != *i).then(|| {
+                chars[start..*i]
+                    .iter()
+                    .collect::<String>()
+                    .parse()
+                    .unwrap_or(0)
+            })
+        };
+        spec.width = num(&mut i).unwrap_or(0);
+        if chars.get(i) == Some(&'.') {
+            i += 1;
+            spec.prec = Some(num(&mut i).unwrap_or(0));
+        }
+        let mut long = 0;
+        while let Some(&l) = chars.get(i) {
+            match l {
+                'l' | 'q' | 'j' | 'z' | 't' => long += 1,
+                'h' => long -= 1,
+                'L' => long = 2,
+                _ => break,
+            }
+            i += 1;
+        }
+        let Some(&conv) = chars.get(i) else { break };
+        i += 1;
+        count += 1;
+        let text = match conv {
+            'd' | 'i' => {
+                let v = if long > 0 {
+                    next(8)? as i64
+                } else {
+                    next(4)? as u32 as i32 as i64
+                };
+                spec.int(v.unsigned_abs(), v < 0, 10, false)
+            }
+            'u' | 'x' | 'X' | 'o' => {
+                let v = if long > 0 {
+                    next(8)?
+                } else {
+                    next(4)? & 0xffff_ffff
+                };
+                let base = match conv {
+                    'x' | 'X' => 16,
+                    'o' => 8,
+                    _ => 10,
+                };
+                spec.int(v, false, base, conv == 'X')
+            }
+            'c' => spec.pad((next(4)? as u8 as char).to_string(), false),
+            'p' => spec.pad(format!("0x{:x}", next(8)?), false),
+            's' => {
+                let s = read_cstr(g, next(8)?)?;
+                let s = match spec.prec {
+                    Some(p) => s.chars().take(p).collect(),
+                    None => s,
+                };
+                spec.pad(s, false)
+            }
+            'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' => {
+                let v = f64::from_bits(next(8)?);
+                spec.float(v, conv)
+            }
+            other => format!("%{other}"),
+        };
+        out.push_str(&text);
+    }
+    Ok((out, count))
+}
+
+#[derive(Default, Clone, Copy)]
+struct Spec {
+    left: bool,
+    plus: bool,
+    space: bool,
+    alt: bool,
+    zero: bool,
+    width: usize,
+    prec: Option<usize>,
+}
+
+impl Spec {
+    fn pad(&self, body: String, numeric: bool) -> String {
+        let len = body.chars().count();
+        if len >= self.width {
+            return body;
+        }
+        let fill = self.width - len;
+        if self.left {
+            format!("{body}{}", " ".repeat(fill))
+        } else if self.zero && numeric {
+            // Zeros go after the sign or 0x prefix.
+            let mut split = usize::from(body.starts_with(['+', '-', ' ']));
+            if body[split..].starts_with("0x") || body[split..].starts_with("0X") {
+                split += 2;
+            }
+            let (sign, digits) = body.split_at(split);
+            format!("{sign}{}{digits}", "0".repeat(fill))
+        } else {
+            format!("{}{body}", " ".repeat(fill))
+        }
+    }
+
+    fn sign(&self, neg: bool) -> &'static str {
+        if neg {
+            "-"
+        } else if self.plus {
+            "+"
+        } else if self.space {
+            " "
+        } else {
+            ""
+        }
+    }
+
+    fn int(&self, v: u64, neg: bool, base: u32, upper: bool) -> String {
+        let mut digits = match base {
+            16 if upper => format!("{v:X}"),
+            16 => format!("{v:x}"),
+            8 => format!("{v:o}"),
+            _ => v.to_string(),
+        };
+        if let Some(p) = self.prec {
+            if p == 0 && v == 0 {
+                digits.clear();
+            }
+            while digits.len() < p {
+                digits.insert(0, '0');
+            }
+        }
+        let prefix = match (self.alt, base) {
+            (true, 16) if v != 0 => {
+                if upper {
+                    "0X"
+                } else {
+                    "0x"
+                }
+            }
+            (true, 8) if !digits.starts_with('0') => "0",
+            _ => "",
+        };
+        let signed = base == 10;
+        let s = format!(
+            "{}{prefix}{digits}",
+            if signed { self.sign(neg) } else { "" }
+        );
+        Spec {
+            zero: self.zero && self.prec.is_none(),
+            ..*self
+        }
+        .pad(s, true)
+    }
+
+    fn float(&self, v: f64, conv: char) -> String {
+        let upper = conv.is_ascii_uppercase();
+        let neg = v.is_sign_negative();
+        let a = v.abs();
+        let body = if v.is_nan() {
+            "nan".to_string()
+        } else if v.is_infinite() {
+            "inf".to_string()
+        } else {
+            let p = self.prec.unwrap_or(6);
+            match conv.to_ascii_lowercase() {
+                'f' => format!("{a:.p$}"),
+                'e' => exp_form(a, p),
+                'a' => format!("{a:e}"),
+                _ => {
+                    // %g: the shorter of %e and %f with P significant digits, trailing zeros cut.
+                    let p = if p == 0 { 1 } else { p };
+                    let x = if a == 0.0 { 0 } else { exp_of(a, p) };
+                    let s = if x < -4 || x >= p as i32 {
+                        exp_form(a, p - 1)
+                    } else {
+                        format!("{a:.*}", (p as i32 - 1 - x).max(0) as usize)
+                    };
+                    if self.alt {
+                        s
+                    } else {
+                        strip_zeros(&s)
+                    }
+                }
+            }
+        };
+        let body = if upper { body.to_uppercase() } else { body };
+        let finite = v.is_finite();
+        let s = format!("{}{body}", self.sign(neg && !(v.is_nan())));
+        Spec {
+            zero: self.zero && finite,
+            ..*self
+        }
+        .pad(s, true)
+    }
+}
+
+/// The decimal exponent of `a` once rounded to `p` significant digits.
+fn exp_of(a: f64, p: usize) -> i32 {
+    let s = format!("{a:.*e}", p.saturating_sub(1));
+    s.split('e')
+        .nth(1)
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `1.234560e+05` (C style: at least two exponent digits, explicit sign).
+fn exp_form(a: f64, p: usize) -> String {
+    let s = format!("{a:.p$e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = exp.parse().unwrap_or(0);
+    format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
+fn strip_zeros(s: &str) -> String {
+    let (mant, exp) = match s.find('e') {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, ""),
+    };
+    let mant = if mant.contains('.') {
+        mant.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        mant
+    };
+    format!("{mant}{exp}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(f: &str, args: &[u8]) -> String {
+        let mut g = crate::mem::Global::new();
+        let mut s = f.as_bytes().to_vec();
+        s.push(0);
+        let fa = g.alloc("fmt", s, true);
+        let aa = g.alloc("args", args.to_vec(), true);
+        format(&g, fa, aa).unwrap().0
+    }
+
+    #[test]
+    fn c_style_formatting() {
+        let mut a = Vec::new();
+        a.extend(42i32.to_le_bytes());
+        a.extend([0; 4]);
+        a.extend(1.5f64.to_le_bytes());
+        a.extend((-7i64).to_le_bytes());
+        assert_eq!(
+            fmt(
+                "x=%5d|%-4d|%08.3f|%ld\n",
+                &[
+                    &42i32.to_le_bytes()[..],
+                    &7i32.to_le_bytes(),
+                    &[0; 8],
+                    &1.5f64.to_le_bytes(),
+                    &(-7i64).to_le_bytes()
+                ]
+                .concat()
+            ),
+            "x=   42|7   |0001.500|-7\n"
+        );
+        assert_eq!(
+            fmt(
+                "%x %X %#x %o",
+                &[
+                    &255u32.to_le_bytes()[..],
+                    &255u32.to_le_bytes(),
+                    &255u32.to_le_bytes(),
+                    &8u32.to_le_bytes()
+                ]
+                .concat()
+            ),
+            "ff FF 0xff 10"
+        );
+        assert_eq!(
+            fmt(
+                "%e|%g|%g|%g",
+                &[
+                    &123456.0f64.to_le_bytes()[..],
+                    &0.0001f64.to_le_bytes(),
+                    &123456789.0f64.to_le_bytes(),
+                    &100.0f64.to_le_bytes()
+                ]
+                .concat()
+            ),
+            "1.234560e+05|0.0001|1.23457e+08|100"
+        );
+        assert_eq!(
+            fmt(
+                "%%|%c|%+d",
+                &[&65i32.to_le_bytes()[..], &3i32.to_le_bytes()].concat()
+            ),
+            "%|A|+3"
+        );
+        let _ = a;
+    }
+}

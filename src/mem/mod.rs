@@ -1,0 +1,242 @@
+//! Memory: the state spaces a kernel reads and writes (PTX ISA 9.0 section 5.1 "State Spaces"
+//! and 6.4.1 "Generic Addressing"). Global memory is a set of allocations, each 256-byte aligned
+//! like `cudaMalloc` and separated by unmapped gaps so that running off the end of a buffer is a
+//! fault that names the buffer; `.const` and module `.global` variables are allocations too.
+//! Shared memory is one byte array per CTA, local memory one per thread. Generic addresses map
+//! the shared, local and kernel-parameter windows onto fixed ranges that no allocation uses, so
+//! `cvta` is arithmetic and a generic access finds its space from the address alone.
+
+use std::fmt;
+
+/// Where global allocations start. Like CUDA's, addresses are large and 256-byte aligned.
+pub const GLOBAL_BASE: u64 = 0x7f00_0000_0000;
+/// Generic window of the executing CTA's shared memory: generic = WINDOW + shared offset.
+pub const SHARED_WINDOW: u64 = 0x0001_0000_0000_0000;
+/// Generic window of the executing thread's local memory.
+pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
+/// Generic window of the kernel parameter buffer (`cvta.param`, `__grid_constant__`).
+pub const PARAM_WINDOW: u64 = 0x0003_0000_0000_0000;
+/// Size of each window.
+pub const WINDOW_SIZE: u64 = 1 << 32;
+/// Gap left unmapped after each allocation.
+const GAP: u64 = 256;
+
+/// An access that misses every allocation, or breaks alignment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemFault {
+    pub message: String,
+}
+
+impl fmt::Display for MemFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Alloc {
+    pub name: String,
+    pub base: u64,
+    pub data: Vec<u8>,
+    pub readonly: bool,
+}
+
+/// Device global memory (and `.const`, which is read-only global memory here).
+#[derive(Debug, Clone, Default)]
+pub struct Global {
+    /// Sorted by base address.
+    pub allocs: Vec<Alloc>,
+    next: u64,
+}
+
+impl Global {
+    pub fn new() -> Self {
+        Global {
+            allocs: Vec::new(),
+            next: GLOBAL_BASE,
+        }
+    }
+
+    /// Adds an allocation and returns its address.
+    pub fn alloc(&mut self, name: &str, data: Vec<u8>, readonly: bool) -> u64 {
+        let base = self.next;
+        let len = data.len() as u64;
+        self.next = (base + len.max(1) + GAP).next_multiple_of(256);
+        self.allocs.push(Alloc {
+            name: name.to_string(),
+            base,
+            data,
+            readonly,
+        });
+        base
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<&Alloc> {
+        self.allocs.iter().find(|a| a.name == name)
+    }
+
+    fn locate(&self, addr: u64, len: u64) -> Result<(usize, usize), MemFault> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        if i > 0 {
+            let a = &self.allocs[i - 1];
+            let end = a.base + a.data.len() as u64;
+            if addr >= a.base && addr.saturating_add(len) <= end {
+                return Ok((i - 1, (addr - a.base) as usize));
+            }
+            if addr < end + GAP {
+                return Err(MemFault {
+                    message: format!(
+                        "{len}-byte access at `{}`+{} runs past its end ({} bytes)",
+                        a.name,
+                        addr - a.base,
+                        a.data.len()
+                    ),
+                });
+            }
+        }
+        Err(MemFault {
+            message: format!("{len}-byte access at global address {addr:#x} hits no allocation"),
+        })
+    }
+
+    /// A readable slice of `len` bytes at `addr`.
+    pub fn read(&self, addr: u64, len: usize) -> Result<&[u8], MemFault> {
+        let (i, off) = self.locate(addr, len as u64)?;
+        Ok(&self.allocs[i].data[off..off + len])
+    }
+
+    pub fn write(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemFault> {
+        let (i, off) = self.locate(addr, len as u64)?;
+        let a = &mut self.allocs[i];
+        if a.readonly {
+            return Err(MemFault {
+                message: format!("write to read-only `{}` (a .const variable)", a.name),
+            });
+        }
+        Ok(&mut a.data[off..off + len])
+    }
+
+    /// Writable bytes even of a read-only allocation: for laying out initial data.
+    pub fn write_init(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemFault> {
+        let (i, off) = self.locate(addr, len as u64)?;
+        Ok(&mut self.allocs[i].data[off..off + len])
+    }
+
+    /// Whether `addr` lies in a read-only (`.const`) allocation.
+    pub fn is_readonly(&self, addr: u64) -> bool {
+        self.locate(addr, 1)
+            .is_ok_and(|(i, _)| self.allocs[i].readonly)
+    }
+
+    /// `buffer+offset` for a global address, for reports.
+    pub fn describe(&self, addr: u64) -> String {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        match i.checked_sub(1).map(|i| &self.allocs[i]) {
+            Some(a) if addr < a.base + a.data.len() as u64 + GAP => {
+                format!("{}+{:#x}", a.name, addr - a.base)
+            }
+            _ => format!("global {addr:#x}"),
+        }
+    }
+}
+
+/// A flat byte space (shared memory of a CTA, local memory of a thread, a parameter buffer).
+pub fn slice<'a>(mem: &'a [u8], space: &str, off: u64, len: usize) -> Result<&'a [u8], MemFault> {
+    match usize::try_from(off)
+        .ok()
+        .filter(|o| o.checked_add(len).is_some_and(|e| e <= mem.len()))
+    {
+        Some(o) => Ok(&mem[o..o + len]),
+        None => Err(MemFault {
+            message: format!(
+                "{len}-byte {space} access at offset {off:#x} is outside its {} bytes",
+                mem.len()
+            ),
+        }),
+    }
+}
+
+pub fn slice_mut<'a>(
+    mem: &'a mut [u8],
+    space: &str,
+    off: u64,
+    len: usize,
+) -> Result<&'a mut [u8], MemFault> {
+    let n = mem.len();
+    match usize::try_from(off)
+        .ok()
+        .filter(|o| o.checked_add(len).is_some_and(|e| e <= n))
+    {
+        Some(o) => Ok(&mut mem[o..o + len]),
+        None => Err(MemFault {
+            message: format!(
+                "{len}-byte {space} access at offset {off:#x} is outside its {n} bytes"
+            ),
+        }),
+    }
+}
+
+/// Which space a generic address falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generic {
+    Global(u64),
+    Shared(u64),
+    Local(u64),
+    Param(u64),
+}
+
+pub fn classify(addr: u64) -> Generic {
+    let window = |base: u64| addr.checked_sub(base).filter(|o| *o < WINDOW_SIZE);
+    if let Some(o) = window(SHARED_WINDOW) {
+        Generic::Shared(o)
+    } else if let Some(o) = window(LOCAL_WINDOW) {
+        Generic::Local(o)
+    } else if let Some(o) = window(PARAM_WINDOW) {
+        Generic::Param(o)
+    } else {
+        Generic::Global(addr)
+    }
+}
+
+pub fn read_le(b: &[u8]) -> u64 {
+    let mut v = [0u8; 8];
+    let n = b.len().min(8);
+    v[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(v)
+}
+
+pub fn write_le(b: &mut [u8], v: u64) {
+    let n = b.len().min(8);
+    b[..n].copy_from_slice(&v.to_le_bytes()[..n]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_aligned_and_separated() {
+        let mut g = Global::new();
+        let a = g.alloc("a", vec![1; 10], false);
+        let b = g.alloc("b", vec![2; 300], false);
+        assert_eq!(a % 256, 0);
+        assert_eq!(b % 256, 0);
+        assert!(b >= a + 10 + GAP);
+        assert_eq!(g.read(a + 9, 1).unwrap(), &[1]);
+        let e = g.read(a + 8, 4).unwrap_err();
+        assert!(
+            e.message.contains("`a`+8 runs past its end"),
+            "{}",
+            e.message
+        );
+        assert!(g.read(b - 1, 1).is_err());
+        assert_eq!(g.describe(b + 5), "b+0x5");
+    }
+
+    #[test]
+    fn generic_windows() {
+        assert_eq!(classify(SHARED_WINDOW + 16), Generic::Shared(16));
+        assert_eq!(classify(LOCAL_WINDOW), Generic::Local(0));
+        assert_eq!(classify(GLOBAL_BASE), Generic::Global(GLOBAL_BASE));
+    }
+}

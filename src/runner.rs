@@ -1,0 +1,442 @@
+//! One launch from file to report: load the launch file, compile its PTX, lay out the kernel
+//! parameters as the CUDA ABI does (`ir::Param::offset`), run, write the outputs, and describe
+//! the result in the contract's terms (`../shared/contract.md`: statuses, JSON report, exit
+//! codes). `ptxrun test` is built on it.
+
+use crate::diag;
+use crate::exec::{self, Fault, FaultKind, Grid, Options, Outcome};
+use crate::ir::{self, Module, Type};
+use crate::launch::{self, Launch, LaunchParam};
+use crate::mem::Global;
+use std::path::{Path, PathBuf};
+
+/// Bad input (exit 2): a message ready to print.
+#[derive(Debug, Clone)]
+pub struct BadInput(pub String);
+
+impl From<launch::LaunchError> for BadInput {
+    fn from(e: launch::LaunchError) -> Self {
+        BadInput(e.0)
+    }
+}
+
+pub struct Settings {
+    pub entry: Option<String>,
+    pub seed: u64,
+    pub max_steps: u64,
+    pub out_dir: Option<PathBuf>,
+    /// Write `[outputs]` files.
+    pub write_outputs: bool,
+}
+
+/// A finished run: the compiled module (for locating faults), the launch, buffer addresses.
+pub struct Finished {
+    pub launch: Launch,
+    pub module: Module,
+    pub src: String,
+    pub kernel_name: String,
+    pub outcome: Outcome,
+    /// (name, type, address, bytes) of each launch buffer.
+    pub buffers: Vec<(String, Type, u64, usize)>,
+}
+
+impl Finished {
+    pub fn buffer(&self, name: &str) -> Option<&[u8]> {
+        let (_, _, addr, len) = self.buffers.iter().find(|b| b.0 == name)?;
+        self.outcome.global.read(*addr, *len).ok()
+    }
+}
+
+pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
+    let launch = launch::load(path)?;
+    let src_bytes = std::fs::read(&launch.kernel)
+        .map_err(|e| BadInput(format!("{}: {e}", launch.kernel.display())))?;
+    let src = String::from_utf8_lossy(&src_bytes).into_owned();
+    let kernel_name = launch.kernel.display().to_string();
+    let module =
+        ir::compile(&src).map_err(|d| BadInput(diag::render(&d, &kernel_name, &src, false)))?;
+    let entry_name = s.entry.clone().or_else(|| launch.entry.clone());
+    let entries: Vec<&ir::Function> = module.entries().collect();
+    let entry = match &entry_name {
+        Some(n) => module
+            .functions
+            .iter()
+            .position(|f| f.is_entry && &f.name == n)
+            .ok_or_else(|| {
+                BadInput(format!(
+                    "{kernel_name}: no .entry named `{n}` (entries: {})",
+                    names(&entries)
+                ))
+            })?,
+        None => match entries.as_slice() {
+            [one] => module
+                .functions
+                .iter()
+                .position(|f| std::ptr::eq(f, *one))
+                .unwrap_or(0),
+            [] => return Err(BadInput(format!("{kernel_name}: the module has no .entry"))),
+            _ => {
+                return Err(BadInput(format!(
+                    "{kernel_name}: several entries ({}); name one with `entry` or --entry",
+                    names(&entries)
+                )))
+            }
+        },
+    };
+    let func = &module.functions[entry];
+    if launch.params.len() != func.params.len() {
+        return Err(BadInput(format!(
+            "{}: `{}` takes {} parameters but the launch file gives {}",
+            launch.dir.join("launch.toml").display(),
+            func.name,
+            func.params.len(),
+            launch.params.len()
+        )));
+    }
+    let mut global = Global::new();
+    let mut buffers = Vec::new();
+    let size: u32 = func
+        .params
+        .iter()
+        .map(|p| p.offset + p.size)
+        .max()
+        .unwrap_or(0);
+    let mut kparams = vec![0u8; size as usize];
+    for (i, (lp, pp)) in launch.params.iter().zip(&func.params).enumerate() {
+        let field = format!("params[{i}]");
+        let bytes = match lp {
+            LaunchParam::Buffer { name, ty, data } => {
+                if pp.size != 8 {
+                    return Err(BadInput(format!(
+                        "{field} (buffer `{name}`): kernel parameter `{}` is {} bytes, a pointer needs 8",
+                        pp.name, pp.size
+                    )));
+                }
+                let addr = global.alloc(name, data.clone(), false);
+                buffers.push((name.clone(), *ty, addr, data.len()));
+                addr.to_le_bytes().to_vec()
+            }
+            LaunchParam::Scalar { ty, bytes } => {
+                if bytes.len() != pp.size as usize {
+                    return Err(BadInput(format!(
+                        "{field}: kernel parameter `{}` is {} bytes ({}), the launch gives .{} ({} bytes)",
+                        pp.name,
+                        pp.size,
+                        pp.ty,
+                        ty.name(),
+                        bytes.len()
+                    )));
+                }
+                bytes.clone()
+            }
+        };
+        let off = pp.offset as usize;
+        kparams[off..off + bytes.len()].copy_from_slice(&bytes);
+    }
+    let grid = Grid {
+        grid: launch.grid,
+        block: launch.block,
+        dynamic_shared_bytes: launch.dynamic_shared_bytes,
+    };
+    let opts = Options {
+        seed: s.seed,
+        max_steps: s.max_steps,
+    };
+    let outcome = exec::run(
+        &module,
+        ir::FuncId(entry as u32),
+        &grid,
+        global,
+        kparams,
+        &opts,
+    );
+    let done = Finished {
+        launch,
+        module,
+        src,
+        kernel_name,
+        outcome,
+        buffers,
+    };
+    if s.write_outputs {
+        for (name, path) in &done.launch.outputs {
+            let path = match &s.out_dir {
+                Some(d) => d.join(path.strip_prefix(&done.launch.dir).unwrap_or(path)),
+                None => path.clone(),
+            };
+            let ty = done
+                .buffers
+                .iter()
+                .find(|b| &b.0 == name)
+                .map_or(Type::U8, |b| b.1);
+            let data = done.buffer(name).unwrap_or_default().to_vec();
+            launch::write_output(&path, ty, &data)?;
+        }
+    }
+    Ok(done)
+}
+
+fn names(fs: &[&ir::Function]) -> String {
+    fs.iter()
+        .map(|f| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Finished {
+    /// `ok`, `fault` or `deadlock`, as the JSON report's `status`.
+    pub fn status(&self) -> &'static str {
+        match &self.outcome.fault {
+            None => "ok",
+            Some(f) if f.kind == FaultKind::Deadlock => "deadlock",
+            Some(_) => "fault",
+        }
+    }
+
+    /// The fault as a diagnostic pointing at its PTX instruction.
+    pub fn fault_diag(&self, f: &Fault) -> diag::Diag {
+        let mut d = diag::Diag::error(kind_code(f.kind), f.message.clone());
+        if let Some((func, pc)) = f.at {
+            if let Some(src) = self
+                .module
+                .functions
+                .get(func.0 as usize)
+                .and_then(|fun| fun.srcs.get(pc as usize))
+            {
+                d = d.label(
+                    src.span.clone(),
+                    format!("in CTA {:?}, thread {:?}", f.cta, f.thread),
+                );
+                if let Some((file, line, _)) = src.loc {
+                    d = d.help(format!(
+                        "CUDA source: {}:{line}",
+                        self.module.file(file).unwrap_or("?")
+                    ));
+                }
+            }
+        }
+        d
+    }
+
+    pub fn human(&self) -> String {
+        let st = self.outcome.stats;
+        match &self.outcome.fault {
+            None => format!(
+                "ok: {} thread instructions ({} warp instructions), {} cycles\n",
+                st.thread_instructions, st.warp_instructions, st.cycles
+            ),
+            Some(f) => diag::render(&[self.fault_diag(f)], &self.kernel_name, &self.src, false),
+        }
+    }
+
+    /// The contract's JSON report.
+    pub fn json(&self) -> String {
+        let st = self.outcome.stats;
+        let mut diags = Vec::new();
+        if let Some(f) = &self.outcome.fault {
+            let (line, column, instruction) = match f.at.and_then(|(func, pc)| {
+                self.module
+                    .functions
+                    .get(func.0 as usize)?
+                    .srcs
+                    .get(pc as usize)
+            }) {
+                Some(s) => {
+                    let (l, c) = diag::line_col(&self.src, s.span.start);
+                    (l, c, self.src[s.span.clone()].to_string())
+                }
+                None => (0, 0, String::new()),
+            };
+            diags.push(serde_json::json!({
+                "kind": f.kind.name(), "severity": "error", "message": f.message,
+                "line": line, "column": column, "instruction": instruction,
+                "cta": f.cta, "thread": f.thread, "related": [],
+            }));
+        }
+        let v = serde_json::json!({
+            "status": self.status(),
+            "diagnostics": diags,
+            "stats": { "thread_instructions": st.thread_instructions, "warp_instructions": st.warp_instructions,
+                       "cycles": st.cycles, "schedules": 1 },
+        });
+        format!("{v}\n")
+    }
+}
+
+fn kind_code(k: FaultKind) -> &'static str {
+    match k {
+        FaultKind::Memory => "run::out-of-bounds",
+        FaultKind::Misaligned => "run::misaligned",
+        FaultKind::Trap => "run::trap",
+        FaultKind::Deadlock => "run::deadlock",
+        FaultKind::StepLimit => "run::step-limit",
+        FaultKind::Unsupported => "run::unsupported",
+    }
+}
+
+/// Outcome of one sample under `ptxrun test`.
+pub enum Verdict {
+    Pass,
+    Fail(String),
+    /// Bad input (invalid launch file or PTX, unsupported instruction): counts as a failure.
+    Error(String),
+}
+
+/// Runs one launch and checks its `[expect]`.
+pub fn test_one(path: &Path, seed: u64) -> Verdict {
+    let s = Settings {
+        entry: None,
+        seed,
+        max_steps: 1 << 32,
+        out_dir: None,
+        write_outputs: false,
+    };
+    let done = match run(path, &s) {
+        Ok(d) => d,
+        Err(e) => return Verdict::Error(e.0),
+    };
+    let e = &done.launch.expect;
+    if let Some(h) = &e.hazard {
+        return Verdict::Fail(format!(
+            "expects hazard `{h}`, but this build of ptxrun does not detect hazards yet"
+        ));
+    }
+    if let Some(f) = &done.outcome.fault {
+        if f.kind == FaultKind::Unsupported {
+            return Verdict::Error(f.message.clone());
+        }
+        let line =
+            f.at.and_then(|(func, pc)| {
+                done.module
+                    .functions
+                    .get(func.0 as usize)?
+                    .srcs
+                    .get(pc as usize)
+            })
+            .map_or(0, |s| s.line);
+        return Verdict::Fail(format!(
+            "{} at PTX line {line}: {}",
+            f.kind.name(),
+            f.message
+        ));
+    }
+    if e.outputs.is_empty() && e.stdout.is_none() {
+        return Verdict::Fail("[expect] names no outputs to compare".into());
+    }
+    for (name, file) in &e.outputs {
+        let want = match std::fs::read(file) {
+            Ok(w) => w,
+            Err(err) => return Verdict::Error(format!("{}: {err}", file.display())),
+        };
+        let got = done.buffer(name).unwrap_or_default();
+        let ty = done
+            .buffers
+            .iter()
+            .find(|b| &b.0 == name)
+            .map_or(Type::U8, |b| b.1);
+        let tol = e.tolerance.iter().find(|(k, _)| k == name).map(|(_, t)| *t);
+        if let Some(msg) = compare(got, &want, ty, tol) {
+            return Verdict::Fail(format!("`{name}`: {msg}"));
+        }
+    }
+    if let Some(file) = &e.stdout {
+        match std::fs::read_to_string(file) {
+            Ok(want) if want == done.outcome.stdout => {}
+            Ok(want) => {
+                let line = want
+                    .lines()
+                    .zip(done.outcome.stdout.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                return Verdict::Fail(format!(
+                    "stdout differs (first at line {}: expected {:?}, got {:?})",
+                    line + 1,
+                    want.lines().nth(line).unwrap_or(""),
+                    done.outcome.stdout.lines().nth(line).unwrap_or("")
+                ));
+            }
+            Err(err) => return Verdict::Error(format!("{}: {err}", file.display())),
+        }
+    }
+    Verdict::Pass
+}
+
+/// `None` if equal (bit for bit, or within a relative tolerance for floats).
+fn compare(got: &[u8], want: &[u8], ty: Type, tol: Option<f64>) -> Option<String> {
+    if got.len() < want.len() {
+        return Some(format!(
+            "buffer has {} bytes, expected file {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    let es = ty.size().max(1) as usize;
+    let mut bad = 0usize;
+    let mut first = None;
+    for (i, (g, w)) in got.chunks(es).zip(want.chunks(es)).enumerate() {
+        if g == w {
+            continue;
+        }
+        let ok = tol.is_some_and(|t| {
+            let (x, y) = (as_f64(g, ty), as_f64(w, ty));
+            (x.is_nan() && y.is_nan()) || (x - y).abs() <= t * y.abs().max(f64::MIN_POSITIVE)
+        });
+        if !ok {
+            bad += 1;
+            first.get_or_insert((i, g.to_vec(), w.to_vec()));
+        }
+    }
+    first.map(|(i, g, w)| {
+        format!(
+            "{bad} of {} elements differ; first at element {i}: got {}, expected {}",
+            want.len() / es,
+            show(&g, ty),
+            show(&w, ty)
+        )
+    })
+}
+
+fn as_f64(b: &[u8], ty: Type) -> f64 {
+    let v = crate::mem::read_le(b);
+    match ty {
+        Type::F32 => f64::from(f32::from_bits(v as u32)),
+        Type::F64 => f64::from_bits(v),
+        Type::F16 => half::f16::from_bits(v as u16).to_f64(),
+        Type::Bf16 => half::bf16::from_bits(v as u16).to_f64(),
+        _ => v as f64,
+    }
+}
+
+fn show(b: &[u8], ty: Type) -> String {
+    let v = crate::mem::read_le(b);
+    if ty.is_float() {
+        format!("{} ({v:#x})", as_f64(b, ty))
+    } else if ty.is_signed() {
+        format!("{}", crate::exec::sext_pub(v, ty.size() * 8))
+    } else {
+        format!("{v} ({v:#x})")
+    }
+}
+
+/// Every `launch.toml` under the paths, sorted.
+pub fn find_launches(paths: &[PathBuf]) -> Vec<PathBuf> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+        if p.is_file() {
+            if p.file_name().is_some_and(|n| n == "launch.toml") {
+                out.push(p.to_path_buf());
+            }
+            return;
+        }
+        let Ok(rd) = std::fs::read_dir(p) else { return };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for e in entries {
+            walk(&e, out);
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        walk(p, &mut out);
+    }
+    out
+}
