@@ -115,8 +115,6 @@ fn main() -> ExitCode {
                     print!("{}", done.outcome.stdout);
                     if format == Format::Json {
                         print!("{}", done.json());
-                    } else if done.outcome.fault.is_some() {
-                        eprint!("{}", done.human());
                     } else {
                         eprint!("{}", done.human());
                     }

@@ -109,10 +109,19 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 }
             }
             Op::Mul | Op::Mad => {
-                let p = sa * sb;
+                // Signed 64x64 fits in i128; unsigned needs u128.
+                let p: i128 = if t.is_signed() {
+                    sa * sb
+                } else {
+                    (sa as u128).wrapping_mul(sb as u128) as i128
+                };
+                let hi = if t.is_signed() {
+                    (p >> bits) as u64
+                } else {
+                    ((p as u128) >> bits) as u64
+                };
                 let prod = match mods.sub {
-                    Some(SubOp::Hi) => (p >> bits) as u64,
-                    Some(SubOp::Wide) => p as u64,
+                    Some(SubOp::Hi) => hi,
                     _ => p as u64,
                 };
                 if op == Op::Mad {
@@ -120,7 +129,7 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
                     let ct = if wide { double_width(t) } else { t };
                     let cc = cx.src(3, lane, ct);
                     if mods.sub == Some(SubOp::Hi) && mods.has(Flags::SAT) {
-                        ((p >> bits) + as_i128(cc, t))
+                        (i128::from(sext(hi, bits)) + as_i128(cc, t))
                             .clamp(i128::from(i32::MIN), i128::from(i32::MAX))
                             as u64
                     } else {
@@ -643,7 +652,7 @@ mod tests {
     #[test]
     fn bfe_matches_the_isa_pseudocode() {
         assert_eq!(bfe(0xf0, 4, 4, 32, false), 0xf);
-        assert_eq!(bfe(0xf0, 4, 4, 32, true), 0xffff_ffff_ffff_ffff & mask(64));
+        assert_eq!(bfe(0xf0, 4, 4, 32, true), 0xffff_ffff);
         assert_eq!(bfe(0x80, 4, 0, 32, true), 0);
         assert_eq!(
             bfe(0x8000_0000, 31, 200, 32, true) & 0xffff_ffff,

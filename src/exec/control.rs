@@ -364,7 +364,7 @@ impl<'m> Machine<'m> {
         }
         let count = b_idx.and_then(|i| val(ops.get(i))).unwrap_or(0) as u32;
         let b = &mut cta.bars[id as usize];
-        if count != 0 && count % 32 != 0 {
+        if count != 0 && !count.is_multiple_of(32) {
             return Err(fault(
                 FaultKind::Trap,
                 format!("barrier thread count {count} is not a multiple of 32"),

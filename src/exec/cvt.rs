@@ -88,7 +88,7 @@ pub fn convert(v: u64, st: Type, dt: Type, mods: &Mods) -> u64 {
             } else {
                 float_to_float(sf, df, v, round_of(mods.rnd))
             };
-            if df.is_nan(out) {
+            if integral && df.is_nan(out) {
                 out = df.canonical_nan();
             }
             if ftz && df.is_subnormal(out) {
@@ -143,7 +143,7 @@ fn saturate(f: Fmt, v: u64) -> u64 {
     if x <= 0.0 {
         0
     } else if x > 1.0 {
-        f.from_f64(1.0)
+        f.encode_f64(1.0)
     } else {
         v
     }
@@ -189,9 +189,39 @@ fn round_integral(f: Fmt, v: u64, r: Round) -> u64 {
     })
 }
 
+/// A NaN converted to or from f64 keeps its sign and the top of its payload, quieted.
+fn convert_nan(sf: Fmt, df: Fmt, v: u64) -> u64 {
+    let mbits = |f: Fmt| match f {
+        Fmt::H => 10,
+        Fmt::B => 7,
+        Fmt::S => 23,
+        Fmt::D => 52,
+    };
+    let (sm, dm) = (mbits(sf), mbits(df));
+    let payload = v & mask(sm);
+    let p = if sm >= dm {
+        payload >> (sm - dm)
+    } else {
+        payload << (dm - sm)
+    };
+    let sign = if v & sf.sign() != 0 { df.sign() } else { 0 };
+    let exp = mask(df.bits() - 1) & !mask(dm);
+    sign | exp | p | (1 << (dm - 1))
+}
+
 fn float_to_float(sf: Fmt, df: Fmt, v: u64, r: Round) -> u64 {
     if sf == df {
         return v;
+    }
+    if sf.is_nan(v) {
+        // Measured on an H100: conversions to or from f64 keep the payload's top bits; between
+        // f32 and the half formats the result is the canonical NaN.
+        let keeps = sf == Fmt::D || df == Fmt::D || (sf == Fmt::B && df == Fmt::S);
+        return if keeps {
+            convert_nan(sf, df, v)
+        } else {
+            df.canonical_nan()
+        };
     }
     let mut loses = false;
     macro_rules! conv {
@@ -226,7 +256,13 @@ fn float_to_float(sf: Fmt, df: Fmt, v: u64, r: Round) -> u64 {
 fn to_int(f: Fmt, v: u64, dt: Type, rnd: Option<Rounding>) -> u64 {
     let dbits = dt.size() * 8;
     if f.is_nan(v) {
-        return 0;
+        // Measured on an H100: NaN converts to the top-bit pattern (0x80000000,
+        // 0x8000000000000000) from f64 and into 64-bit integers; to 0 otherwise.
+        return if f == Fmt::D || dbits == 64 {
+            1u64 << (dbits - 1)
+        } else {
+            0
+        };
     }
     let r = match rnd {
         None => Round::TowardZero,

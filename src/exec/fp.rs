@@ -103,7 +103,7 @@ impl Fmt {
         }
     }
     /// `x` rounded to this format, to nearest even.
-    pub fn from_f64(self, x: f64) -> u64 {
+    pub fn encode_f64(self, x: f64) -> u64 {
         match self {
             Fmt::H => u64::from(half::f16::from_f64(x).to_bits()),
             Fmt::B => u64::from(half::bf16::from_f64(x).to_bits()),
@@ -224,40 +224,48 @@ fn fma(f: Fmt, a: u64, b: u64, c: u64, r: Round) -> u64 {
     }
 }
 
-/// `sqrt(a)` with rounding `r`: the nearest root, then one step by the sign of `r*r - a`.
+/// `sqrt(a)` with rounding `r`: the nearest root, then one step by the sign of `a - s*s`,
+/// computed where it is exact (f64 for f32 roots; scaled into the normal range for tiny f64).
 fn sqrt(f: Fmt, a: u64, r: Round) -> u64 {
-    let x = f.to_f64(a);
     match f {
-        Fmt::S | Fmt::H | Fmt::B if f != Fmt::S => f.from_f64(x.sqrt()),
         Fmt::S => {
             let v = f32::from_bits(a as u32);
             let s = v.sqrt();
-            u64::from(directed_f32(s, s.mul_add(-s, v) * 1.0, r, |s| s.mul_add(-s, v)).to_bits())
+            if !s.is_finite() || s == 0.0 || r == Round::NearestTiesToEven {
+                return u64::from(s.to_bits());
+            }
+            let res = f64::from(v) - f64::from(s) * f64::from(s);
+            u64::from(step_f32(s, res, r).to_bits())
         }
-        _ => {
+        Fmt::D => {
             let v = f64::from_bits(a);
+            if v > 0.0 && v < f64::from_bits(0x0830_0000_0000_0000) {
+                // Tiny: scale by 2^1000 (even), take the root, scale back by 2^-500 exactly.
+                let scaled = sqrt(
+                    Fmt::D,
+                    (v * f64::from_bits(0x7e70_0000_0000_0000)).to_bits(),
+                    r,
+                );
+                return (f64::from_bits(scaled) * f64::from_bits(0x20b0_0000_0000_0000)).to_bits();
+            }
             let s = v.sqrt();
             if !s.is_finite() || s == 0.0 || r == Round::NearestTiesToEven {
                 return s.to_bits();
             }
-            // residual v - s*s > 0: the exact root is above s.
             let res = (-s).mul_add(s, v);
-            let step = |up: bool| if up { next_up64(s) } else { next_down64(s) };
-            let v2 = match r {
-                Round::TowardPositive if res > 0.0 => step(true),
-                Round::TowardNegative | Round::TowardZero if res < 0.0 => step(false),
+            let out = match r {
+                Round::TowardPositive if res > 0.0 => next_up64(s),
+                Round::TowardNegative | Round::TowardZero if res < 0.0 => next_down64(s),
                 _ => s,
             };
-            v2.to_bits()
+            out.to_bits()
         }
+        // Half formats: the f64 root rounded once is exact to nearest.
+        _ => f.encode_f64(f.to_f64(a).sqrt()),
     }
 }
 
-fn directed_f32(s: f32, _unused: f32, r: Round, residual: impl Fn(f32) -> f32) -> f32 {
-    if !s.is_finite() || s == 0.0 || r == Round::NearestTiesToEven {
-        return s;
-    }
-    let res = residual(s);
+fn step_f32(s: f32, res: f64, r: Round) -> f32 {
     match r {
         Round::TowardPositive if res > 0.0 => f32::from_bits(s.to_bits() + 1),
         Round::TowardNegative | Round::TowardZero if res < 0.0 => f32::from_bits(s.to_bits() - 1),
@@ -290,7 +298,7 @@ fn sat(f: Fmt, v: u64) -> u64 {
     if x < 0.0 || (x == 0.0 && v & f.sign() != 0) {
         0
     } else if x > 1.0 {
-        f.from_f64(1.0)
+        f.encode_f64(1.0)
     } else {
         v
     }
@@ -347,6 +355,37 @@ fn minmax(f: Fmt, max: bool, a: u64, b: u64, mods: &Mods) -> u64 {
     r
 }
 
+/// The NaN an arithmetic instruction returns. Measured on an H100: f32 and the half formats
+/// return the canonical NaN (abs and neg included); f64 returns the first NaN operand, quieted,
+/// and the negative default NaN 0xfff8000000000000 when the operation itself is invalid.
+fn nan_result(f: Fmt, a: u64, b: u64, c: u64, op: Op) -> u64 {
+    if f != Fmt::D {
+        return f.canonical_nan();
+    }
+    let quiet = 1u64 << 51;
+    let inputs: &[u64] = match op {
+        // Measured with every pairing of a signaling and a quiet NaN: fma looks at a, c, b.
+        Op::Fma | Op::Mad => &[a, c, b],
+        Op::Abs
+        | Op::Neg
+        | Op::Rcp
+        | Op::Sqrt
+        | Op::Rsqrt
+        | Op::Sin
+        | Op::Cos
+        | Op::Lg2
+        | Op::Ex2
+        | Op::Tanh => &[a],
+        _ => &[a, b],
+    };
+    match inputs.iter().find(|x| f.is_nan(**x)) {
+        Some(x) if op == Op::Abs => (x | quiet) & !f.sign(),
+        Some(x) if op == Op::Neg => (x | quiet) ^ f.sign(),
+        Some(x) => x | quiet,
+        None => 0xfff8_0000_0000_0000,
+    }
+}
+
 /// One scalar lane of an arithmetic instruction, on raw bits of format `f`.
 fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64 {
     let r = round_of(mods.rnd);
@@ -381,26 +420,26 @@ fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64 {
                 // rcp.approx.ftz.f64: the top 32 bits of the reciprocal are exact enough.
                 (1.0 / f64::from_bits(a)).to_bits() & 0xffff_ffff_0000_0000
             } else {
-                binop(f, Bin::Div, f.from_f64(1.0), a, r)
+                binop(f, Bin::Div, f.encode_f64(1.0), a, r)
             }
         }
         Op::Sqrt => {
             if mods.has(Flags::APPROX) {
-                f.from_f64(f.to_f64(a).sqrt())
+                f.encode_f64(f.to_f64(a).sqrt())
             } else {
                 sqrt(f, a, r)
             }
         }
-        Op::Rsqrt => f.from_f64(1.0 / f.to_f64(a).sqrt()),
-        Op::Sin => f.from_f64(f.to_f64(a).sin()),
-        Op::Cos => f.from_f64(f.to_f64(a).cos()),
-        Op::Lg2 => f.from_f64(f.to_f64(a).log2()),
-        Op::Ex2 => f.from_f64(f.to_f64(a).exp2()),
-        Op::Tanh => f.from_f64(f.to_f64(a).tanh()),
+        Op::Rsqrt => f.encode_f64(1.0 / f.to_f64(a).sqrt()),
+        Op::Sin => f.encode_f64(f.to_f64(a).sin()),
+        Op::Cos => f.encode_f64(f.to_f64(a).cos()),
+        Op::Lg2 => f.encode_f64(f.to_f64(a).log2()),
+        Op::Ex2 => f.encode_f64(f.to_f64(a).exp2()),
+        Op::Tanh => f.encode_f64(f.to_f64(a).tanh()),
         _ => 0,
     };
-    if f.is_nan(v) && !matches!(op, Op::Abs | Op::Neg | Op::Copysign) {
-        v = f.canonical_nan();
+    if f.is_nan(v) && op != Op::Copysign {
+        v = nan_result(f, a, b, c, op);
     }
     if mods.has(Flags::RELU) && (v & f.sign() != 0 && !f.is_nan(v)) {
         v = 0;

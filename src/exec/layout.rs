@@ -146,5 +146,5 @@ pub fn func_addr(f: FuncId) -> u64 {
 /// The function a function-pointer value names.
 pub fn func_of(addr: u64, m: &Module) -> Option<FuncId> {
     let off = addr.checked_sub(FUNC_BASE)?;
-    (off % 16 == 0 && off / 16 < m.functions.len() as u64).then(|| FuncId((off / 16) as u32))
+    (off % 16 == 0 && off / 16 < m.functions.len() as u64).then_some(FuncId((off / 16) as u32))
 }

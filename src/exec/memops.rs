@@ -145,7 +145,7 @@ fn thread_of(cx: &Ctx<'_, '_>, lane: usize) -> usize {
 }
 
 fn check_align(cx: &Ctx<'_, '_>, addr: u64, size: u64, lane: usize, t: Target) -> Res<()> {
-    if addr % size != 0 {
+    if !addr.is_multiple_of(size) {
         let mut f = fault(
             FaultKind::Misaligned,
             format!(
@@ -299,7 +299,7 @@ fn add(t: Type, a: u64, b: u64) -> u64 {
 
 fn half_add(f: Fmt, a: u64, b: u64) -> u64 {
     // The exact sum of two halves is representable in f64; one rounding to the half format.
-    let v = f.from_f64(f.to_f64(a) + f.to_f64(b));
+    let v = f.encode_f64(f.to_f64(a) + f.to_f64(b));
     if f.is_nan(v) {
         f.canonical_nan()
     } else {

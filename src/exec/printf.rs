@@ -21,7 +21,8 @@ impl<'m> Machine<'m> {
         rets: Option<OpRange>,
         active: u32,
     ) -> Res<()> {
-        let warp = &mut cta.warps[wi];
+        let Cta { warps, shared, .. } = cta;
+        let warp = &mut warps[wi];
         let gi = warp
             .groups
             .iter()
@@ -50,7 +51,13 @@ impl<'m> Machine<'m> {
                 for lane in lanes(active) {
                     let fmt_addr = arg(warp, 0, lane);
                     let args_addr = arg(warp, 1, lane);
-                    let text = format(&self.global, fmt_addr, args_addr)
+                    let local = &warp.local[lane];
+                    let global = &self.global;
+                    let shared: &[u8] = shared;
+                    let read = |addr: u64, n: usize| -> Result<Vec<u8>, String> {
+                        generic_read(global, shared, local, addr, n)
+                    };
+                    let text = format(&read, fmt_addr, args_addr)
                         .map_err(|e| fault(FaultKind::Memory, format!("printf: {e}")))?;
                     self.stdout.push_str(&text.0);
                     results[lane] = text.1 as u64;
@@ -74,8 +81,10 @@ impl<'m> Machine<'m> {
             "free" => {}
             "__assertfail" => {
                 let lane = lanes(active).next().unwrap_or(0);
-                let msg = read_cstr(&self.global, arg(warp, 0, lane)).unwrap_or_default();
-                let file = read_cstr(&self.global, arg(warp, 1, lane)).unwrap_or_default();
+                let (global, shared, local) = (&self.global, &shared[..], &warp.local[lane]);
+                let read = |addr: u64, n: usize| generic_read(global, shared, local, addr, n);
+                let msg = read_cstr(&read, arg(warp, 0, lane)).unwrap_or_default();
+                let file = read_cstr(&read, arg(warp, 1, lane)).unwrap_or_default();
                 let line = arg(warp, 2, lane) as u32;
                 return Err(fault(
                     FaultKind::Trap,
@@ -109,10 +118,32 @@ impl<'m> Machine<'m> {
     }
 }
 
-fn read_cstr(g: &crate::mem::Global, addr: u64) -> Result<String, String> {
+/// Reads `n` bytes at a generic address, from the space it falls in.
+fn generic_read(
+    global: &crate::mem::Global,
+    shared: &[u8],
+    local: &[u8],
+    addr: u64,
+    n: usize,
+) -> Result<Vec<u8>, String> {
+    use crate::mem::{classify, slice, Generic};
+    let bytes = match classify(addr) {
+        Generic::Global(a) => global.read(a, n),
+        Generic::Shared(o) => slice(shared, "shared", o, n),
+        Generic::Local(o) => slice(local, "local", o, n),
+        Generic::Param(o) => Err(crate::mem::MemFault {
+            message: format!("printf argument in parameter space (+{o:#x})"),
+        }),
+    };
+    bytes.map(<[u8]>::to_vec).map_err(|e| e.message)
+}
+
+type Reader<'r> = dyn Fn(u64, usize) -> Result<Vec<u8>, String> + 'r;
+
+fn read_cstr(read: &Reader<'_>, addr: u64) -> Result<String, String> {
     let mut out = Vec::new();
     for i in 0..4096u64 {
-        let b = g.read(addr + i, 1).map_err(|e| e.message)?[0];
+        let b = read(addr.wrapping_add(i), 1)?[0];
         if b == 0 {
             return Ok(String::from_utf8_lossy(&out).into_owned());
         }
@@ -123,17 +154,17 @@ fn read_cstr(g: &crate::mem::Global, addr: u64) -> Result<String, String> {
 
 /// Formats like C `printf`; returns the text and the number of arguments consumed.
 pub(crate) fn format(
-    g: &crate::mem::Global,
+    read: &Reader<'_>,
     fmt_addr: u64,
     args: u64,
 ) -> Result<(String, usize), String> {
-    let fmt = read_cstr(g, fmt_addr)?;
+    let fmt = read_cstr(read, fmt_addr)?;
     let mut out = String::new();
     let mut off = 0u64;
     let mut count = 0;
     let mut next = |size: u64| -> Result<u64, String> {
         off = off.next_multiple_of(size);
-        let v = crate::mem::read_le(g.read(args + off, size as usize).map_err(|e| e.message)?);
+        let v = crate::mem::read_le(&read(args.wrapping_add(off), size as usize)?);
         off += size;
         Ok(v)
     };
@@ -219,7 +250,7 @@ pub(crate) fn format(
             'c' => spec.pad((next(4)? as u8 as char).to_string(), false),
             'p' => spec.pad(format!("0x{:x}", next(8)?), false),
             's' => {
-                let s = read_cstr(g, next(8)?)?;
+                let s = read_cstr(read, next(8)?)?;
                 let s = match spec.prec {
                     Some(p) => s.chars().take(p).collect(),
                     None => s,
@@ -402,23 +433,18 @@ mod tests {
         s.push(0);
         let fa = g.alloc("fmt", s, true);
         let aa = g.alloc("args", args.to_vec(), true);
-        format(&g, fa, aa).unwrap().0
+        let read = |a: u64, n: usize| g.read(a, n).map(<[u8]>::to_vec).map_err(|e| e.message);
+        format(&read, fa, aa).unwrap().0
     }
 
     #[test]
     fn c_style_formatting() {
-        let mut a = Vec::new();
-        a.extend(42i32.to_le_bytes());
-        a.extend([0; 4]);
-        a.extend(1.5f64.to_le_bytes());
-        a.extend((-7i64).to_le_bytes());
         assert_eq!(
             fmt(
                 "x=%5d|%-4d|%08.3f|%ld\n",
                 &[
                     &42i32.to_le_bytes()[..],
                     &7i32.to_le_bytes(),
-                    &[0; 8],
                     &1.5f64.to_le_bytes(),
                     &(-7i64).to_le_bytes()
                 ]
@@ -459,6 +485,5 @@ mod tests {
             ),
             "%|A|+3"
         );
-        let _ = a;
     }
 }

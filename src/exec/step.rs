@@ -75,8 +75,6 @@ pub(crate) struct Frame {
 #[derive(Debug, Clone)]
 pub(crate) struct Warp {
     pub index: u32,
-    /// Lanes that exist (the last warp of a CTA may be partial).
-    pub valid: u32,
     pub exited: u32,
     pub groups: Vec<Group>,
     pub frames: Vec<Frame>,
@@ -218,7 +216,6 @@ impl<'m> Machine<'m> {
             };
             let mut warp = Warp {
                 index: w,
-                valid,
                 exited: 0,
                 groups: Vec::new(),
                 frames: Vec::new(),
@@ -408,7 +405,6 @@ impl<'m> Machine<'m> {
             ops: func.ops(ins),
             pc,
             active,
-            group_mask: g.mask,
             global: &mut self.global,
             kparams: &self.kparams,
             shared: &mut cta.shared,
@@ -416,11 +412,8 @@ impl<'m> Machine<'m> {
             frame: &mut warp.frames[fidx],
             cta: cta.id,
             warp_index: warp.index,
-            warp_valid: warp.valid & !warp.exited,
             clock: warp.clock,
             grid: &self.grid,
-            stdout: &mut self.stdout,
-            heap_next: &mut self.heap_next,
             is_kernel: func.is_entry,
         }
     }
@@ -435,7 +428,6 @@ pub(crate) struct Ctx<'a, 'm> {
     pub ops: &'m [Operand],
     pub pc: u32,
     pub active: u32,
-    pub group_mask: u32,
     pub global: &'a mut Global,
     pub kparams: &'a [u8],
     pub shared: &'a mut Vec<u8>,
@@ -443,12 +435,8 @@ pub(crate) struct Ctx<'a, 'm> {
     pub frame: &'a mut Frame,
     pub cta: [u32; 3],
     pub warp_index: u32,
-    /// Lanes of the warp that have not exited.
-    pub warp_valid: u32,
     pub clock: u64,
     pub grid: &'a Grid,
-    pub stdout: &'a mut String,
-    pub heap_next: &'a mut u64,
     pub is_kernel: bool,
 }
 
@@ -653,7 +641,7 @@ fn pick_group(w: &Warp) -> Option<usize> {
         .iter()
         .enumerate()
         .filter(|(_, g)| g.wait == Wait::Ready)
-        .min_by_key(|(_, g)| (g.stack.len() == 0, g.pc))
+        .min_by_key(|(_, g)| (g.stack.is_empty(), g.pc))
         .map(|(i, _)| i)
 }
 
