@@ -4,7 +4,6 @@
 //! and every error names the field at fault; nothing here runs a kernel.
 
 use crate::ir::Type;
-use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -393,8 +392,23 @@ fn init_buffer(
     }
 }
 
-/// `{ random = { seed, min, max } }`: uniform values in [min, max) from ChaCha8 seeded with `seed`
-/// (integers by `gen_range`, floats by `gen_range` over f64 then rounded to the element type).
+/// SplitMix64: a generator short enough to reimplement anywhere (scripts/hw-golden does, in
+/// Python), so GPU runs and ptxrun fill `random` buffers with the same values.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// `{ random = { seed, min, max } }`: values in [min, max) from SplitMix64 seeded with `seed`:
+/// integers `min + next % (max - min)`; floats `min + (next >> 11) * 2^-53 * (max - min)`
+/// computed in f64, then rounded to nearest into the element type.
 fn random_fill(r: &toml::Table, ty: Type, len: u64, field: &str) -> Result<Vec<u8>, LaunchError> {
     let int = |k: &str, d: i64| match r.get(k) {
         Some(toml::Value::Integer(i)) => Ok(*i),
@@ -407,8 +421,7 @@ fn random_fill(r: &toml::Table, ty: Type, len: u64, field: &str) -> Result<Vec<u
         None => Ok(d),
         Some(_) => err(format!("{field}.{k}: expected a number")),
     };
-    let seed = int("seed", 0)? as u64;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = SplitMix64(int("seed", 0)? as u64);
     let esize = ty.size() as usize;
     let mut out = Vec::with_capacity(len as usize * esize);
     if ty.is_float() {
@@ -417,15 +430,18 @@ fn random_fill(r: &toml::Table, ty: Type, len: u64, field: &str) -> Result<Vec<u
             return err(format!("{field}: min must be below max"));
         }
         for _ in 0..len {
-            out.extend(float_bytes(rng.gen_range(lo..hi), ty));
+            let unit = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+            out.extend(float_bytes(lo + unit * (hi - lo), ty));
         }
     } else {
         let (lo, hi) = (int("min", 0)?, int("max", 100)?);
         if lo >= hi {
             return err(format!("{field}: min must be below max"));
         }
+        let span = hi.wrapping_sub(lo) as u64;
         for _ in 0..len {
-            out.extend(&rng.gen_range(lo..hi).to_le_bytes()[..esize]);
+            let v = lo.wrapping_add((rng.next_u64() % span) as i64);
+            out.extend(&v.to_le_bytes()[..esize]);
         }
     }
     Ok(out)
@@ -517,6 +533,14 @@ mod tests {
         assert_eq!((file.len() - data.len()) % 64, 0);
         assert_eq!(npy_bytes(&file, 4, "t").unwrap(), data);
         assert!(npy_bytes(&file, 2, "t").is_err());
+    }
+
+    #[test]
+    fn splitmix_matches_its_reference_values() {
+        // Reference: the first outputs of SplitMix64 seeded with 0 (Vigna's splitmix64.c).
+        let mut r = SplitMix64(0);
+        assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
     }
 
     #[test]
