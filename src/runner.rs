@@ -243,7 +243,14 @@ impl Finished {
             }) {
                 Some(s) => {
                     let (l, c) = diag::line_col(&self.src, s.span.start);
-                    (l, c, self.src[s.span.clone()].to_string())
+                    (
+                        l,
+                        c,
+                        self.src[s.span.clone()]
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    )
                 }
                 None => (0, 0, String::new()),
             };

@@ -286,21 +286,22 @@ impl<'m> Machine<'m> {
     /// Executes one instruction of group `gi` of warp `wi`.
     fn step(&mut self, cta: &mut Cta, wi: usize, gi: usize) -> Res<()> {
         self.stats.warp_instructions += 1;
-        if self.stats.warp_instructions > self.max_steps {
-            return Err(fault(
-                FaultKind::StepLimit,
-                format!(
-                    "the step limit ({} warp instructions) was reached",
-                    self.max_steps
-                ),
-            ));
-        }
         let warp = &mut cta.warps[wi];
         let warp_index = warp.index;
         let g = warp.groups[gi].clone();
         let fid = warp.frames[g.frame as usize].func;
         let func = &self.m.functions[fid.0 as usize];
         let first = warp.index * WARP as u32 + g.mask.trailing_zeros();
+        if self.stats.warp_instructions > self.max_steps {
+            let f = fault(
+                FaultKind::StepLimit,
+                format!(
+                    "the step limit ({} warp instructions) was reached here",
+                    self.max_steps
+                ),
+            );
+            return Err(at(f, fid, g.pc, first));
+        }
         let Some(ins) = func.code.get(g.pc as usize).copied() else {
             // Falling off the end of a function is `ret`.
             return self

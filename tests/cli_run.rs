@@ -1,0 +1,181 @@
+//! `ptxrun run` and `ptxrun test` through the binary: exit codes, the JSON report, faults that
+//! name the PTX line and thread, and launch-file errors that name the field at fault.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ptxrun(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxrun"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run ptxrun");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn out_dir(name: &str) -> String {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/cli-run")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d.display().to_string()
+}
+
+#[test]
+fn a_clean_run_exits_0_and_writes_outputs() {
+    let dir = out_dir("clean");
+    let (code, stdout, _) = ptxrun(&[
+        "run",
+        "ptx-samples/core/sgemm_tiled",
+        "--format",
+        "json",
+        "--out-dir",
+        &dir,
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
+    assert!(v["stats"]["thread_instructions"].as_u64().unwrap() > 0);
+    let got = std::fs::read(Path::new(&dir).join("out/c.bin")).unwrap();
+    let want = std::fs::read("ptx-samples/core/sgemm_tiled/expected/c.bin").unwrap();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn an_out_of_bounds_store_is_a_fault_naming_line_thread_and_buffer() {
+    let (code, stdout, _) = ptxrun(&[
+        "run",
+        "tests/run/oob",
+        "--format",
+        "json",
+        "--out-dir",
+        &out_dir("oob"),
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "fault");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["kind"], "out-of-bounds");
+    assert_eq!(d["line"], 16);
+    assert_eq!(d["thread"], serde_json::json!([63, 0, 0]));
+    assert!(d["message"].as_str().unwrap().contains("`out`+256"), "{d}");
+    let (_, _, stderr) = ptxrun(&["run", "tests/run/oob", "--out-dir", &out_dir("oob2")]);
+    assert!(
+        stderr.contains("kernel.ptx:16:2") && stderr.contains("thread [63, 0, 0]"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn trap_deadlock_and_step_limit_exit_1() {
+    let (code, _, stderr) = ptxrun(&["run", "tests/run/trap"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("trap") && stderr.contains("thread [5, 0, 0]"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = ptxrun(&["run", "tests/run/deadlock", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("\"status\":\"deadlock\""), "{stdout}");
+    let (code, _, stderr) = ptxrun(&["run", "tests/run/spin", "--max-steps", "1000"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("step limit") && stderr.contains("kernel.ptx:8"),
+        "{stderr}"
+    );
+}
+
+/// Writes a launch directory with the given launch.toml beside the oob kernel's PTX.
+fn launch_dir(name: &str, toml: &str, files: &[(&str, &[u8])]) -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/cli-run/launch")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy("tests/run/oob/kernel.ptx", d.join("kernel.ptx")).unwrap();
+    std::fs::write(d.join("launch.toml"), toml).unwrap();
+    for (f, bytes) in files {
+        std::fs::write(d.join(f), bytes).unwrap();
+    }
+    d
+}
+
+/// (directory name, launch.toml, extra files, text the error must contain)
+type Case<'a> = (&'a str, String, Vec<(&'a str, &'a [u8])>, &'a str);
+
+#[test]
+fn bad_launch_files_exit_2_naming_the_field() {
+    let buf = "[[params]]\nbuffer = \"out\"\ntype = \"u32\"\nlen = 64\n";
+    let cases: Vec<Case> = vec![
+        ("missing-grid", format!("block = 64\n{buf}"), vec![], "grid"),
+        (
+            "two-params",
+            format!("grid = 1\nblock = 64\n{buf}[[params]]\ntype = \"i32\"\nvalue = 1\n"),
+            vec![],
+            "takes 1 parameters but the launch file gives 2",
+        ),
+        (
+            "scalar-for-pointer",
+            "grid = 1\nblock = 64\n[[params]]\ntype = \"i32\"\nvalue = 1\n".into(),
+            vec![],
+            "params[0]",
+        ),
+        (
+            "missing-input",
+            format!("grid = 1\nblock = 64\n{buf}init = \"inputs/nope.bin\"\n"),
+            vec![],
+            "params[0].init",
+        ),
+        (
+            "file-too-big",
+            format!("grid = 1\nblock = 64\n{buf}init = \"big.bin\"\n"),
+            vec![("big.bin", &[0u8; 300][..])],
+            "room for 256",
+        ),
+        (
+            "bad-type",
+            "grid = 1\nblock = 64\n[[params]]\nbuffer = \"out\"\ntype = \"u33\"\nlen = 4\n".into(),
+            vec![],
+            "params[0].type",
+        ),
+        (
+            "unknown-field",
+            format!("grid = 1\nblock = 64\ncolour = 3\n{buf}"),
+            vec![],
+            "colour",
+        ),
+        (
+            "huge-block",
+            format!("grid = 1\nblock = 2048\n{buf}"),
+            vec![],
+            "block",
+        ),
+    ];
+    for (name, toml, files, needle) in cases {
+        let d = launch_dir(name, &toml, &files);
+        let (code, _, stderr) = ptxrun(&["run", &d.display().to_string()]);
+        assert_eq!(code, 2, "{name}: {stderr}");
+        assert!(
+            stderr.contains(needle),
+            "{name}: expected `{needle}` in: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn test_command_prints_a_line_per_sample_and_a_summary() {
+    let (code, stdout, _) = ptxrun(&["test", "ptx-samples/core/int_bitops", "tests/run/trap"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("PASS ptx-samples/core/int_bitops"));
+    assert!(stdout.contains("FAIL tests/run/trap"));
+    assert!(
+        stdout.trim_end().ends_with("1 passed, 1 failed"),
+        "{stdout}"
+    );
+}
