@@ -56,6 +56,9 @@ enum Command {
         /// Stop with a fault after this many warp instructions.
         #[arg(long, default_value_t = 1 << 32)]
         max_steps: u64,
+        /// Cycles the virtual clock charges per instruction (the clock drives %clock and stats).
+        #[arg(long, default_value_t = 1)]
+        instruction_cycles: u64,
     },
     /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
     /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise.
@@ -95,11 +98,13 @@ fn main() -> ExitCode {
             format,
             out_dir,
             max_steps,
+            instruction_cycles,
         } => {
             let settings = ptxrun::runner::Settings {
                 entry,
                 seed,
                 max_steps,
+                instruction_cycles,
                 out_dir,
                 write_outputs: true,
             };

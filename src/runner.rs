@@ -24,6 +24,7 @@ pub struct Settings {
     pub entry: Option<String>,
     pub seed: u64,
     pub max_steps: u64,
+    pub instruction_cycles: u64,
     pub out_dir: Option<PathBuf>,
     /// Write `[outputs]` files.
     pub write_outputs: bool,
@@ -141,6 +142,7 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
     let opts = Options {
         seed: s.seed,
         max_steps: s.max_steps,
+        instruction_cycles: s.instruction_cycles,
     };
     let outcome = exec::run(
         &module,
@@ -295,6 +297,7 @@ pub fn test_one(path: &Path, seed: u64) -> Verdict {
         entry: None,
         seed,
         max_steps: 1 << 32,
+        instruction_cycles: 1,
         out_dir: None,
         write_outputs: false,
     };

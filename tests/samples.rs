@@ -50,6 +50,7 @@ fn same_seed_same_report_and_outputs() {
         entry: None,
         seed,
         max_steps: 1 << 32,
+        instruction_cycles: 1,
         out_dir: None,
         write_outputs: false,
     };

@@ -9,6 +9,9 @@ use crate::mem::Global;
 /// Function pointers are these addresses plus 16 times the function index.
 pub const FUNC_BASE: u64 = 0x0004_0000_0000_0000;
 
+/// Static shared memory a kernel may declare, bytes.
+pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
+
 /// Shared memory a CTA may use on sm_90 (opt-in maximum), bytes.
 pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
 
@@ -97,8 +100,10 @@ impl Layout {
                 var_addr[i] = dynamic_offset;
             }
         }
-        if shared > MAX_SHARED_BYTES {
-            return Err(format!("the module declares {shared} bytes of shared memory; an sm_90 CTA has at most {MAX_SHARED_BYTES}"));
+        if shared > MAX_STATIC_SHARED_BYTES {
+            return Err(format!(
+                "the module declares {shared} bytes of static shared memory; CUDA allows at most {MAX_STATIC_SHARED_BYTES} (use dynamic shared memory beyond that)"
+            ));
         }
         let layout = Layout {
             var_addr,

@@ -38,6 +38,8 @@ pub struct Options {
     pub seed: u64,
     /// Stop with a fault after this many warp-instructions (guards against endless loops).
     pub max_steps: u64,
+    /// Cycles the virtual clock advances per instruction a warp executes.
+    pub instruction_cycles: u64,
 }
 
 impl Default for Options {
@@ -45,6 +47,7 @@ impl Default for Options {
         Options {
             seed: 0,
             max_steps: 1 << 32,
+            instruction_cycles: 1,
         }
     }
 }

@@ -26,6 +26,7 @@ pub(crate) struct Machine<'m> {
     pub kparams: Vec<u8>,
     pub sched: Scheduler,
     pub max_steps: u64,
+    pub instruction_cycles: u64,
     pub stdout: String,
     pub stats: Stats,
     /// Bump pointer of device `malloc`.
@@ -135,6 +136,7 @@ impl<'m> Machine<'m> {
             kparams,
             sched: Scheduler::new(opts.seed),
             max_steps: opts.max_steps,
+            instruction_cycles: opts.instruction_cycles.max(1),
             stdout: String::new(),
             stats: Stats::default(),
             heap_next: 0,
@@ -308,7 +310,7 @@ impl<'m> Machine<'m> {
                 .do_ret(cta, wi, gi, g.mask)
                 .map_err(|f| at(f, fid, g.pc, first));
         };
-        warp.clock += 1;
+        warp.clock += self.instruction_cycles;
         self.stats.cycles = self.stats.cycles.max(warp.clock);
         let frame = &warp.frames[g.frame as usize];
         let active = match ins.guard {
