@@ -61,3 +61,17 @@ fn same_seed_same_report_and_outputs() {
         assert_eq!(a.buffer(name), b.buffer(name), "buffer {name}");
     }
 }
+
+/// Lanes of one warp contending for a lock: the spinning lanes must not starve the holder.
+#[test]
+fn an_intra_warp_spin_lock_makes_progress_under_every_seed() {
+    for seed in 0..8 {
+        assert!(
+            matches!(
+                test_one(Path::new("tests/run/warp_lock"), seed),
+                Verdict::Pass
+            ),
+            "seed {seed}"
+        );
+    }
+}

@@ -56,6 +56,8 @@ pub(crate) struct Group {
     pub frame: u32,
     pub stack: Vec<RetRec>,
     pub wait: Wait,
+    /// The warp's step count when this group last ran (for fairness between groups).
+    pub last: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -82,6 +84,8 @@ pub(crate) struct Warp {
     pub local: Vec<Vec<u8>>,
     pub local_top: u64,
     pub clock: u64,
+    /// Instructions this warp has executed.
+    pub steps: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -224,6 +228,7 @@ impl<'m> Machine<'m> {
                 local: vec![Vec::new(); WARP],
                 local_top: 0,
                 clock: 0,
+                steps: 0,
             };
             let frame = self
                 .new_frame_for(&mut warp, self.entry)
@@ -234,6 +239,7 @@ impl<'m> Machine<'m> {
                 frame,
                 stack: Vec::new(),
                 wait: Wait::Ready,
+                last: 0,
             });
             cta.warps.push(warp);
         }
@@ -253,6 +259,9 @@ impl<'m> Machine<'m> {
                 let Some(g) = pick_group(&cta.warps[w]) else {
                     break;
                 };
+                let warp = &mut cta.warps[w];
+                warp.steps += 1;
+                warp.groups[g].last = warp.steps;
                 self.step(&mut cta, w, g).map_err(|f| with_cta(f, id))?;
                 merge_groups(&mut cta.warps[w]);
             }
@@ -637,13 +646,27 @@ fn with_cta(mut f: Box<Fault>, id: [u32; 3]) -> Box<Fault> {
     f
 }
 
+/// A ready group that has not run for this many of its warp's steps runs next.
+const STARVATION_STEPS: u64 = 256;
+
 /// The group to run next: the one furthest behind (lowest PC), so that divergent paths of
-/// structured code meet again at their join point.
+/// structured code meet again at their join point; but a group left waiting too long runs
+/// first, so that one group spinning on a value another group of its warp will write (a lock,
+/// a flag) cannot starve it: Volta's independent thread scheduling guarantees that progress.
 fn pick_group(w: &Warp) -> Option<usize> {
-    w.groups
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.wait == Wait::Ready)
+    let ready = || {
+        w.groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.wait == Wait::Ready)
+    };
+    if let Some((i, _)) = ready()
+        .filter(|(_, g)| w.steps - g.last > STARVATION_STEPS)
+        .min_by_key(|(_, g)| g.last)
+    {
+        return Some(i);
+    }
+    ready()
         .min_by_key(|(_, g)| (g.stack.is_empty(), g.pc))
         .map(|(i, _)| i)
 }
