@@ -208,7 +208,7 @@ impl<'m> Machine<'m> {
         gi: usize,
         ins: &Instr,
         func: &'m Function,
-        active: u32,
+        mut active: u32,
     ) -> Res<()> {
         let g = cta.warps[wi].groups[gi].clone();
         if active == 0 {
@@ -236,19 +236,21 @@ impl<'m> Machine<'m> {
         let target = match ops.get(target_idx) {
             Some(Operand::Sym(Symbol::Func(f), _)) => *f,
             Some(Operand::Reg(r)) => {
-                let vals: Vec<u64> = lanes(active)
-                    .map(|l| frame.regs[r.0 as usize * WARP + l])
-                    .collect();
-                if vals.windows(2).any(|w| w[0] != w[1]) {
-                    return Err(fault(
-                        FaultKind::Unsupported,
-                        "an indirect call whose target differs between lanes",
-                    ));
+                let reg = r.0 as usize;
+                let first = frame.regs[reg * WARP + lanes(active).next().unwrap_or(0)];
+                let same = lanes(active)
+                    .filter(|&l| frame.regs[reg * WARP + l] == first)
+                    .fold(0u32, |m, l| m | 1 << l);
+                if same != active {
+                    // Lanes calling different functions: these call now, the others stay at the
+                    // call and make theirs next (the warp serialises the targets).
+                    split(cta, wi, gi, same, g.pc);
+                    active = same;
                 }
-                func_of(vals[0], self.m).ok_or_else(|| {
+                func_of(first, self.m).ok_or_else(|| {
                     fault(
                         FaultKind::Memory,
-                        format!("indirect call through {:#x}, which is no function", vals[0]),
+                        format!("indirect call through {first:#x}, which is no function"),
                     )
                 })?
             }
