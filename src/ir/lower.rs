@@ -8,7 +8,7 @@ use super::check::check_instr;
 use super::decl::{
     self, array_len, decode_attrs, eval_const, parse_float, parse_int, DeclInfo, MAX_VAR_BYTES,
 };
-use super::opcode::decode;
+use super::opcode::{decode_words, opcode_words};
 use super::types::{Space, SpecialReg, Type};
 use super::*;
 use crate::diag::Diag;
@@ -40,6 +40,15 @@ enum Name {
     Proto(u32),
     /// A `.branchtargets` / `.calltargets` list: index into `Function::target_lists`.
     Targets(u32),
+    /// A vector register: its first component register and the component count.
+    Vec(u32, u8),
+}
+
+fn component_name(c: u8) -> String {
+    match c {
+        0..=3 => ["x", "y", "z", "w"][c as usize].to_string(),
+        n => format!("e{n}"),
+    }
 }
 
 /// The directive word of a declaration-shaped statement, if it is a target list.
@@ -648,6 +657,19 @@ impl<'s> FuncLowerer<'_, '_, 's> {
     }
 
     fn lookup(&self, name: &str) -> Option<Name> {
+        if let Some(n) = self.lookup_plain(name) {
+            return Some(n);
+        }
+        // `v.x`: a component of a vector register.
+        let (base, comp) = name.rsplit_once('.')?;
+        let c = ["x", "y", "z", "w"].iter().position(|x| *x == comp)? as u32;
+        match self.lookup_plain(base)? {
+            Name::Vec(first, n) if c < u32::from(n) => Some(Name::Reg(RegId(first + c))),
+            _ => None,
+        }
+    }
+
+    fn lookup_plain(&self, name: &str) -> Option<Name> {
         for s in self.scopes.iter().rev() {
             if let Some(n) = s.names.get(name) {
                 return Some(*n);
@@ -753,11 +775,23 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                         self.error(dup(&n.name, "register"));
                         continue;
                     }
-                    self.regs.push(RegInfo { ty, vec: info.vec });
-                    self.reg_names.push(n.name.text.to_string());
-                    self.scopes[scope]
-                        .names
-                        .insert(n.name.text, Name::Reg(RegId(base)));
+                    if info.vec > 1 {
+                        // `.reg .v2 .f32 v;`: one register per component, `v.x`, `v.y`, ...
+                        for c in 0..info.vec {
+                            self.regs.push(RegInfo { ty, vec: 1 });
+                            self.reg_names
+                                .push(format!("{}.{}", n.name.text, component_name(c)));
+                        }
+                        self.scopes[scope]
+                            .names
+                            .insert(n.name.text, Name::Vec(base, info.vec));
+                    } else {
+                        self.regs.push(RegInfo { ty, vec: info.vec });
+                        self.reg_names.push(n.name.text.to_string());
+                        self.scopes[scope]
+                            .names
+                            .insert(n.name.text, Name::Reg(RegId(base)));
+                    }
                 }
                 Some(c) => {
                     for i in 0..c {
@@ -771,7 +805,13 @@ impl<'s> FuncLowerer<'_, '_, 's> {
     }
 
     fn instr(&mut self, i: &ast::Instr<'s>) {
-        let decoded = match decode(i.opcode.text, i.opcode.span.start) {
+        let mut words = opcode_words(&i.opcode);
+        words.extend(
+            i.mods
+                .iter()
+                .map(|m| (&m.text[1..], m.span.start + 1..m.span.end)),
+        );
+        let decoded = match decode_words(&words) {
             Ok(d) => d,
             Err(e) => return self.error(e),
         };
@@ -829,7 +869,10 @@ impl<'s> FuncLowerer<'_, '_, 's> {
         ) {
             return self.error(e);
         }
-        let raw = (decoded.op.is_opaque()).then(|| self.lw.src[i.opcode.span.clone()].to_string());
+        let raw = decoded
+            .op
+            .is_opaque()
+            .then(|| words.iter().map(|(w, _)| *w).collect::<Vec<_>>().join("."));
         self.srcs.push(SrcInfo {
             span: i.span.clone(),
             line: self.lw.line(i.span.start),
@@ -934,6 +977,12 @@ impl<'s> FuncLowerer<'_, '_, 's> {
                 Some(Name::Label(l)) => Ok(Operand::Label(l)),
                 Some(Name::Proto(p)) => Ok(Operand::Prototype(p)),
                 Some(Name::Targets(t)) => Ok(Operand::Targets(t)),
+                Some(Name::Vec(first, n)) => {
+                    let start = self.operands.len() as u32;
+                    self.operands
+                        .extend((0..u32::from(n)).map(|c| Operand::Reg(RegId(first + c))));
+                    Ok(Operand::Vector(OpRange { start, len: n }))
+                }
                 None => match (SpecialReg::parse(w.text), video_selector(w.text)) {
                     (Some(sr), _) => Ok(Operand::Special(sr)),
                     // `%r2.b1`: a byte or half of a register, for the (not executable) video

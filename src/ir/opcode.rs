@@ -268,13 +268,33 @@ fn words(text: &str, start: usize) -> Vec<(&str, Span)> {
 /// Decodes `text` (an opcode token starting at byte `start`) into an instruction and its
 /// modifiers. Every error carries the span of the word at fault.
 pub fn decode(text: &str, start: usize) -> Result<Decoded, Diag> {
-    let ws = words(text, start);
+    decode_words(&words(text, start))
+}
+
+/// The words of an opcode token with their spans.
+pub fn opcode_words<'s>(w: &crate::parse::ast::Word<'s>) -> Vec<(&'s str, Span)> {
+    words(w.text, w.span.start)
+}
+
+/// Decodes an opcode given as its words with their spans. ptxas allows whitespace before a
+/// modifier's dot (`lop3 .b32`), so the words need not be contiguous in the source.
+pub fn decode_words(ws: &[(&str, Span)]) -> Result<Decoded, Diag> {
+    if ws.is_empty() {
+        return Err(Diag::error("ir::unknown-instruction", "empty instruction"));
+    }
     // Longest instruction name that is a prefix of the words (names have at most 5 words).
     let by_name = by_name();
     let mut best: Option<(&Spec, usize)> = None;
+    let mut name = String::new();
     for n in (1..=ws.len().min(5)).rev() {
-        let end = ws[n - 1].1.end - start;
-        if let Some(&i) = by_name.get(&text[..end]) {
+        name.clear();
+        for (i, (w, _)) in ws[..n].iter().enumerate() {
+            if i > 0 {
+                name.push('.');
+            }
+            name.push_str(w);
+        }
+        if let Some(&i) = by_name.get(name.as_str()) {
             best = Some((&SPECS[i], n));
             break;
         }
@@ -308,7 +328,8 @@ pub fn decode(text: &str, start: usize) -> Result<Decoded, Diag> {
     }
     let count = mods.type_count() as u8;
     if count < spec.types.0 {
-        let at = ws.last().map_or(start..start + text.len(), |w| w.1.clone());
+        let at = ws.last().map_or(0..0, |w| w.1.clone());
+        let start = ws[0].1.start;
         let what = if spec.types.0 == 1 {
             "a type".to_string()
         } else {

@@ -176,6 +176,8 @@ pub struct Guard<'s> {
 pub struct Instr<'s> {
     pub guard: Option<Guard<'s>>,
     pub opcode: Word<'s>,
+    /// Modifiers written apart from the opcode (`lop3 .b32`), dots included.
+    pub mods: Vec<Word<'s>>,
     pub operands: Vec<Operand<'s>>,
     pub span: Span,
 }
