@@ -13,7 +13,7 @@ use super::step::{lanes, Ctx, Res};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{Flags, Mods, Op, Type};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
-use rustc_apfloat::{Float, Round};
+use rustc_apfloat::{Float, FloatConvert, Round};
 
 pub fn handles(op: Op, mods: &Mods) -> bool {
     use Op::*;
@@ -265,6 +265,44 @@ fn sqrt(f: Fmt, a: u64, r: Round) -> u64 {
     }
 }
 
+/// `1/sqrt(x)` correctly rounded: an H100's `rsqrt.approx.f64` returned the correctly rounded
+/// value for every input measured. Of the candidates around the two-rounding estimate, the one
+/// whose r*r*x lies nearest 1 (evaluated in quad precision) is the nearest to the true value.
+fn rsqrt_f64(x: f64) -> f64 {
+    use rustc_apfloat::ieee::Quad;
+    let r = 1.0 / x.sqrt();
+    if !r.is_finite() || r == 0.0 || x.is_nan() || x < 0.0 {
+        return r;
+    }
+    let q = |v: f64| {
+        let mut lost = false;
+        FloatConvert::<Quad>::convert_r(
+            Double::from_bits(u128::from(v.to_bits())),
+            Round::NearestTiesToEven,
+            &mut lost,
+        )
+        .value
+    };
+    let one = Quad::from_bits(0x3fff_0000_0000_0000_0000_0000_0000_0000);
+    let residual = |c: f64| {
+        let c2 = q(c).mul_r(q(c), Round::NearestTiesToEven).value;
+        let e = c2
+            .mul_r(q(x), Round::NearestTiesToEven)
+            .value
+            .sub_r(one, Round::NearestTiesToEven)
+            .value;
+        e.abs()
+    };
+    let (down, up) = (next_down64(r), next_up64(r));
+    let mut best = r;
+    for c in [down, up] {
+        if residual(c) < residual(best) {
+            best = c;
+        }
+    }
+    best
+}
+
 fn step_f32(s: f32, res: f64, r: Round) -> f32 {
     match r {
         Round::TowardPositive if res > 0.0 => f32::from_bits(s.to_bits() + 1),
@@ -430,6 +468,7 @@ fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64 {
                 sqrt(f, a, r)
             }
         }
+        Op::Rsqrt if f == Fmt::D => rsqrt_f64(f64::from_bits(a)).to_bits(),
         Op::Rsqrt => f.encode_f64(1.0 / f.to_f64(a).sqrt()),
         Op::Sin => f.encode_f64(f.to_f64(a).sin()),
         Op::Cos => f.encode_f64(f.to_f64(a).cos()),
@@ -479,7 +518,13 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 let lo = float_cmp(f, cmp, a & 0xffff, b & 0xffff);
                 let hi = float_cmp(f, cmp, a >> 16, b >> 16);
                 if op == Op::Set {
-                    let v = (if lo { 0xffff_u64 } else { 0 }) | (if hi { 0xffff_0000 } else { 0 });
+                    // Per half: 1.0 in the destination's float format, or all ones for integers.
+                    let one: u64 = match mods.ty() {
+                        Some(Type::F16x2) => 0x3c00,
+                        Some(Type::Bf16x2) => 0x3f80,
+                        _ => 0xffff,
+                    };
+                    let v = (if lo { one } else { 0 }) | (if hi { one << 16 } else { 0 });
                     cx.dst(0, lane, v);
                 } else if let Some(crate::ir::Operand::Pair(p, q)) = cx.ops.first().copied() {
                     if let Some(p) = p {
@@ -516,6 +561,9 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
         }
         return Ok(());
     }
+    if mods.has(Flags::CONTRACTED) {
+        return contracted(cx, t);
+    }
     let packed = matches!(t, Type::F16x2 | Type::Bf16x2);
     for lane in lanes(cx.active) {
         let a = cx.src(1, lane, t);
@@ -535,6 +583,34 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
         } else {
             scalar(op, f, &mods, a, b, c)
         };
+        cx.dst(0, lane, v);
+    }
+    Ok(())
+}
+
+/// An `add`/`sub` fused with the `mul` that feeds it (see `ir/contract.rs`): one rounding.
+fn contracted(cx: &mut Ctx<'_, '_>, t: Type) -> Res<()> {
+    let f = Fmt::of(t);
+    let pc = cx.pc;
+    let Ok(k) = cx.func.contractions.binary_search_by_key(&pc, |(a, _)| *a) else {
+        return Ok(());
+    };
+    let mul = &cx.func.code[cx.func.contractions[k].1 as usize];
+    let mul_ops = cx.func.ops(mul);
+    let mul_dst = mul_ops[0];
+    let mods = cx.ins.mods;
+    let sub = cx.ins.op == Op::Sub;
+    let mul_first = cx.ops.get(1) == Some(&mul_dst);
+    for lane in lanes(cx.active) {
+        let ma = cx.value(&mul_ops[1], lane, t);
+        let mb = cx.value(&mul_ops[2], lane, t);
+        let other = cx.src(if mul_first { 2 } else { 1 }, lane, t);
+        let (ma, c) = match (sub, mul_first) {
+            (false, _) => (ma, other),
+            (true, true) => (ma, other ^ f.sign()), // a*b - c
+            (true, false) => (ma ^ f.sign(), other), // c - a*b
+        };
+        let v = scalar(Op::Fma, f, &Mods { rnd: None, ..mods }, ma, mb, c);
         cx.dst(0, lane, v);
     }
     Ok(())

@@ -310,6 +310,7 @@ impl<'a, 's> Lowerer<'a, 's> {
             srcs: Vec::new(),
             prototypes: Vec::new(),
             target_lists: Vec::new(),
+            contractions: Vec::new(),
             labels: Vec::new(),
             span: f.span.clone(),
         };
@@ -485,6 +486,7 @@ impl<'a, 's> Lowerer<'a, 's> {
         func.prototypes = prototypes;
         func.target_lists = target_lists;
         func.labels = labels;
+        super::contract::contract(func);
     }
 }
 

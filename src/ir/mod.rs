@@ -7,6 +7,7 @@
 //! the hot [`Instr`] stays small and `Copy`; `check.rs` applies the checks ptxas makes.
 
 mod check;
+mod contract;
 mod decl;
 mod lower;
 pub mod mods;
@@ -160,6 +161,8 @@ pub struct Function {
     pub prototypes: Vec<Prototype>,
     /// `.branchtargets` / `.calltargets` lists: name and the range of their targets.
     pub target_lists: Vec<(String, OpRange)>,
+    /// (add/sub index, mul index) pairs fused into one fma, as ptxas fuses them.
+    pub contractions: Vec<(u32, u32)>,
     /// Label names with their instruction index, for printing.
     pub labels: Vec<(String, u32)>,
     pub span: Span,

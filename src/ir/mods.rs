@@ -144,6 +144,8 @@ flags! {
     SYNC_RESTRICT_CTA = 49, "sync_restrict::shared::cta";
     SYNC_RESTRICT_CLUSTER = 50, "sync_restrict::shared::cluster";
     OP_RESTRICT = 51, "op_restrict";
+    // Not a PTX modifier: this add/sub is fused with a preceding mul (see ir/contract.rs).
+    CONTRACTED = 52, "contracted";
 }
 
 impl Flags {

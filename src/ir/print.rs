@@ -168,6 +168,9 @@ fn print_function(out: &mut String, m: &Module, f: &Function) {
         if ins.op.is_opaque() {
             line.push_str(" (not executable)");
         }
+        if let Some((_, m)) = f.contractions.iter().find(|(a, _)| *a == idx as u32) {
+            let _ = write!(line, " (fused with the mul at {m}, as ptxas fuses)");
+        }
         let _ = writeln!(out, "{line}");
     }
     if let Some(ls) = labels.get(&(f.code.len() as u32)) {
@@ -212,7 +215,11 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     if let Some(v) = m.rnd {
         push(&v);
     }
-    for f in m.flags.names().filter(|f| *f != "hints" && *f != "to") {
+    for f in m
+        .flags
+        .names()
+        .filter(|f| !matches!(*f, "hints" | "to" | "contracted"))
+    {
         push(&format_args!(".{f}"));
     }
     if m.dim != 0 {
