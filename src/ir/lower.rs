@@ -72,7 +72,6 @@ struct Scope<'s> {
 }
 
 struct Lowerer<'a, 's> {
-    src: &'a str,
     line_starts: Vec<usize>,
     diags: Vec<Diag>,
     module: Module,
@@ -85,7 +84,6 @@ impl<'a, 's> Lowerer<'a, 's> {
             .chain(src.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
         Lowerer {
-            src,
             line_starts,
             diags: Vec::new(),
             module: Module {
