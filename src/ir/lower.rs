@@ -71,15 +71,15 @@ struct Scope<'s> {
     ranges: Vec<(&'s str, u32, u32)>,
 }
 
-struct Lowerer<'a, 's> {
+struct Lowerer<'s> {
     line_starts: Vec<usize>,
     diags: Vec<Diag>,
     module: Module,
     globals: IndexMap<&'s str, Symbol>,
 }
 
-impl<'a, 's> Lowerer<'a, 's> {
-    fn new(src: &'a str) -> Self {
+impl<'s> Lowerer<'s> {
+    fn new(src: &str) -> Self {
         let line_starts = std::iter::once(0)
             .chain(src.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
@@ -503,8 +503,8 @@ fn init_len(i: &ast::Init<'_>) -> u64 {
     }
 }
 
-struct FuncLowerer<'l, 'a, 's> {
-    lw: &'l mut Lowerer<'a, 's>,
+struct FuncLowerer<'l, 's> {
+    lw: &'l mut Lowerer<'s>,
     id: FuncId,
     regs: Vec<RegInfo>,
     reg_names: Vec<String>,
@@ -522,7 +522,7 @@ struct FuncLowerer<'l, 'a, 's> {
     next_block: usize,
 }
 
-impl<'s> FuncLowerer<'_, '_, 's> {
+impl<'s> FuncLowerer<'_, 's> {
     fn error(&mut self, d: Diag) {
         if d.code != FOLLOW_ON {
             self.lw.diags.push(d);
