@@ -146,6 +146,8 @@ impl<'m> Machine<'m> {
         for b in 0..cta.bars.len() as u8 {
             try_release(self.m, cta, b);
         }
+        // Exited lanes no longer hold up a warp-synchronous rendezvous.
+        self.rendezvous(cta, wi)?;
         Ok(())
     }
 

@@ -39,6 +39,8 @@ pub(crate) enum Wait {
     Ready,
     /// Waiting at `bar.sync`/`bar.red` on this barrier.
     Bar(u8),
+    /// Parked at a warp-synchronous operation until its member lanes arrive.
+    WarpSync,
 }
 
 #[derive(Debug, Clone)]
@@ -272,16 +274,21 @@ impl<'m> Machine<'m> {
         let mut waits = Vec::new();
         for w in &cta.warps {
             for g in &w.groups {
-                if let Wait::Bar(b) = g.wait {
-                    let f = &self.m.functions[w.frames[g.frame as usize].func.0 as usize];
-                    let line = f.srcs.get(g.pc as usize).map_or(0, |s| s.line);
-                    waits.push(format!(
+                let f = &self.m.functions[w.frames[g.frame as usize].func.0 as usize];
+                let line = f.srcs.get(g.pc as usize).map_or(0, |s| s.line);
+                match g.wait {
+                    Wait::Bar(b) => waits.push(format!(
                         "warp {} lanes {:#010x} wait at barrier {b} (line {line}): {} of {} threads arrived",
                         w.index,
                         g.mask,
                         cta.bars[b as usize].arrived,
                         expected(cta, b)
-                    ));
+                    )),
+                    Wait::WarpSync => waits.push(format!(
+                        "warp {} lanes {:#010x} wait at a warp-synchronous instruction (line {line}) for lanes of its member mask that never arrive",
+                        w.index, g.mask
+                    )),
+                    Wait::Ready => {}
                 }
             }
         }
@@ -354,6 +361,9 @@ impl<'m> Machine<'m> {
         active: u32,
     ) -> Res<()> {
         use Op::*;
+        if super::warpops::is_collective(ins.op, ins.mods.flags) {
+            return self.collective(cta, wi, gi, ins, func, active);
+        }
         match ins.op {
             Bra | BrxIdx | Call | Ret | Exit | Trap | Brkpt | Bar | Barrier | BarWarpSync => {
                 return self.control(cta, wi, gi, ins, func, active);
@@ -394,6 +404,105 @@ impl<'m> Machine<'m> {
         }
         cta.warps[wi].groups[gi].pc += 1;
         Ok(())
+    }
+
+    /// A warp-synchronous operation: run now if every member lane is here, else park and try
+    /// the rendezvous.
+    fn collective(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        func: &'m Function,
+        active: u32,
+    ) -> Res<()> {
+        let live = live_lanes(cta, wi);
+        let member = {
+            let cx = self.ctx(cta, wi, gi, ins, func, active);
+            super::warpops::member_mask(&cx)
+        };
+        if member & live & !active == 0 {
+            if active != 0 {
+                let mut cx = self.ctx(cta, wi, gi, ins, func, active);
+                super::warpops::exec(&mut cx)?;
+            }
+            cta.warps[wi].groups[gi].pc += 1;
+            return Ok(());
+        }
+        cta.warps[wi].groups[gi].wait = Wait::WarpSync;
+        self.rendezvous(cta, wi)
+    }
+
+    /// Completes a warp-synchronous rendezvous if the parked groups cover every member mask.
+    pub(crate) fn rendezvous(&mut self, cta: &mut Cta, wi: usize) -> Res<()> {
+        use super::warpops::{compute, gather, member_mask, scatter, In};
+        let parked: Vec<usize> = (0..cta.warps[wi].groups.len())
+            .filter(|&g| cta.warps[wi].groups[g].wait == Wait::WarpSync)
+            .collect();
+        if parked.is_empty() {
+            return Ok(());
+        }
+        let live = live_lanes(cta, wi);
+        let union = parked
+            .iter()
+            .fold(0u32, |m, &g| m | cta.warps[wi].groups[g].mask);
+        let mut members = Vec::new();
+        for &g in &parked {
+            let (ins, func, mask) = self.group_instr(cta, wi, g);
+            let cx = self.ctx(cta, wi, g, &ins, func, mask);
+            let member = member_mask(&cx);
+            if member & live & !union != 0 {
+                return Ok(());
+            }
+            members.push((ins, func, mask, member));
+        }
+        // Everyone is here: gather every group's inputs, compute once, write back.
+        let mut inputs = [In::default(); WARP];
+        for (k, &g) in parked.iter().enumerate() {
+            let (ins, func, mask, _) = &members[k];
+            let cx = self.ctx(cta, wi, g, ins, func, *mask);
+            gather(&cx, &mut inputs);
+        }
+        let (ins0, _, _, member0) = &members[0];
+        let out = compute(
+            ins0.op,
+            ins0.mods.sub,
+            ins0.mods.ty().unwrap_or(Type::B32),
+            &inputs,
+            union,
+            *member0,
+        );
+        for (k, &g) in parked.iter().enumerate() {
+            let (ins, func, mask, _) = &members[k];
+            // Groups at a different kind of operation (undefined behaviour) get their own result.
+            let own = if ins.op == ins0.op {
+                out
+            } else {
+                compute(
+                    ins.op,
+                    ins.mods.sub,
+                    ins.mods.ty().unwrap_or(Type::B32),
+                    &inputs,
+                    *mask,
+                    members[k].3,
+                )
+            };
+            let mut cx = self.ctx(cta, wi, g, ins, func, *mask);
+            scatter(&mut cx, &own);
+            let grp = &mut cta.warps[wi].groups[g];
+            grp.wait = Wait::Ready;
+            grp.pc += 1;
+        }
+        Ok(())
+    }
+
+    fn group_instr(&self, cta: &Cta, wi: usize, g: usize) -> (Instr, &'m Function, u32) {
+        let w = &cta.warps[wi];
+        let grp = &w.groups[g];
+        let func = &self.m.functions[w.frames[grp.frame as usize].func.0 as usize];
+        let ins = func.code[grp.pc as usize];
+        (ins, func, grp.mask)
     }
 
     pub(crate) fn ctx<'a>(
@@ -693,6 +802,17 @@ fn merge_groups(w: &mut Warp) {
         }
         i += 1;
     }
+}
+
+/// Lanes of warp `wi` that exist and have not exited.
+fn live_lanes(cta: &Cta, wi: usize) -> u32 {
+    let w = &cta.warps[wi];
+    let n = cta
+        .nthreads
+        .saturating_sub(w.index * WARP as u32)
+        .min(WARP as u32);
+    let exist = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    exist & !w.exited
 }
 
 /// Threads barrier `b` waits for in its current phase.
