@@ -416,7 +416,12 @@ fn bfe(a: u64, b: u64, c: u64, bits: u32, signed: bool) -> u64 {
 fn fns(mask: u32, base: u32, offset: i32) -> u64 {
     let base = base.min(31) as i32;
     if offset == 0 {
-        return 0xffff_ffff;
+        // The ISA: offset 0 asks whether the base bit itself is set.
+        return if mask >> base & 1 == 1 {
+            base as u64
+        } else {
+            0xffff_ffff
+        };
     }
     let mut count = 0;
     if offset > 0 {
@@ -465,7 +470,8 @@ fn prmt(a: u32, b: u32, c: u32, mode: Option<SubOp>) -> u64 {
     let sels: [u32; 4] = match mode {
         None => [c & 0xf, (c >> 4) & 0xf, (c >> 8) & 0xf, (c >> 12) & 0xf],
         Some(SubOp::F4e) => [s, s + 1, s + 2, s + 3].map(|v| v & 7),
-        Some(SubOp::B4e) => [8 - s, 7 - s, 6 - s, 5 - s].map(|v| v & 7),
+        // b4e: bytes s, s-1, s-2, s-3 (mod 8), as the ISA's table lists them.
+        Some(SubOp::B4e) => [s + 8, s + 7, s + 6, s + 5].map(|v| v & 7),
         Some(SubOp::Rc8) => [s; 4],
         Some(SubOp::Ecl) => [s, s.max(1), s.max(2), 3],
         Some(SubOp::Ecr) => [0, s.min(1), s.min(2), s],

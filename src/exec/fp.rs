@@ -91,9 +91,6 @@ impl Fmt {
         let (e, m) = self.exp_mask();
         v & e == 0 && v & m != 0
     }
-    pub fn is_zero(self, v: u64) -> bool {
-        v & !self.sign() & super::step::mask(self.bits()) == 0
-    }
     pub fn to_f64(self, v: u64) -> f64 {
         match self {
             Fmt::H => half::f16::from_bits(v as u16).to_f64(),
@@ -363,14 +360,30 @@ pub fn float_cmp(f: Fmt, cmp: Cmp, a: u64, b: u64) -> bool {
     }
 }
 
-/// `min`/`max` (IEEE 754-2019 minimumNumber semantics, -0 below +0).
+/// `min`/`max` (IEEE 754-2019 minimumNumber semantics, -0 below +0), following the ISA's
+/// pseudocode: `.xorsign` takes the sign of a ^ b first, `.abs` then compares magnitudes, and a
+/// non-NaN result (even one chosen because the other operand was NaN) gets that sign.
 fn minmax(f: Fmt, max: bool, a: u64, b: u64, mods: &Mods) -> u64 {
+    let xorsign = mods.has(Flags::XORSIGN);
+    let sign_of_xor = (a ^ b) & f.sign();
+    let (a, b) = if xorsign && mods.has(Flags::ABS) {
+        (a & !f.sign(), b & !f.sign())
+    } else {
+        (a, b)
+    };
+    let with_sign = |r: u64| {
+        if xorsign {
+            (r & !f.sign()) | sign_of_xor
+        } else {
+            r
+        }
+    };
     let (na, nb) = (f.is_nan(a), f.is_nan(b));
     if na || nb {
         if mods.has(Flags::NAN) || (na && nb) {
             return f.canonical_nan();
         }
-        return if na { b } else { a };
+        return with_sign(if na { b } else { a });
     }
     let (x, y) = (f.to_f64(a), f.to_f64(b));
     let (neg_a, neg_b) = (a & f.sign() != 0, b & f.sign() != 0);
@@ -386,11 +399,7 @@ fn minmax(f: Fmt, max: bool, a: u64, b: u64, mods: &Mods) -> u64 {
     } else {
         x < y
     };
-    let mut r = if a_first { a } else { b };
-    if mods.has(Flags::XORSIGN) {
-        r = (r & !f.sign()) | ((a ^ b) & f.sign());
-    }
-    r
+    with_sign(if a_first { a } else { b })
 }
 
 /// The NaN an arithmetic instruction returns. Measured on an H100: f32 and the half formats
@@ -551,9 +560,8 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 Some(SubOp::Infinite) => f.is_inf(a),
                 Some(SubOp::Number) => !f.is_nan(a),
                 Some(SubOp::NotANumber) => f.is_nan(a),
-                Some(SubOp::Normal) => {
-                    !f.is_nan(a) && !f.is_inf(a) && !f.is_subnormal(a) && !f.is_zero(a)
-                }
+                // The ISA counts +0 and -0 as normal numbers.
+                Some(SubOp::Normal) => !f.is_nan(a) && !f.is_inf(a) && !f.is_subnormal(a),
                 Some(SubOp::Subnormal) => f.is_subnormal(a),
                 _ => false,
             };
