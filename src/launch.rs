@@ -63,6 +63,17 @@ struct RawParam {
     len: Option<u64>,
     init: Option<toml::Value>,
     value: Option<toml::Value>,
+    /// A CUDA tensor map over the named buffer (the arguments of `cuTensorMapEncodeTiled`).
+    tensormap: Option<String>,
+    dims: Option<Vec<u64>>,
+    strides: Option<Vec<u64>>,
+    #[serde(rename = "box")]
+    boxdim: Option<Vec<u32>>,
+    element_strides: Option<Vec<u32>>,
+    swizzle: Option<String>,
+    oob_fill: Option<String>,
+    interleave: Option<String>,
+    l2_promotion: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,6 +122,54 @@ pub enum LaunchParam {
         ty: Type,
         bytes: Vec<u8>,
     },
+    /// A tensor map (128 bytes passed by value) over buffer `buffer`; `created` holds the
+    /// buffer's type and contents when this entry declares the buffer itself (`len`).
+    TensorMap {
+        buffer: String,
+        created: Option<(Type, Vec<u8>)>,
+        map: TensorMapDesc,
+    },
+}
+
+/// A tensor map as a launch file describes it; the address comes from its buffer at launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorMapDesc {
+    pub elem: Type,
+    pub dims: Vec<u64>,
+    /// Byte strides of dimensions 1.. (rank - 1 entries).
+    pub strides: Vec<u64>,
+    pub boxdim: Vec<u32>,
+    pub element_strides: Vec<u32>,
+    pub swizzle: crate::mem::tensormap::Swizzle,
+    pub nan_fill: bool,
+}
+
+impl TensorMapDesc {
+    /// The map over a buffer at `addr`.
+    pub fn at(&self, addr: u64) -> crate::mem::tensormap::TensorMap {
+        let rank = self.dims.len();
+        let mut m = crate::mem::tensormap::TensorMap {
+            elem: self.elem,
+            rank,
+            addr,
+            dims: [1; 5],
+            strides: [0; 5],
+            boxdim: [1; 5],
+            estrides: [1; 5],
+            swizzle: self.swizzle,
+            nan_fill: self.nan_fill,
+        };
+        m.strides[0] = u64::from(self.elem.size());
+        for i in 0..rank.min(5) {
+            m.dims[i] = self.dims[i];
+            m.boxdim[i] = self.boxdim.get(i).copied().unwrap_or(1);
+            m.estrides[i] = self.element_strides.get(i).copied().unwrap_or(1);
+            if i > 0 {
+                m.strides[i] = self.strides.get(i - 1).copied().unwrap_or(0);
+            }
+        }
+        m
+    }
 }
 
 /// Largest buffer a launch file may ask for.
@@ -219,6 +278,25 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
     for (i, p) in raw.params.iter().enumerate() {
         let field = format!("{name}: params[{i}]");
         let ty = parse_type(&p.ty, &format!("{field}.type"))?;
+        if let Some(name) = &p.tensormap {
+            params.push(tensormap_param(p, name, ty, &dir, &field, &mut seen)?);
+            continue;
+        }
+        let map_keys = [
+            ("dims", p.dims.is_some()),
+            ("strides", p.strides.is_some()),
+            ("box", p.boxdim.is_some()),
+            ("element_strides", p.element_strides.is_some()),
+            ("swizzle", p.swizzle.is_some()),
+            ("oob_fill", p.oob_fill.is_some()),
+            ("interleave", p.interleave.is_some()),
+            ("l2_promotion", p.l2_promotion.is_some()),
+        ];
+        if let Some((k, _)) = map_keys.iter().find(|(_, set)| *set) {
+            return err(format!(
+                "{field}.{k}: only a `tensormap` parameter takes `{k}`"
+            ));
+        }
         match &p.buffer {
             Some(b) => {
                 if !seen.insert(b.clone()) {
@@ -258,9 +336,28 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
         .iter()
         .filter_map(|p| match p {
             LaunchParam::Buffer { name, .. } => Some(name.as_str()),
-            LaunchParam::Scalar { .. } => None,
+            LaunchParam::TensorMap {
+                buffer,
+                created: Some(_),
+                ..
+            } => Some(buffer.as_str()),
+            _ => None,
         })
         .collect();
+    for (i, p) in params.iter().enumerate() {
+        if let LaunchParam::TensorMap {
+            buffer,
+            created: None,
+            ..
+        } = p
+        {
+            if !buffer_names.contains(&buffer.as_str()) {
+                return err(format!(
+                    "{name}: params[{i}].tensormap: no buffer named `{buffer}` (declare it with `buffer = \"{buffer}\"` in another entry, or give `len` here)"
+                ));
+            }
+        }
+    }
     let check_names = |m: &indexmap::IndexMap<String, String>,
                        field: &str|
      -> Result<Vec<(String, PathBuf)>, LaunchError> {
@@ -297,6 +394,145 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
         params,
         outputs,
         expect,
+    })
+}
+
+/// A `tensormap = "buffer"` entry: the map's shape, and the buffer when it declares one.
+fn tensormap_param(
+    p: &RawParam,
+    name: &str,
+    ty: Type,
+    dir: &Path,
+    field: &str,
+    seen: &mut std::collections::HashSet<String>,
+) -> Result<LaunchParam, LaunchError> {
+    use crate::mem::tensormap::Swizzle;
+    if p.buffer.is_some() || p.value.is_some() {
+        return err(format!(
+            "{field}: a tensormap entry takes no `buffer` or `value` (`tensormap` names its buffer)"
+        ));
+    }
+    let Some(dims) = p.dims.clone() else {
+        return err(format!(
+            "{field}.dims: missing (elements per dimension, innermost first)"
+        ));
+    };
+    let rank = dims.len();
+    if !(1..=5).contains(&rank) {
+        return err(format!(
+            "{field}.dims: a tensor map has 1 to 5 dimensions, not {rank}"
+        ));
+    }
+    let Some(boxdim) = p.boxdim.clone() else {
+        return err(format!("{field}.box: missing (box size per dimension)"));
+    };
+    if boxdim.len() != rank {
+        return err(format!(
+            "{field}.box: {} entries for {rank} dimensions",
+            boxdim.len()
+        ));
+    }
+    let es = u64::from(ty.size());
+    let strides = match &p.strides {
+        Some(s) if s.len() + 1 == rank => s.clone(),
+        Some(s) => return err(format!(
+            "{field}.strides: {} entries; a rank-{rank} map takes {} (bytes, for dimensions 1..)",
+            s.len(),
+            rank - 1
+        )),
+        None => {
+            let mut acc = es;
+            dims[..rank - 1]
+                .iter()
+                .map(|d| {
+                    acc = acc.saturating_mul(*d);
+                    acc
+                })
+                .collect()
+        }
+    };
+    let element_strides = match &p.element_strides {
+        Some(e) if e.len() == rank => e.clone(),
+        Some(e) => {
+            return err(format!(
+                "{field}.element_strides: {} entries for {rank} dimensions",
+                e.len()
+            ))
+        }
+        None => vec![1; rank],
+    };
+    let swizzle = match p.swizzle.as_deref().unwrap_or("none") {
+        "none" => Swizzle::None,
+        "32B" => Swizzle::B32,
+        "64B" => Swizzle::B64,
+        "128B" => Swizzle::B128,
+        s => {
+            return err(format!(
+                "{field}.swizzle: `{s}` (use none, 32B, 64B or 128B)"
+            ))
+        }
+    };
+    let nan_fill = match p.oob_fill.as_deref().unwrap_or("zero") {
+        "zero" | "none" => false,
+        "nan" => true,
+        s => return err(format!("{field}.oob_fill: `{s}` (use zero or nan)")),
+    };
+    match p.interleave.as_deref().unwrap_or("none") {
+        "none" => {}
+        s => {
+            return err(format!(
+                "{field}.interleave: `{s}`: ptxrun supports only none"
+            ))
+        }
+    }
+    match p.l2_promotion.as_deref().unwrap_or("none") {
+        "none" | "64B" | "128B" | "256B" => {}
+        s => {
+            return err(format!(
+                "{field}.l2_promotion: `{s}` (use none, 64B, 128B or 256B)"
+            ))
+        }
+    }
+    let desc = TensorMapDesc {
+        elem: ty,
+        dims,
+        strides,
+        boxdim,
+        element_strides,
+        swizzle,
+        nan_fill,
+    };
+    // Validate the shape now (the address is checked at launch).
+    desc.at(0)
+        .validate()
+        .map_err(|e| LaunchError(format!("{field}: {e}")))?;
+    let created = match p.len {
+        Some(len) => {
+            if !seen.insert(name.to_string()) {
+                return err(format!(
+                    "{field}.tensormap: buffer `{name}` is declared twice"
+                ));
+            }
+            let bytes = len.saturating_mul(es);
+            if bytes > MAX_BUFFER_BYTES {
+                return err(format!("{field}.len: {bytes} bytes is too large"));
+            }
+            Some((
+                ty,
+                init_buffer(dir, p.init.as_ref(), ty, len, &format!("{field}.init"))?,
+            ))
+        }
+        None if p.init.is_some() => {
+            return err(format!(
+                "{field}.init: give `len` too to declare the buffer here"
+            ))
+        }
+        None => None,
+    };
+    Ok(LaunchParam::TensorMap {
+        buffer: name.to_string(),
+        created,
+        map: desc,
     })
 }
 

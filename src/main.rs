@@ -59,6 +59,23 @@ enum Command {
         /// Cycles the virtual clock charges per instruction (the clock drives %clock and stats).
         #[arg(long, default_value_t = 1)]
         instruction_cycles: u64,
+        /// When asynchronous copies read, land and complete: immediate, fixed:N, uniform:LO-HI,
+        /// bandwidth[:LATENCY,BYTES_PER_CYCLE] or adversarial.
+        #[arg(long, default_value = ptxrun::runner::DEFAULT_LATENCY)]
+        latency: String,
+        /// Write a trace of the run (warps, copies, waits, mbarriers, barriers) to FILE.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// Trace format: JSON Lines, or the Trace Event Format of Perfetto / chrome://tracing.
+        #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl)]
+        trace_format: TraceFormat,
+        /// Trace every executed instruction too.
+        #[arg(long)]
+        trace_instructions: bool,
+        /// Do not check for hazards (the happens-before checker is not built yet: accepted for
+        /// forward compatibility; mbarrier misuse and deadlocks are always reported).
+        #[arg(long)]
+        no_check: bool,
     },
     /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
     /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise.
@@ -67,6 +84,9 @@ enum Command {
         paths: Vec<PathBuf>,
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Latency model for the asynchronous copies (see `run --help`).
+        #[arg(long, default_value = ptxrun::runner::DEFAULT_LATENCY)]
+        latency: String,
     },
 }
 
@@ -74,6 +94,12 @@ enum Command {
 enum Format {
     Human,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum TraceFormat {
+    Jsonl,
+    Chrome,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -99,6 +125,11 @@ fn main() -> ExitCode {
             out_dir,
             max_steps,
             instruction_cycles,
+            latency,
+            trace,
+            trace_format,
+            trace_instructions,
+            no_check: _,
         } => {
             let settings = ptxrun::runner::Settings {
                 entry,
@@ -107,6 +138,9 @@ fn main() -> ExitCode {
                 instruction_cycles,
                 out_dir,
                 write_outputs: true,
+                latency,
+                trace: trace.is_some(),
+                trace_instructions,
             };
             match ptxrun::runner::run(&path, &settings) {
                 Err(e) => {
@@ -117,6 +151,13 @@ fn main() -> ExitCode {
                     ExitCode::from(2)
                 }
                 Ok(done) => {
+                    if let Some(path) = &trace {
+                        let text = done.trace_text(trace_format == TraceFormat::Chrome);
+                        if let Err(e) = std::fs::write(path, text) {
+                            eprintln!("error: cannot write the trace to {}: {e}", path.display());
+                            return ExitCode::from(2);
+                        }
+                    }
                     print!("{}", done.outcome.stdout);
                     if format == Format::Json {
                         print!("{}", done.json());
@@ -133,18 +174,27 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Test { paths, seed } => test(&paths, seed),
+        Command::Test {
+            paths,
+            seed,
+            latency,
+        } => test(&paths, seed, &latency),
     }
 }
 
-fn test(paths: &[PathBuf], seed: u64) -> ExitCode {
-    use ptxrun::runner::{find_launches, test_one, Verdict};
+fn test(paths: &[PathBuf], seed: u64, latency: &str) -> ExitCode {
+    use ptxrun::runner::{find_launches, test_with, Settings, Verdict};
+    if let Err(e) = ptxrun::latency::parse(latency, seed) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let settings = Settings::for_test(seed, latency);
     let launches = find_launches(paths);
     let (mut pass, mut fail) = (0, 0);
     for l in &launches {
         let dir = l.parent().unwrap_or(l).display();
         let t = std::time::Instant::now();
-        match test_one(l, seed) {
+        match test_with(l, &settings) {
             Verdict::Pass => {
                 pass += 1;
                 println!("PASS {dir} ({} ms)", t.elapsed().as_millis());

@@ -28,6 +28,31 @@ pub struct Settings {
     pub out_dir: Option<PathBuf>,
     /// Write `[outputs]` files.
     pub write_outputs: bool,
+    /// `--latency`: a model spec (`latency::parse`).
+    pub latency: String,
+    /// Record a trace (written by the caller from `Outcome::trace`); with every instruction.
+    pub trace: bool,
+    pub trace_instructions: bool,
+}
+
+/// The latency model `run` and `test` use unless told otherwise.
+pub const DEFAULT_LATENCY: &str = "bandwidth";
+
+impl Settings {
+    /// What `ptxrun test` uses: no outputs written, no trace.
+    pub fn for_test(seed: u64, latency: &str) -> Settings {
+        Settings {
+            entry: None,
+            seed,
+            max_steps: 1 << 32,
+            instruction_cycles: 1,
+            out_dir: None,
+            write_outputs: false,
+            latency: latency.to_string(),
+            trace: false,
+            trace_instructions: false,
+        }
+    }
 }
 
 /// A finished run: the compiled module (for locating faults), the launch, buffer addresses.
@@ -103,18 +128,32 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
         .max()
         .unwrap_or(0);
     let mut kparams = vec![0u8; size as usize];
+    // Buffers first (a tensor map may describe a buffer declared after it), in parameter order.
+    for lp in &launch.params {
+        let (name, ty, data) = match lp {
+            LaunchParam::Buffer { name, ty, data } => (name, *ty, data),
+            LaunchParam::TensorMap {
+                buffer,
+                created: Some((ty, data)),
+                ..
+            } => (buffer, *ty, data),
+            _ => continue,
+        };
+        let addr = global.alloc(name, data.clone(), false);
+        buffers.push((name.clone(), ty, addr, data.len()));
+    }
+    let launch_file = launch.dir.join("launch.toml").display().to_string();
     for (i, (lp, pp)) in launch.params.iter().zip(&func.params).enumerate() {
-        let field = format!("params[{i}]");
+        let field = format!("{launch_file}: params[{i}]");
         let bytes = match lp {
-            LaunchParam::Buffer { name, ty, data } => {
+            LaunchParam::Buffer { name, .. } => {
                 if pp.size != 8 {
                     return Err(BadInput(format!(
                         "{field} (buffer `{name}`): kernel parameter `{}` is {} bytes, a pointer needs 8",
                         pp.name, pp.size
                     )));
                 }
-                let addr = global.alloc(name, data.clone(), false);
-                buffers.push((name.clone(), *ty, addr, data.len()));
+                let addr = buffers.iter().find(|b| &b.0 == name).map_or(0, |b| b.2);
                 addr.to_le_bytes().to_vec()
             }
             LaunchParam::Scalar { ty, bytes } => {
@@ -130,19 +169,71 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
                 }
                 bytes.clone()
             }
+            LaunchParam::TensorMap { buffer, map, .. } => {
+                if pp.size as usize != crate::mem::tensormap::SIZE {
+                    return Err(BadInput(format!(
+                        "{field} (tensormap over `{buffer}`): kernel parameter `{}` is {} bytes, a CUtensorMap has 128",
+                        pp.name, pp.size
+                    )));
+                }
+                let Some(&(_, _, addr, len)) = buffers.iter().find(|b| &b.0 == buffer) else {
+                    return Err(BadInput(format!("{field}.tensormap: no buffer `{buffer}`")));
+                };
+                let m = map.at(addr);
+                m.validate()
+                    .map_err(|e| BadInput(format!("{field}: {e}")))?;
+                if m.extent() > len as u64 {
+                    return Err(BadInput(format!(
+                        "{field}: the tensor spans {} bytes but buffer `{buffer}` has {len}",
+                        m.extent()
+                    )));
+                }
+                m.encode().to_vec()
+            }
         };
         let off = pp.offset as usize;
         kparams[off..off + bytes.len()].copy_from_slice(&bytes);
     }
+    let (cluster, explicit_cluster) = match (launch.cluster, func.attrs.reqnctapercluster) {
+        (Some(c), _) => (c, true),
+        (None, Some(c)) => (c, true),
+        (None, None) => ([1, 1, 1], func.attrs.explicitcluster),
+    };
+    if let (Some(l), Some(r)) = (launch.cluster, func.attrs.reqnctapercluster) {
+        if l != r {
+            return Err(BadInput(format!(
+                "{launch_file}: cluster = {l:?}, but `{}` requires .reqnctapercluster {r:?}",
+                func.name
+            )));
+        }
+    }
+    let csize: u32 = cluster.iter().product();
+    if cluster.contains(&0) || csize > 16 {
+        return Err(BadInput(format!(
+            "{launch_file}: cluster = {cluster:?}: a cluster has 1 to 16 CTAs"
+        )));
+    }
+    if (0..3).any(|i| launch.grid[i] % cluster[i] != 0) {
+        return Err(BadInput(format!(
+            "{launch_file}: grid = {:?} is not a multiple of cluster = {cluster:?}",
+            launch.grid
+        )));
+    }
+    let latency = crate::latency::parse(&s.latency, s.seed).map_err(BadInput)?;
     let grid = Grid {
         grid: launch.grid,
         block: launch.block,
         dynamic_shared_bytes: launch.dynamic_shared_bytes,
+        cluster,
+        explicit_cluster,
     };
     let opts = Options {
         seed: s.seed,
         max_steps: s.max_steps,
         instruction_cycles: s.instruction_cycles,
+        latency,
+        trace: s.trace,
+        trace_instructions: s.trace_instructions,
     };
     let outcome = exec::run(
         &module,
@@ -150,7 +241,7 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
         &grid,
         global,
         kparams,
-        &opts,
+        opts,
     );
     let done = Finished {
         launch,
@@ -186,12 +277,22 @@ fn names(fs: &[&ir::Function]) -> String {
 }
 
 impl Finished {
-    /// `ok`, `fault` or `deadlock`, as the JSON report's `status`.
+    /// `ok`, `hazard`, `fault` or `deadlock`, as the JSON report's `status`.
     pub fn status(&self) -> &'static str {
         match &self.outcome.fault {
             None => "ok",
             Some(f) if f.kind == FaultKind::Deadlock => "deadlock",
+            Some(f) if matches!(f.kind, FaultKind::Hazard(_)) => "hazard",
             Some(_) => "fault",
+        }
+    }
+
+    /// The trace in `format` (`jsonl` or `chrome`).
+    pub fn trace_text(&self, chrome: bool) -> String {
+        if chrome {
+            crate::trace::write_chrome(&self.outcome.trace, &self.module.files)
+        } else {
+            crate::trace::write_jsonl(&self.outcome.trace, &self.module.files)
         }
     }
 
@@ -280,6 +381,7 @@ fn kind_code(k: FaultKind) -> &'static str {
         FaultKind::Deadlock => "run::deadlock",
         FaultKind::StepLimit => "run::step-limit",
         FaultKind::Unsupported => "run::unsupported",
+        FaultKind::Hazard(kind) => kind,
     }
 }
 
@@ -291,25 +393,30 @@ pub enum Verdict {
     Error(String),
 }
 
-/// Runs one launch and checks its `[expect]`.
+/// Runs one launch (default latency model) and checks its `[expect]`.
 pub fn test_one(path: &Path, seed: u64) -> Verdict {
-    let s = Settings {
-        entry: None,
-        seed,
-        max_steps: 1 << 32,
-        instruction_cycles: 1,
-        out_dir: None,
-        write_outputs: false,
-    };
-    let done = match run(path, &s) {
+    test_with(path, &Settings::for_test(seed, DEFAULT_LATENCY))
+}
+
+/// Runs one launch with these settings and checks its `[expect]`.
+pub fn test_with(path: &Path, s: &Settings) -> Verdict {
+    let done = match run(path, s) {
         Ok(d) => d,
         Err(e) => return Verdict::Error(e.0),
     };
     let e = &done.launch.expect;
     if let Some(h) = &e.hazard {
-        return Verdict::Fail(format!(
-            "expects hazard `{h}`, but this build of ptxrun does not detect hazards yet"
-        ));
+        return match &done.outcome.fault {
+            Some(f) if f.kind.name() == h => Verdict::Pass,
+            Some(f) => Verdict::Fail(format!(
+                "expects hazard `{h}`, the run reported {}: {}",
+                f.kind.name(),
+                f.message
+            )),
+            None => Verdict::Fail(format!(
+                "expects hazard `{h}`, but the run was clean (this build of ptxrun detects mbarrier misuse and deadlocks; the happens-before checker is not built yet)"
+            )),
+        };
     }
     if let Some(f) = &done.outcome.fault {
         if f.kind == FaultKind::Unsupported {

@@ -179,3 +179,60 @@ fn test_command_prints_a_line_per_sample_and_a_summary() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_wait_on_the_wrong_parity_is_a_deadlock_naming_the_parity() {
+    let (code, stdout, _) = ptxrun(&[
+        "run",
+        "tests/run/wrong_parity",
+        "--format",
+        "json",
+        "--out-dir",
+        &out_dir("wrong_parity"),
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "deadlock");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["kind"], "deadlock");
+    assert_eq!(d["line"], 30);
+    let msg = d["message"].as_str().unwrap();
+    assert!(msg.contains("for parity 1"), "{msg}");
+    assert!(msg.contains("the phase that completed last was 0"), "{msg}");
+}
+
+#[test]
+fn latency_models_and_traces_from_the_command_line() {
+    for model in [
+        "immediate",
+        "fixed:50",
+        "uniform:1-300",
+        "bandwidth",
+        "adversarial",
+    ] {
+        let dir = out_dir(&format!("lat-{}", model.replace(':', "_")));
+        let trace = Path::new(&dir).join("trace.json");
+        let (code, _, err) = ptxrun(&[
+            "run",
+            "ptx-samples/bulk/hw_bulk_scale",
+            "--latency",
+            model,
+            "--out-dir",
+            &dir,
+            "--trace",
+            &trace.display().to_string(),
+            "--trace-format",
+            "chrome",
+        ]);
+        assert_eq!(code, 0, "{model}: {err}");
+        let got = std::fs::read(Path::new(&dir).join("out/out.bin")).unwrap();
+        let want = std::fs::read("ptx-samples/bulk/hw_bulk_scale/expected/out.bin").unwrap();
+        assert_eq!(got, want, "{model}");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+        assert!(doc["traceEvents"].as_array().unwrap().len() > 100);
+    }
+    let (code, _, err) = ptxrun(&["run", "tests/run/trace_small", "--latency", "slow"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown model"), "{err}");
+}

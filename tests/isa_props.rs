@@ -295,14 +295,7 @@ fn run_kernel(
     );
     std::fs::write(dir.join("kernel.ptx"), ptx).expect("write kernel");
     std::fs::write(dir.join("launch.toml"), toml).expect("write launch");
-    let settings = Settings {
-        entry: None,
-        seed: 0,
-        max_steps: 1 << 32,
-        instruction_cycles: 1,
-        out_dir: None,
-        write_outputs: false,
-    };
+    let settings = Settings::for_test(0, "immediate");
     let done = match run(&dir.join("launch.toml"), &settings) {
         Ok(d) => d,
         Err(e) => panic!("{name}: bad input: {}", e.0),

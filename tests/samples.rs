@@ -46,14 +46,7 @@ fn correct_kernels_give_the_same_bytes_under_every_seed() {
 
 #[test]
 fn same_seed_same_report_and_outputs() {
-    let settings = |seed| Settings {
-        entry: None,
-        seed,
-        max_steps: 1 << 32,
-        instruction_cycles: 1,
-        out_dir: None,
-        write_outputs: false,
-    };
+    let settings = |seed| Settings::for_test(seed, "bandwidth");
     let a = run(Path::new("ptx-samples/core/divergent_loops"), &settings(3)).unwrap();
     let b = run(Path::new("ptx-samples/core/divergent_loops"), &settings(3)).unwrap();
     assert_eq!(a.json(), b.json());

@@ -3,7 +3,8 @@
 //! Selection", 9.7.8 "Logic and Shift", 9.7.9.1-3 `mov`/`prmt`). Values travel as u64 bit
 //! patterns; each handler reads its operands at the instruction's width and sign.
 
-use super::step::{lanes, mask, Ctx, Res};
+use super::ctx::Ctx;
+use super::step::{lanes, mask, Res};
 use crate::ir::mods::{BoolOp, Cmp, SubOp};
 use crate::ir::{Flags, Op, Operand, Type};
 

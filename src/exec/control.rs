@@ -5,21 +5,24 @@
 
 use super::layout::func_of;
 use super::step::{
-    expected, fault, lanes, Cta, Group, Machine, Res, RetRec, Wait, MAX_CALL_DEPTH, WARP,
+    expected, fault, lanes, Cluster, Cta, Group, Machine, Res, RetRec, Wait, MAX_CALL_DEPTH, WARP,
 };
 use super::FaultKind;
 use crate::ir::{Function, Instr, Module, Op, Operand, Symbol};
 
 impl<'m> Machine<'m> {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn control(
         &mut self,
-        cta: &mut Cta,
+        cl: &mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         ins: &Instr,
         func: &'m Function,
         active: u32,
     ) -> Res<()> {
+        let cta = &mut cl.ctas[ci];
         let g = cta.warps[wi].groups[gi].clone();
         let ops = func.ops(ins);
         match ins.op {
@@ -30,7 +33,7 @@ impl<'m> Machine<'m> {
                         "branch without a label target",
                     ));
                 };
-                self.branch(cta, wi, gi, active, |_| target);
+                branch(cta, wi, gi, active, |_| target);
             }
             Op::BrxIdx => {
                 let Some(Operand::Targets(t)) = ops.get(1).copied() else {
@@ -62,9 +65,9 @@ impl<'m> Machine<'m> {
                         }
                     }
                 }
-                self.branch(cta, wi, gi, active, |lane| per_lane[lane]);
+                branch(cta, wi, gi, active, |lane| per_lane[lane]);
             }
-            Op::Exit => self.retire(cta, wi, gi, active)?,
+            Op::Exit => self.retire(cl, ci, wi, gi, active)?,
             Op::Ret => {
                 if active != 0 {
                     if active != g.mask {
@@ -75,7 +78,7 @@ impl<'m> Machine<'m> {
                         .iter()
                         .position(|x| x.mask == active && x.pc == g.pc)
                         .unwrap_or(gi);
-                    self.do_ret(cta, wi, gi, active)?;
+                    self.do_ret(cl, ci, wi, gi, active)?;
                 } else {
                     cta.warps[wi].groups[gi].pc += 1;
                 }
@@ -87,52 +90,55 @@ impl<'m> Machine<'m> {
                 ));
             }
             Op::Trap | Op::Brkpt | Op::BarWarpSync => cta.warps[wi].groups[gi].pc += 1,
-            Op::Call => self.call(cta, wi, gi, ins, func, active)?,
+            Op::Call => self.call(cl, ci, wi, gi, ins, func, active)?,
             Op::Bar | Op::Barrier => self.barrier(cta, wi, gi, ins, func)?,
             _ => cta.warps[wi].groups[gi].pc += 1,
         }
         Ok(())
     }
+}
 
-    /// Moves the lanes of `active` to their targets, the others past the branch.
-    fn branch(
+/// Moves the lanes of `active` to their targets, the others past the branch.
+fn branch(cta: &mut Cta, wi: usize, gi: usize, active: u32, target: impl Fn(usize) -> u32) {
+    let warp = &mut cta.warps[wi];
+    let g = warp.groups[gi].clone();
+    let mut dests: Vec<(u32, u32)> = Vec::new();
+    let fall = g.mask & !active;
+    if fall != 0 {
+        dests.push((g.pc + 1, fall));
+    }
+    for lane in lanes(active) {
+        let t = target(lane);
+        match dests.iter_mut().find(|(pc, _)| *pc == t) {
+            Some(d) => d.1 |= 1 << lane,
+            None => dests.push((t, 1 << lane)),
+        }
+    }
+    let (first, rest) = dests
+        .split_first()
+        .map_or(((g.pc + 1, g.mask), &[][..]), |(f, r)| (*f, r));
+    warp.groups[gi].pc = first.0;
+    warp.groups[gi].mask = first.1;
+    for &(pc, mask) in rest {
+        warp.groups.push(Group {
+            mask,
+            pc,
+            ..g.clone()
+        });
+    }
+}
+
+impl<'m> Machine<'m> {
+    /// `exit`, or `ret` from the kernel: the lanes are done.
+    fn retire(
         &mut self,
-        cta: &mut Cta,
+        cl: &mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         active: u32,
-        target: impl Fn(usize) -> u32,
-    ) {
-        let warp = &mut cta.warps[wi];
-        let g = warp.groups[gi].clone();
-        let mut dests: Vec<(u32, u32)> = Vec::new();
-        let fall = g.mask & !active;
-        if fall != 0 {
-            dests.push((g.pc + 1, fall));
-        }
-        for lane in lanes(active) {
-            let t = target(lane);
-            match dests.iter_mut().find(|(pc, _)| *pc == t) {
-                Some(d) => d.1 |= 1 << lane,
-                None => dests.push((t, 1 << lane)),
-            }
-        }
-        let (first, rest) = dests
-            .split_first()
-            .map_or(((g.pc + 1, g.mask), &[][..]), |(f, r)| (*f, r));
-        warp.groups[gi].pc = first.0;
-        warp.groups[gi].mask = first.1;
-        for &(pc, mask) in rest {
-            warp.groups.push(Group {
-                mask,
-                pc,
-                ..g.clone()
-            });
-        }
-    }
-
-    /// `exit`, or `ret` from the kernel: the lanes are done.
-    fn retire(&mut self, cta: &mut Cta, wi: usize, gi: usize, active: u32) -> Res<()> {
+    ) -> Res<()> {
+        let cta = &mut cl.ctas[ci];
         let warp = &mut cta.warps[wi];
         warp.groups[gi].mask &= !active;
         if warp.groups[gi].mask == 0 {
@@ -141,21 +147,44 @@ impl<'m> Machine<'m> {
             warp.groups[gi].pc += 1;
         }
         warp.exited |= active;
+        let warp_done = warp.groups.is_empty();
         cta.exited += active.count_ones();
         // Exited threads count as arrived: a barrier may now be complete.
         for b in 0..cta.bars.len() as u8 {
             try_release(self.m, cta, b);
         }
-        // Exited lanes no longer hold up a warp-synchronous rendezvous.
-        self.rendezvous(cta, wi)?;
+        if self.trace.enabled && warp_done {
+            let w = &cta.warps[wi];
+            self.trace.push(crate::trace::Event {
+                cycle: w.clock,
+                cta: cta.id,
+                warp: Some(w.index),
+                lanes: w.exited,
+                line: 0,
+                cuda: None,
+                what: crate::trace::What::WarpExit,
+            });
+        }
+        // Exited threads no longer hold up the cluster barrier or a warp-synchronous rendezvous.
+        self.progress += 1;
+        self.release_cluster_barrier(cl);
+        self.rendezvous(cl, ci, wi)?;
         Ok(())
     }
 
-    pub(crate) fn do_ret(&mut self, cta: &mut Cta, wi: usize, gi: usize, active: u32) -> Res<()> {
-        let g = cta.warps[wi].groups[gi].clone();
+    pub(crate) fn do_ret(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        gi: usize,
+        active: u32,
+    ) -> Res<()> {
+        let g = cl.ctas[ci].warps[wi].groups[gi].clone();
         let Some(rec) = g.stack.last().cloned() else {
-            return self.retire(cta, wi, gi, active);
+            return self.retire(cl, ci, wi, gi, active);
         };
+        let cta = &mut cl.ctas[ci];
         let warp = &mut cta.warps[wi];
         let callee = g.frame as usize;
         let caller = rec.frame as usize;
@@ -203,15 +232,18 @@ impl<'m> Machine<'m> {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn call(
         &mut self,
-        cta: &mut Cta,
+        cl: &mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         ins: &Instr,
         func: &'m Function,
         mut active: u32,
     ) -> Res<()> {
+        let cta = &mut cl.ctas[ci];
         let g = cta.warps[wi].groups[gi].clone();
         if active == 0 {
             cta.warps[wi].groups[gi].pc += 1;
@@ -274,7 +306,7 @@ impl<'m> Machine<'m> {
         };
         if !callee.defined {
             return self.builtin(
-                cta, wi, gi, func, callee, target, &arg_ops, ret_range, active,
+                cl, ci, wi, gi, func, callee, target, &arg_ops, ret_range, active,
             );
         }
         if g.stack.len() >= MAX_CALL_DEPTH {

@@ -5,8 +5,9 @@
 //! half). Rounding goes through `rustc_apfloat` so every mode is exact.
 
 use super::alu::as_i128;
+use super::ctx::Ctx;
 use super::fp::{round_of, Fmt};
-use super::step::{lanes, mask, Ctx, Res};
+use super::step::{lanes, mask, Res};
 use crate::ir::mods::Rounding;
 use crate::ir::{Flags, Mods, Type};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};

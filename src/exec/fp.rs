@@ -9,7 +9,8 @@
 //! or libm results, which lie within the maximum errors PTX documents for them.
 
 use super::alu::write_compare;
-use super::step::{lanes, Ctx, Res};
+use super::ctx::Ctx;
+use super::step::{lanes, Res};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{Flags, Mods, Op, Type};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};

@@ -5,8 +5,8 @@
 //! included). Atomics of a warp are applied lane by lane in lane order.
 
 use super::alu::sext;
-use super::fp::Fmt;
-use super::step::{fault, lanes, mask, Ctx, Res, WARP};
+use super::ctx::Ctx;
+use super::step::{fault, lanes, mask, Res, WARP};
 use super::FaultKind;
 use crate::ir::mods::SubOp;
 use crate::ir::{AddrBase, Flags, Op, Operand, Space, Type};
@@ -14,9 +14,10 @@ use crate::mem::{self, Generic, MemFault, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WIN
 
 /// Where one access lands.
 #[derive(Debug, Clone, Copy)]
-enum Target {
+pub(crate) enum Target {
     Global(u64),
-    Shared(u64),
+    /// The shared memory of the cluster's CTA `rank`, at an offset.
+    Shared(u32, u64),
     Local(u64),
     KernelParam(u64),
     FrameParam(u64),
@@ -29,17 +30,18 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
         Op::Atom | Op::Red => atomic(cx),
         Op::Cvta => cvta(cx),
         Op::Isspacep => isspacep(cx),
-        Op::Mapa => {
-            // A cluster of one CTA: the mapped address is the address itself.
-            for lane in lanes(cx.active) {
-                let a = cx.src(1, lane, Type::U64);
-                cx.dst(0, lane, a);
-            }
-            Ok(())
-        }
+        Op::Mapa => mapa(cx),
         Op::Getctarank => {
             for lane in lanes(cx.active) {
-                cx.dst(0, lane, 0);
+                let a = cx.src(1, lane, Type::U64);
+                let rank = match cx.ins.mods.space {
+                    Some(Space::Shared | Space::SharedCluster) => mem::cluster_addr(a, cx.rank).0,
+                    _ => match mem::classify(a) {
+                        Generic::Shared(o) => mem::cluster_addr(o, cx.rank).0,
+                        _ => cx.rank,
+                    },
+                };
+                cx.dst(0, lane, u64::from(rank));
             }
             Ok(())
         }
@@ -47,8 +49,44 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     }
 }
 
+/// `mapa`: the address of the same variable in CTA `b` of the cluster (PTX ISA 9.0 section
+/// 9.7.9.21), as a `shared::cluster` address or, without a state space, a generic one.
+fn mapa(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let n = cx.cluster.iter().product::<u32>();
+    for lane in lanes(cx.active) {
+        let a = cx.src(1, lane, Type::U64);
+        let b = cx.src(2, lane, Type::U32) as u32;
+        if b >= n {
+            let mut f = fault(
+                FaultKind::Memory,
+                format!("mapa to CTA rank {b}, but the cluster has {n} CTAs"),
+            );
+            f.linear_thread = Some(cx.thread_of(lane));
+            return Err(f);
+        }
+        let v = match cx.ins.mods.space {
+            Some(Space::Shared | Space::SharedCluster) => {
+                mem::cluster_encode(b, mem::cluster_addr(a, cx.rank).1)
+            }
+            _ => match mem::classify(a) {
+                Generic::Shared(o) => {
+                    SHARED_WINDOW + mem::cluster_encode(b, mem::cluster_addr(o, cx.rank).1)
+                }
+                _ => a,
+            },
+        };
+        let v = if cx.ty().size() == 4 {
+            v & 0xffff_ffff
+        } else {
+            v
+        };
+        cx.dst(0, lane, v);
+    }
+    Ok(())
+}
+
 /// The address an operand names for `lane`, in the instruction's state space.
-fn address(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> u64 {
+pub(crate) fn address(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> u64 {
     match cx.ops.get(k) {
         Some(Operand::Addr(base, off)) => {
             let b = match *base {
@@ -63,10 +101,14 @@ fn address(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> u64 {
     }
 }
 
-fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Target {
+pub(crate) fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Target {
     match space {
         Some(Space::Global | Space::Const) => Target::Global(addr),
-        Some(Space::Shared | Space::SharedCluster) => Target::Shared(addr & 0xffff_ffff),
+        Some(Space::Shared) => Target::Shared(cx.rank, addr & 0xffff_ffff),
+        Some(Space::SharedCluster) => {
+            let (r, o) = mem::cluster_addr(addr & 0xffff_ffff, cx.rank);
+            Target::Shared(r, o)
+        }
         Some(Space::Local) => Target::Local(addr),
         Some(Space::Param | Space::ParamEntry | Space::ParamFunc) => {
             if addr >= PARAM_WINDOW {
@@ -77,7 +119,10 @@ fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Target {
         }
         _ => match mem::classify(addr) {
             Generic::Global(a) => Target::Global(a),
-            Generic::Shared(o) => Target::Shared(o),
+            Generic::Shared(o) => {
+                let (r, o) = mem::cluster_addr(o, cx.rank);
+                Target::Shared(r, o)
+            }
             Generic::Local(o) => Target::Local(o),
             Generic::Param(o) => {
                 let _ = cx;
@@ -90,23 +135,40 @@ fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Target {
 fn describe(t: Target) -> String {
     match t {
         Target::Global(a) => format!("global {a:#x}"),
-        Target::Shared(o) => format!("shared+{o:#x}"),
+        Target::Shared(r, o) => format!("shared+{o:#x} of CTA rank {r}"),
         Target::Local(o) => format!("local+{o:#x}"),
         Target::KernelParam(o) | Target::FrameParam(o) => format!("param+{o:#x}"),
     }
 }
 
-fn mem_fault(e: MemFault, thread: usize) -> Box<super::Fault> {
+pub(crate) fn mem_fault(e: MemFault, thread: usize) -> Box<super::Fault> {
     let mut f = fault(FaultKind::Memory, e.message);
     f.linear_thread = Some(thread as u32);
     f
 }
 
-fn read(cx: &Ctx<'_, '_>, t: Target, lane: usize, out: &mut [u8]) -> Result<(), MemFault> {
+fn no_cta(cx: &Ctx<'_, '_>, r: u32) -> MemFault {
+    MemFault {
+        message: format!(
+            "shared::cluster access to CTA rank {r}, but the cluster has {} CTAs",
+            cx.smem.len()
+        ),
+    }
+}
+
+pub(crate) fn read(
+    cx: &Ctx<'_, '_>,
+    t: Target,
+    lane: usize,
+    out: &mut [u8],
+) -> Result<(), MemFault> {
     let n = out.len();
     let src: &[u8] = match t {
         Target::Global(a) => cx.global.read(a, n)?,
-        Target::Shared(o) => mem::slice(cx.shared, "shared", o, n)?,
+        Target::Shared(r, o) => match cx.smem.get(r as usize) {
+            Some(s) => mem::slice(&s.bytes, "shared", o, n)?,
+            None => return Err(no_cta(cx, r)),
+        },
         Target::Local(o) => mem::slice(&cx.local[lane], "local", o, n)?,
         Target::KernelParam(o) => mem::slice(cx.kparams, "kernel parameter", o, n)?,
         Target::FrameParam(o) => {
@@ -119,11 +181,26 @@ fn read(cx: &Ctx<'_, '_>, t: Target, lane: usize, out: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
-fn write(cx: &mut Ctx<'_, '_>, t: Target, lane: usize, data: &[u8]) -> Result<(), MemFault> {
+pub(crate) fn write(
+    cx: &mut Ctx<'_, '_>,
+    t: Target,
+    lane: usize,
+    data: &[u8],
+) -> Result<(), MemFault> {
     let n = data.len();
     let dst: &mut [u8] = match t {
         Target::Global(a) => cx.global.write(a, n)?,
-        Target::Shared(o) => mem::slice_mut(cx.shared, "shared", o, n)?,
+        Target::Shared(r, o) => {
+            let n_ctas = cx.smem.len();
+            match cx.smem.get_mut(r as usize) {
+                Some(s) => mem::slice_mut(&mut s.bytes, "shared", o, n)?,
+                None => return Err(MemFault {
+                    message: format!(
+                        "shared::cluster access to CTA rank {r}, but the cluster has {n_ctas} CTAs"
+                    ),
+                }),
+            }
+        }
         Target::Local(o) => mem::slice_mut(&mut cx.local[lane], "local", o, n)?,
         Target::KernelParam(_) => {
             return Err(MemFault {
@@ -140,11 +217,17 @@ fn write(cx: &mut Ctx<'_, '_>, t: Target, lane: usize, data: &[u8]) -> Result<()
     Ok(())
 }
 
-fn thread_of(cx: &Ctx<'_, '_>, lane: usize) -> usize {
+pub(crate) fn thread_of(cx: &Ctx<'_, '_>, lane: usize) -> usize {
     cx.warp_index as usize * WARP + lane
 }
 
-fn check_align(cx: &Ctx<'_, '_>, addr: u64, size: u64, lane: usize, t: Target) -> Res<()> {
+pub(crate) fn check_align(
+    cx: &Ctx<'_, '_>,
+    addr: u64,
+    size: u64,
+    lane: usize,
+    t: Target,
+) -> Res<()> {
     if !addr.is_multiple_of(size) {
         let mut f = fault(
             FaultKind::Misaligned,
@@ -159,7 +242,7 @@ fn check_align(cx: &Ctx<'_, '_>, addr: u64, size: u64, lane: usize, t: Target) -
     Ok(())
 }
 
-fn describe_with(cx: &Ctx<'_, '_>, t: Target) -> String {
+pub(crate) fn describe_with(cx: &Ctx<'_, '_>, t: Target) -> String {
     match t {
         Target::Global(a) => cx.global.describe(a),
         other => describe(other),
@@ -167,7 +250,7 @@ fn describe_with(cx: &Ctx<'_, '_>, t: Target) -> String {
 }
 
 /// The element registers of the data operand `k` (a register or a `{...}` vector).
-fn elems(cx: &Ctx<'_, '_>, k: usize) -> Vec<Operand> {
+pub(crate) fn elems(cx: &Ctx<'_, '_>, k: usize) -> Vec<Operand> {
     match cx.ops.get(k) {
         Some(Operand::Vector(r)) => cx.func.sub_ops(*r).to_vec(),
         Some(o) => vec![*o],
@@ -240,26 +323,6 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
         let old = mem::read_le(&buf[..esize]);
         let b = cx.src(b_k, lane, t) & mask(bits);
         let new = match op {
-            SubOp::Add => add(t, old, b),
-            SubOp::Min | SubOp::Max => minmax(t, op == SubOp::Max, old, b),
-            SubOp::Inc => {
-                if old >= b {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            SubOp::Dec => {
-                if old == 0 || old > b {
-                    b
-                } else {
-                    old - 1
-                }
-            }
-            SubOp::And => old & b,
-            SubOp::Or => old | b,
-            SubOp::Xor => old ^ b,
-            SubOp::Exch => b,
             SubOp::Cas => {
                 let c = cx.src(3, lane, t) & mask(bits);
                 if old == b {
@@ -268,7 +331,7 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
                     old
                 }
             }
-            _ => old,
+            op => mem::reduce::combine(op, t, old, b),
         };
         mem::write_le(&mut buf[..esize], new);
         write(cx, tg, lane, &buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
@@ -282,53 +345,6 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
         }
     }
     Ok(())
-}
-
-fn add(t: Type, a: u64, b: u64) -> u64 {
-    match t {
-        Type::F32 => u64::from((f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits()),
-        Type::F64 => (f64::from_bits(a) + f64::from_bits(b)).to_bits(),
-        Type::F16 | Type::Bf16 => half_add(Fmt::of(t), a, b),
-        Type::F16x2 | Type::Bf16x2 => {
-            let f = Fmt::of(t);
-            (half_add(f, a >> 16, b >> 16) << 16) | half_add(f, a & 0xffff, b & 0xffff)
-        }
-        _ => a.wrapping_add(b) & mask(t.size() * 8),
-    }
-}
-
-fn half_add(f: Fmt, a: u64, b: u64) -> u64 {
-    // The exact sum of two halves is representable in f64; one rounding to the half format.
-    let v = f.encode_f64(f.to_f64(a) + f.to_f64(b));
-    if f.is_nan(v) {
-        f.canonical_nan()
-    } else {
-        v
-    }
-}
-
-fn minmax(t: Type, max: bool, a: u64, b: u64) -> u64 {
-    let bits = t.size() * 8;
-    if t.is_float() {
-        let f = Fmt::of(t);
-        let (x, y) = (f.to_f64(a), f.to_f64(b));
-        return if f.is_nan(b) || (if max { x >= y } else { x <= y }) {
-            a
-        } else {
-            b
-        };
-    }
-    let (x, y) = if t.is_signed() {
-        (i128::from(sext(a, bits)), i128::from(sext(b, bits)))
-    } else {
-        (i128::from(a), i128::from(b))
-    };
-    let keep_a = if max { x >= y } else { x <= y };
-    if keep_a {
-        a
-    } else {
-        b
-    }
 }
 
 fn cvta(cx: &mut Ctx<'_, '_>) -> Res<()> {

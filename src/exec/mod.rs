@@ -5,27 +5,41 @@
 //! barrier while another group of the same warp runs on). An instruction is executed once for a
 //! whole group, over registers laid out per register and then per lane (structure of arrays).
 //!
+//! CTAs are grouped into clusters (PTX ISA 9.0 section 2.2.1): the CTAs of a cluster run
+//! together, their warps interleaved by one scheduler, and share distributed shared memory and
+//! the cluster barrier; clusters do not interact and run one after another.
+//!
 //! Scheduling is deterministic: a ChaCha generator seeded from the launch's seed picks the next
-//! warp of a CTA and how many instructions it runs, and a virtual clock counts cycles; nothing
-//! depends on wall time or hash order. CTAs of a grid do not interact and run one after another.
+//! warp of a cluster and how many instructions it runs, and a virtual clock counts cycles;
+//! nothing depends on wall time or hash order. Asynchronous operations (`cp.async`, bulk and
+//! tensor copies, `st.async`) go to the copy engine (`mem::copy`) with times from the latency
+//! model; when every warp waits, the clock jumps to the next asynchronous event.
 //!
 //! The families of instructions live in `alu.rs` (integer, logic, bit manipulation), `fp.rs`
 //! (floating point), `cvt.rs` (conversions), `memops.rs` (loads, stores, atomics, addresses),
-//! `warpops.rs` (shuffles, votes, reductions), `control.rs` (branches, calls, barriers) and
-//! `printf.rs` (device `printf`).
+//! `warpops.rs` (shuffles, votes, reductions), `control.rs` (branches, calls, barriers),
+//! `asyncops.rs` (asynchronous copies and their groups), `mbarops.rs` (mbarriers and the
+//! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
+//! groups and reports deadlocks.
 
 mod alu;
+mod asyncops;
 mod control;
+mod ctx;
 mod cvt;
 mod fp;
 mod layout;
+mod mbarops;
 mod memops;
+mod park;
 mod printf;
 mod step;
 mod warpops;
 
 use crate::ir::{FuncId, Module};
+use crate::latency::LatencyModel;
 use crate::mem::Global;
+use crate::trace::Trace;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::fmt;
@@ -33,13 +47,17 @@ use std::fmt;
 pub use layout::Layout;
 
 /// How to run.
-#[derive(Debug, Clone)]
 pub struct Options {
     pub seed: u64,
     /// Stop with a fault after this many warp-instructions (guards against endless loops).
     pub max_steps: u64,
     /// Cycles the virtual clock advances per instruction a warp executes.
     pub instruction_cycles: u64,
+    /// When asynchronous operations read, land and complete.
+    pub latency: Box<dyn LatencyModel>,
+    /// Record a trace; with every instruction too.
+    pub trace: bool,
+    pub trace_instructions: bool,
 }
 
 impl Default for Options {
@@ -48,6 +66,9 @@ impl Default for Options {
             seed: 0,
             max_steps: 1 << 32,
             instruction_cycles: 1,
+            latency: Box::new(crate::latency::Immediate),
+            trace: false,
+            trace_instructions: false,
         }
     }
 }
@@ -58,6 +79,10 @@ pub struct Grid {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dynamic_shared_bytes: u32,
+    /// CTAs per cluster (`[1, 1, 1]` without clusters); each grid dimension is a multiple.
+    pub cluster: [u32; 3],
+    /// The launch asked for clusters (`%is_explicit_cluster`).
+    pub explicit_cluster: bool,
 }
 
 /// The kind of a kernel fault (exit code 1).
@@ -69,6 +94,8 @@ pub enum FaultKind {
     StepLimit,
     Unsupported,
     Misaligned,
+    /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
+    Hazard(&'static str),
 }
 
 impl FaultKind {
@@ -80,6 +107,7 @@ impl FaultKind {
             FaultKind::StepLimit => "step-limit",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
+            FaultKind::Hazard(kind) => kind,
         }
     }
 }
@@ -111,14 +139,17 @@ pub struct Stats {
     pub cycles: u64,
 }
 
-/// The state after a run: memory (to read outputs from), printed text, counters, and the fault
-/// that stopped it, if any.
+/// The state after a run: memory (to read outputs from), printed text, counters, the trace,
+/// and the fault that stopped it, if any.
 #[derive(Debug)]
 pub struct Outcome {
     pub global: Global,
     pub stdout: String,
     pub stats: Stats,
     pub fault: Option<Fault>,
+    pub trace: Trace,
+    /// The latency model's name.
+    pub latency: String,
 }
 
 /// Runs `entry` over the grid. `global` holds the launch's buffers; `kparams` is the kernel
@@ -129,14 +160,16 @@ pub fn run(
     grid: &Grid,
     global: Global,
     kparams: Vec<u8>,
-    opts: &Options,
+    opts: Options,
 ) -> Outcome {
     let mut m = step::Machine::new(module, entry, grid, global, kparams, opts);
+    let latency = m.engine.model_name();
     let mut fault = None;
-    'grid: for z in 0..grid.grid[2] {
-        for y in 0..grid.grid[1] {
-            for x in 0..grid.grid[0] {
-                if let Err(mut f) = m.run_cta([x, y, z]) {
+    let c = grid.cluster.map(|d| d.max(1));
+    'grid: for z in (0..grid.grid[2]).step_by(c[2] as usize) {
+        for y in (0..grid.grid[1]).step_by(c[1] as usize) {
+            for x in (0..grid.grid[0]).step_by(c[0] as usize) {
+                if let Err(mut f) = m.run_cluster([x, y, z]) {
                     if let Some(t) = f.linear_thread {
                         let [bx, by, _] = grid.block;
                         f.thread = [t % bx, (t / bx) % by, t / (bx * by)];
@@ -147,12 +180,14 @@ pub fn run(
             }
         }
     }
-    let (global, stdout, stats) = m.finish();
+    let (global, stdout, stats, trace) = m.finish();
     Outcome {
         global,
         stdout,
         stats,
         fault,
+        trace,
+        latency,
     }
 }
 

@@ -3,7 +3,7 @@
 //! output goes to the run's stdout, lane by lane in lane order at the moment the warp executes
 //! the call, which is deterministic for a given seed.
 
-use super::step::{fault, lanes, Cta, Machine, Res, WARP};
+use super::step::{fault, lanes, Cluster, Machine, Res, WARP};
 use super::FaultKind;
 use crate::ir::{FuncId, Function, OpRange, Operand, Symbol};
 
@@ -11,7 +11,8 @@ impl<'m> Machine<'m> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn builtin(
         &mut self,
-        cta: &mut Cta,
+        cl: &mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         caller: &'m Function,
@@ -21,8 +22,9 @@ impl<'m> Machine<'m> {
         rets: Option<OpRange>,
         active: u32,
     ) -> Res<()> {
-        let Cta { warps, shared, .. } = cta;
-        let warp = &mut warps[wi];
+        let Cluster { ctas, smem, .. } = cl;
+        let shared = &smem[ctas[ci].rank as usize].bytes;
+        let warp = &mut ctas[ci].warps[wi];
         let gi = warp
             .groups
             .iter()

@@ -1,10 +1,16 @@
-//! The machine: CTAs, warps, lane groups and call frames, the per-CTA scheduling loop, and the
-//! dispatch of one instruction to its family's handler. See `mod.rs` for the model.
+//! The machine: clusters of CTAs, warps, lane groups and call frames, the scheduling loop of a
+//! cluster, and the dispatch of one instruction to its family's handler. See `mod.rs` for the
+//! model; waiting and waking (async waits, mbarriers, deadlocks) live in `park.rs`.
 
+use super::ctx::Ctx;
 use super::layout::Layout;
+use super::park::AsyncWait;
 use super::{Fault, FaultKind, Grid, Options, Scheduler, Stats};
-use crate::ir::{FuncId, Function, Instr, Module, Op, OpRange, Operand, Type};
-use crate::mem::Global;
+use crate::ir::{FuncId, Function, Instr, Module, Op, OpRange, Type};
+use crate::mem::copy::{Engine, OpId};
+use crate::mem::{Global, Smem};
+use crate::trace::{Event, Trace, What};
+use std::collections::VecDeque;
 
 /// Warps' worth of lanes.
 pub const WARP: usize = 32;
@@ -32,6 +38,15 @@ pub(crate) struct Machine<'m> {
     /// Bump pointer of device `malloc`.
     pub heap_next: u64,
     pub layout_error: Option<String>,
+    pub engine: Engine,
+    pub trace: Trace,
+    /// The running cluster's clock: the furthest any of its warps has run. Asynchronous events
+    /// due at or before it have happened.
+    pub now: u64,
+    /// Counts every change that could end a wait (an mbarrier changed, an operation completed,
+    /// a barrier opened, a thread exited): a wait that timed out once at the same count cannot
+    /// be helped by timing out again.
+    pub progress: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +56,8 @@ pub(crate) enum Wait {
     Bar(u8),
     /// Parked at a warp-synchronous operation until its member lanes arrive.
     WarpSync,
+    /// Parked at an asynchronous wait; woken to execute the instruction again.
+    Async(AsyncWait),
 }
 
 #[derive(Debug, Clone)]
@@ -60,6 +77,28 @@ pub(crate) struct Group {
     pub wait: Wait,
     /// The warp's step count when this group last ran (for fairness between groups).
     pub last: u64,
+    /// Woken by a timeout: a `try_wait`/`test_wait` it executes now returns false.
+    pub timed_out: bool,
+    /// The progress count at this group's last timeout.
+    pub timeout_at: Option<u64>,
+    /// When the group started waiting at its current instruction (for traces).
+    pub since: Option<u64>,
+}
+
+impl Group {
+    pub fn new(mask: u32, pc: u32, frame: u32) -> Group {
+        Group {
+            mask,
+            pc,
+            frame,
+            stack: Vec::new(),
+            wait: Wait::Ready,
+            last: 0,
+            timed_out: false,
+            timeout_at: None,
+            since: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -77,6 +116,21 @@ pub(crate) struct Frame {
     pub live: bool,
 }
 
+/// One thread's async-groups: operations issued but not committed, then committed groups,
+/// oldest first (PTX ISA 9.0 section 9.7.9.25.1.1).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LaneGroups {
+    pub uncommitted: Vec<OpId>,
+    pub groups: VecDeque<Vec<OpId>>,
+}
+
+/// The async-group state of a warp's lanes: non-bulk `cp.async` and bulk groups are separate.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WarpAsync {
+    pub cp: [LaneGroups; WARP],
+    pub bulk: [LaneGroups; WARP],
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Warp {
     pub index: u32,
@@ -88,6 +142,9 @@ pub(crate) struct Warp {
     pub clock: u64,
     /// Instructions this warp has executed.
     pub steps: u64,
+    pub asy: Option<Box<WarpAsync>>,
+    /// Per lane: the cluster-barrier phase it last arrived in (`u32::MAX`: none pending).
+    pub cluster_phase: [u32; WARP],
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -102,11 +159,29 @@ pub(crate) struct Barrier {
 
 pub(crate) struct Cta {
     pub id: [u32; 3],
-    pub shared: Vec<u8>,
+    /// Rank in the cluster (index into `Cluster::ctas` and `Cluster::smem`).
+    pub rank: u32,
     pub warps: Vec<Warp>,
     pub bars: [Barrier; BARRIERS],
     pub nthreads: u32,
     pub exited: u32,
+}
+
+/// The CTAs of one cluster, which run together: they share distributed shared memory and the
+/// cluster barrier (PTX ISA 9.0 section 2.2.1 "Cluster of Cooperative Thread Arrays").
+pub(crate) struct Cluster {
+    pub ctas: Vec<Cta>,
+    pub smem: Vec<Smem>,
+    /// `barrier.cluster`: completed phases, and threads arrived in the current one.
+    pub cbar_phase: u32,
+    pub cbar_arrived: u32,
+}
+
+impl Cluster {
+    /// Threads of the cluster that have not exited.
+    pub fn live_threads(&self) -> u32 {
+        self.ctas.iter().map(|c| c.nthreads - c.exited).sum()
+    }
 }
 
 impl<'m> Machine<'m> {
@@ -116,7 +191,7 @@ impl<'m> Machine<'m> {
         grid: &Grid,
         mut global: Global,
         kparams: Vec<u8>,
-        opts: &Options,
+        opts: Options,
     ) -> Self {
         let (layout, layout_error) = match Layout::new(m, &mut global) {
             Ok(l) => (l, None),
@@ -147,11 +222,15 @@ impl<'m> Machine<'m> {
             stats: Stats::default(),
             heap_next: 0,
             layout_error,
+            engine: Engine::new(opts.latency),
+            trace: Trace::new(opts.trace, opts.trace_instructions),
+            now: 0,
+            progress: 0,
         }
     }
 
-    pub fn finish(self) -> (Global, String, Stats) {
-        (self.global, self.stdout, self.stats)
+    pub fn finish(self) -> (Global, String, Stats, Trace) {
+        (self.global, self.stdout, self.stats, self.trace)
     }
 
     pub(crate) fn new_frame_for(&self, warp: &mut Warp, func: FuncId) -> Res<u32> {
@@ -195,20 +274,13 @@ impl<'m> Machine<'m> {
         }
     }
 
-    pub fn run_cta(&mut self, id: [u32; 3]) -> Res<()> {
-        if let Some(e) = &self.layout_error {
-            return Err(fault(FaultKind::Memory, e.clone()));
-        }
+    /// A fresh CTA with every warp at the entry.
+    fn new_cta(&self, id: [u32; 3], rank: u32) -> Res<Cta> {
         let [bx, by, bz] = self.grid.block;
         let nthreads = bx * by * bz;
-        let shared_bytes = self.layout.dynamic_offset.max(self.layout.static_shared)
-            + u64::from(self.grid.dynamic_shared_bytes);
-        if shared_bytes > super::layout::MAX_SHARED_BYTES {
-            return Err(fault(FaultKind::Memory, format!("the launch needs {shared_bytes} bytes of shared memory; an sm_90 CTA has at most {}", super::layout::MAX_SHARED_BYTES)));
-        }
         let mut cta = Cta {
             id,
-            shared: vec![0; shared_bytes as usize],
+            rank,
             warps: Vec::new(),
             bars: [Barrier::default(); BARRIERS],
             nthreads,
@@ -231,85 +303,123 @@ impl<'m> Machine<'m> {
                 local_top: 0,
                 clock: 0,
                 steps: 0,
+                asy: None,
+                cluster_phase: [u32::MAX; WARP],
             };
             let frame = self
                 .new_frame_for(&mut warp, self.entry)
                 .map_err(|f| with_cta(f, id))?;
-            warp.groups.push(Group {
-                mask: valid,
-                pc: 0,
-                frame,
-                stack: Vec::new(),
-                wait: Wait::Ready,
-                last: 0,
-            });
+            warp.groups.push(Group::new(valid, 0, frame));
             cta.warps.push(warp);
         }
-        loop {
-            let runnable: Vec<usize> = (0..cta.warps.len())
-                .filter(|&w| cta.warps[w].groups.iter().any(|g| g.wait == Wait::Ready))
-                .collect();
-            if runnable.is_empty() {
-                if cta.warps.iter().all(|w| w.groups.is_empty()) {
-                    return Ok(());
+        Ok(cta)
+    }
+
+    /// Runs the cluster whose first CTA is `first`: its CTAs' warps interleave under one
+    /// scheduler and one clock.
+    pub fn run_cluster(&mut self, first: [u32; 3]) -> Res<()> {
+        if let Some(e) = &self.layout_error {
+            return Err(with_cta(fault(FaultKind::Memory, e.clone()), first));
+        }
+        let shared_bytes = self.layout.dynamic_offset.max(self.layout.static_shared)
+            + u64::from(self.grid.dynamic_shared_bytes);
+        if shared_bytes > super::layout::MAX_SHARED_BYTES {
+            return Err(with_cta(fault(FaultKind::Memory, format!("the launch needs {shared_bytes} bytes of shared memory; an sm_90 CTA has at most {}", super::layout::MAX_SHARED_BYTES)), first));
+        }
+        let [cx, cy, cz] = self.grid.cluster;
+        let mut cl = Cluster {
+            ctas: Vec::new(),
+            smem: Vec::new(),
+            cbar_phase: 0,
+            cbar_arrived: 0,
+        };
+        for z in 0..cz {
+            for y in 0..cy {
+                for x in 0..cx {
+                    let id = [first[0] + x, first[1] + y, first[2] + z];
+                    let rank = x + y * cx + z * cx * cy;
+                    cl.ctas.push(self.new_cta(id, rank)?);
+                    cl.smem.push(Smem::new(shared_bytes as usize));
                 }
-                return Err(with_cta(self.deadlock(&cta), id));
             }
-            let w = runnable[self.sched.pick(runnable.len())];
+        }
+        self.engine.reset();
+        self.now = 0;
+        if self.trace.enabled {
+            for cta in &cl.ctas {
+                for w in &cta.warps {
+                    self.trace.push(Event {
+                        cycle: 0,
+                        cta: cta.id,
+                        warp: Some(w.index),
+                        lanes: w.groups.first().map_or(0, |g| g.mask),
+                        line: 0,
+                        cuda: None,
+                        what: What::WarpStart,
+                    });
+                }
+            }
+        }
+        let mut runnable: Vec<(usize, usize)> = Vec::new();
+        loop {
+            self.pump(&mut cl)?;
+            runnable.clear();
+            for (ci, cta) in cl.ctas.iter().enumerate() {
+                for (wi, w) in cta.warps.iter().enumerate() {
+                    if w.groups.iter().any(|g| g.wait == Wait::Ready) {
+                        runnable.push((ci, wi));
+                    }
+                }
+            }
+            if runnable.is_empty() {
+                if cl
+                    .ctas
+                    .iter()
+                    .all(|c| c.warps.iter().all(|w| w.groups.is_empty()))
+                {
+                    // Operations still in flight complete (a bulk store nobody waited for).
+                    return self.drain(&mut cl);
+                }
+                if let Some(t) = self.engine.next_time() {
+                    self.now = self.now.max(t);
+                    continue;
+                }
+                if self.time_out(&mut cl) {
+                    continue;
+                }
+                let id = cl.ctas[0].id;
+                return Err(with_cta(self.deadlock(&cl), id));
+            }
+            let (ci, wi) = runnable[self.sched.pick(runnable.len())];
             let quantum = self.sched.quantum();
             for _ in 0..quantum {
-                let Some(g) = pick_group(&cta.warps[w]) else {
+                let Some(g) = pick_group(&cl.ctas[ci].warps[wi]) else {
                     break;
                 };
-                let warp = &mut cta.warps[w];
+                let warp = &mut cl.ctas[ci].warps[wi];
                 warp.steps += 1;
                 warp.groups[g].last = warp.steps;
-                self.step(&mut cta, w, g).map_err(|f| with_cta(f, id))?;
-                merge_groups(&mut cta.warps[w]);
-            }
-        }
-    }
-
-    fn deadlock(&self, cta: &Cta) -> Box<Fault> {
-        let mut waits = Vec::new();
-        for w in &cta.warps {
-            for g in &w.groups {
-                let f = &self.m.functions[w.frames[g.frame as usize].func.0 as usize];
-                let line = f.srcs.get(g.pc as usize).map_or(0, |s| s.line);
-                match g.wait {
-                    Wait::Bar(b) => waits.push(format!(
-                        "warp {} lanes {:#010x} wait at barrier {b} (line {line}): {} of {} threads arrived",
-                        w.index,
-                        g.mask,
-                        cta.bars[b as usize].arrived,
-                        expected(cta, b)
-                    )),
-                    Wait::WarpSync => waits.push(format!(
-                        "warp {} lanes {:#010x} wait at a warp-synchronous instruction (line {line}) for lanes of its member mask that never arrive",
-                        w.index, g.mask
-                    )),
-                    Wait::Ready => {}
+                let id = cl.ctas[ci].id;
+                self.step(&mut cl, ci, wi, g).map_err(|f| with_cta(f, id))?;
+                merge_groups(&mut cl.ctas[ci].warps[wi]);
+                self.now = self.now.max(cl.ctas[ci].warps[wi].clock);
+                if self.engine.next_time().is_some_and(|t| t <= self.now) {
+                    self.pump(&mut cl)?;
                 }
             }
         }
-        fault(
-            FaultKind::Deadlock,
-            format!(
-                "deadlock: no thread can make progress; {}",
-                waits.join("; ")
-            ),
-        )
     }
 
-    /// Executes one instruction of group `gi` of warp `wi`.
-    fn step(&mut self, cta: &mut Cta, wi: usize, gi: usize) -> Res<()> {
+    /// Executes one instruction of group `gi` of warp `wi` of CTA `ci`.
+    fn step(&mut self, cl: &mut Cluster, ci: usize, wi: usize, gi: usize) -> Res<()> {
         self.stats.warp_instructions += 1;
-        let warp = &mut cta.warps[wi];
+        let warp = &mut cl.ctas[ci].warps[wi];
         let warp_index = warp.index;
-        let g = warp.groups[gi].clone();
+        let g = &warp.groups[gi];
+        let (pc, mask) = (g.pc, g.mask);
         let fid = warp.frames[g.frame as usize].func;
         let func = &self.m.functions[fid.0 as usize];
-        let first = warp.index * WARP as u32 + g.mask.trailing_zeros();
+        let first = warp.index * WARP as u32 + mask.trailing_zeros();
         if self.stats.warp_instructions > self.max_steps {
             let f = fault(
                 FaultKind::StepLimit,
@@ -318,22 +428,22 @@ impl<'m> Machine<'m> {
                     self.max_steps
                 ),
             );
-            return Err(at(f, fid, g.pc, first));
+            return Err(at(f, fid, pc, first));
         }
-        let Some(ins) = func.code.get(g.pc as usize).copied() else {
+        let Some(ins) = func.code.get(pc as usize).copied() else {
             // Falling off the end of a function is `ret`.
             return self
-                .do_ret(cta, wi, gi, g.mask)
-                .map_err(|f| at(f, fid, g.pc, first));
+                .do_ret(cl, ci, wi, gi, mask)
+                .map_err(|f| at(f, fid, pc, first));
         };
         warp.clock += self.instruction_cycles;
         self.stats.cycles = self.stats.cycles.max(warp.clock);
         let frame = &warp.frames[g.frame as usize];
         let active = match ins.guard {
-            None => g.mask,
+            None => mask,
             Some(gd) => {
                 let mut m = 0u32;
-                for lane in lanes(g.mask) {
+                for lane in lanes(mask) {
                     if (frame.regs[gd.reg.0 as usize * WARP + lane] != 0) != gd.negated {
                         m |= 1 << lane;
                     }
@@ -342,18 +452,34 @@ impl<'m> Machine<'m> {
             }
         };
         self.stats.thread_instructions += u64::from(active.count_ones());
+        if self.trace.instructions && active != 0 {
+            let src = func.srcs.get(pc as usize);
+            let text = crate::ir::print_instr(self.m, func, pc);
+            let cycle = warp.clock;
+            self.trace.push(Event {
+                cycle,
+                cta: cl.ctas[ci].id,
+                warp: Some(warp_index),
+                lanes: active,
+                line: src.map_or(0, |s| s.line),
+                cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+                what: What::Instr { text },
+            });
+        }
         let first = if active != 0 {
             warp_index * WARP as u32 + active.trailing_zeros()
         } else {
             first
         };
-        self.dispatch(cta, wi, gi, &ins, func, active)
-            .map_err(|f| at(f, fid, g.pc, first))
+        self.dispatch(cl, ci, wi, gi, &ins, func, active)
+            .map_err(|f| at(f, fid, pc, first))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn dispatch(
         &mut self,
-        cta: &mut Cta,
+        cl: &mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         ins: &Instr,
@@ -362,31 +488,77 @@ impl<'m> Machine<'m> {
     ) -> Res<()> {
         use Op::*;
         if super::warpops::is_collective(ins.op, ins.mods.flags) {
-            return self.collective(cta, wi, gi, ins, func, active);
+            return self.collective(cl, ci, wi, gi, ins, func, active);
         }
         match ins.op {
             Bra | BrxIdx | Call | Ret | Exit | Trap | Brkpt | Bar | Barrier | BarWarpSync => {
-                return self.control(cta, wi, gi, ins, func, active);
+                return self.control(cl, ci, wi, gi, ins, func, active);
             }
+            CpAsync
+            | CpAsyncCommitGroup
+            | CpAsyncWaitGroup
+            | CpAsyncWaitAll
+            | CpAsyncMbarrierArrive
+            | CpAsyncBulk
+            | CpReduceAsyncBulk
+            | CpAsyncBulkPrefetch
+            | CpAsyncBulkTensor
+            | CpReduceAsyncBulkTensor
+            | CpAsyncBulkPrefetchTensor
+            | CpAsyncBulkCommitGroup
+            | CpAsyncBulkWaitGroup
+            | StAsync
+            | RedAsync
+            | MbarrierInit
+            | MbarrierInval
+            | MbarrierExpectTx
+            | MbarrierCompleteTx
+            | MbarrierArrive
+            | MbarrierArriveDrop
+            | MbarrierTestWait
+            | MbarrierTryWait
+            | MbarrierPendingCount => {
+                return self.async_instr(cl, ci, wi, gi, ins, func, active);
+            }
+            BarrierCluster => return self.cluster_barrier(cl, ci, wi, gi, ins, active),
             _ => {}
         }
         if active != 0 {
-            let mut cx = self.ctx(cta, wi, gi, ins, func, active);
+            let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
             match ins.op {
                 Ld | Ldu | St | Atom | Red | Cvta | Isspacep | Prefetch | Prefetchu | Mapa
                 | Getctarank => super::memops::exec(&mut cx)?,
                 Shfl | Vote | Match | Redux | Activemask | Elect => super::warpops::exec(&mut cx)?,
                 Cvt | CvtPack => super::cvt::exec(&mut cx)?,
+                // An L2 eviction policy is an opaque 64-bit value; hints do not change results.
+                Createpolicy => {
+                    for lane in lanes(active) {
+                        cx.dst(0, lane, 0x1000_0000_0000_0000);
+                    }
+                }
                 Membar
                 | Fence
                 | FenceProxyAlias
                 | FenceProxyAsync
                 | FenceProxyAsyncGeneric
+                | FenceProxyTensormap
+                | FenceMbarrierInit
                 | Nanosleep
                 | Pmevent
                 | Griddepcontrol
                 | Discard
-                | Applypriority => {}
+                | Applypriority => {
+                    if matches!(
+                        ins.op,
+                        FenceProxyAsync
+                            | FenceProxyAsyncGeneric
+                            | FenceMbarrierInit
+                            | FenceProxyTensormap
+                    ) {
+                        let kind = crate::ir::print_instr(cx.m, func, cx.pc);
+                        super::park::record(&mut cx, What::Fence { kind });
+                    }
+                }
                 op if super::fp::handles(op, &ins.mods) => super::fp::exec(&mut cx)?,
                 op if super::alu::handles(op) => super::alu::exec(&mut cx)?,
                 op => {
@@ -402,55 +574,56 @@ impl<'m> Machine<'m> {
                 }
             }
         }
-        cta.warps[wi].groups[gi].pc += 1;
+        cl.ctas[ci].warps[wi].groups[gi].pc += 1;
         Ok(())
     }
 
     /// A warp-synchronous operation: run now if every member lane is here, else park and try
     /// the rendezvous.
+    #[allow(clippy::too_many_arguments)]
     fn collective(
         &mut self,
-        cta: &mut Cta,
+        cl: &mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         ins: &Instr,
         func: &'m Function,
         active: u32,
     ) -> Res<()> {
-        let live = live_lanes(cta, wi);
+        let live = live_lanes(&cl.ctas[ci], wi);
         let member = {
-            let cx = self.ctx(cta, wi, gi, ins, func, active);
+            let cx = self.ctx(cl, ci, wi, gi, ins, func, active);
             super::warpops::member_mask(&cx)
         };
         if member & live & !active == 0 {
             if active != 0 {
-                let mut cx = self.ctx(cta, wi, gi, ins, func, active);
+                let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
                 super::warpops::exec(&mut cx)?;
             }
-            cta.warps[wi].groups[gi].pc += 1;
+            cl.ctas[ci].warps[wi].groups[gi].pc += 1;
             return Ok(());
         }
-        cta.warps[wi].groups[gi].wait = Wait::WarpSync;
-        self.rendezvous(cta, wi)
+        cl.ctas[ci].warps[wi].groups[gi].wait = Wait::WarpSync;
+        self.rendezvous(cl, ci, wi)
     }
 
     /// Completes a warp-synchronous rendezvous if the parked groups cover every member mask.
-    pub(crate) fn rendezvous(&mut self, cta: &mut Cta, wi: usize) -> Res<()> {
+    pub(crate) fn rendezvous(&mut self, cl: &mut Cluster, ci: usize, wi: usize) -> Res<()> {
         use super::warpops::{compute, gather, member_mask, scatter, In};
-        let parked: Vec<usize> = (0..cta.warps[wi].groups.len())
-            .filter(|&g| cta.warps[wi].groups[g].wait == Wait::WarpSync)
+        let warp = &cl.ctas[ci].warps[wi];
+        let parked: Vec<usize> = (0..warp.groups.len())
+            .filter(|&g| warp.groups[g].wait == Wait::WarpSync)
             .collect();
         if parked.is_empty() {
             return Ok(());
         }
-        let live = live_lanes(cta, wi);
-        let union = parked
-            .iter()
-            .fold(0u32, |m, &g| m | cta.warps[wi].groups[g].mask);
+        let live = live_lanes(&cl.ctas[ci], wi);
+        let union = parked.iter().fold(0u32, |m, &g| m | warp.groups[g].mask);
         let mut members = Vec::new();
         for &g in &parked {
-            let (ins, func, mask) = self.group_instr(cta, wi, g);
-            let cx = self.ctx(cta, wi, g, &ins, func, mask);
+            let (ins, func, mask) = self.group_instr(&cl.ctas[ci], wi, g);
+            let cx = self.ctx(cl, ci, wi, g, &ins, func, mask);
             let member = member_mask(&cx);
             if member & live & !union != 0 {
                 return Ok(());
@@ -461,7 +634,7 @@ impl<'m> Machine<'m> {
         let mut inputs = [In::default(); WARP];
         for (k, &g) in parked.iter().enumerate() {
             let (ins, func, mask, _) = &members[k];
-            let cx = self.ctx(cta, wi, g, ins, func, *mask);
+            let cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
             gather(&cx, &mut inputs);
         }
         let (ins0, _, _, member0) = &members[0];
@@ -488,9 +661,9 @@ impl<'m> Machine<'m> {
                     members[k].3,
                 )
             };
-            let mut cx = self.ctx(cta, wi, g, ins, func, *mask);
+            let mut cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
             scatter(&mut cx, &own);
-            let grp = &mut cta.warps[wi].groups[g];
+            let grp = &mut cl.ctas[ci].warps[wi].groups[g];
             grp.wait = Wait::Ready;
             grp.pc += 1;
         }
@@ -505,18 +678,22 @@ impl<'m> Machine<'m> {
         (ins, func, grp.mask)
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn ctx<'a>(
         &'a mut self,
-        cta: &'a mut Cta,
+        cl: &'a mut Cluster,
+        ci: usize,
         wi: usize,
         gi: usize,
         ins: &Instr,
         func: &'m Function,
         active: u32,
     ) -> Ctx<'a, 'm> {
+        let cta = &mut cl.ctas[ci];
+        let (id, rank) = (cta.id, cta.rank);
         let warp = &mut cta.warps[wi];
         let g = &warp.groups[gi];
-        let pc = g.pc;
+        let (pc, timed_out) = (g.pc, g.timed_out);
         let fidx = g.frame as usize;
         Ctx {
             m: self.m,
@@ -528,184 +705,21 @@ impl<'m> Machine<'m> {
             active,
             global: &mut self.global,
             kparams: &self.kparams,
-            shared: &mut cta.shared,
+            smem: &mut cl.smem,
+            rank,
             local: &mut warp.local,
             frame: &mut warp.frames[fidx],
-            cta: cta.id,
+            cta: id,
             warp_index: warp.index,
             clock: warp.clock,
             grid: &self.grid,
             is_kernel: func.is_entry,
-        }
-    }
-}
-
-/// Everything one instruction's handler may touch.
-pub(crate) struct Ctx<'a, 'm> {
-    pub m: &'m Module,
-    pub layout: &'a Layout,
-    pub func: &'m Function,
-    pub ins: Instr,
-    pub ops: &'m [Operand],
-    pub pc: u32,
-    pub active: u32,
-    pub global: &'a mut Global,
-    pub kparams: &'a [u8],
-    pub shared: &'a mut Vec<u8>,
-    pub local: &'a mut Vec<Vec<u8>>,
-    pub frame: &'a mut Frame,
-    pub cta: [u32; 3],
-    pub warp_index: u32,
-    pub clock: u64,
-    pub grid: &'a Grid,
-    pub is_kernel: bool,
-}
-
-impl Ctx<'_, '_> {
-    /// The instruction's first type (`add.s32` -> s32).
-    pub fn ty(&self) -> Type {
-        self.ins.mods.ty().unwrap_or(Type::B32)
-    }
-
-    pub fn reg(&self, r: crate::ir::RegId, lane: usize) -> u64 {
-        self.frame.regs[r.0 as usize * WARP + lane]
-    }
-
-    /// Writes a register, keeping only the bits its declared type holds.
-    pub fn set_reg(&mut self, r: crate::ir::RegId, lane: usize, v: u64) {
-        let info = self.func.regs[r.0 as usize];
-        let v = match info.ty {
-            Type::Pred => u64::from(v & 1 != 0),
-            t if info.vec == 1 && t.size() < 8 => v & mask(t.size() * 8),
-            _ => v,
-        };
-        self.frame.regs[r.0 as usize * WARP + lane] = v;
-    }
-
-    /// Operand `k` as raw bits for lane `lane`, converting literals to the instruction type `ty`.
-    pub fn src(&self, k: usize, lane: usize, ty: Type) -> u64 {
-        match self.ops.get(k) {
-            Some(o) => self.value(o, lane, ty),
-            None => 0,
-        }
-    }
-
-    pub fn value(&self, o: &Operand, lane: usize, ty: Type) -> u64 {
-        match *o {
-            Operand::Reg(r) => self.reg(r, lane),
-            Operand::NegReg(r) => self.reg(r, lane).wrapping_neg(),
-            Operand::NotPred(r) => u64::from(self.reg(r, lane) == 0),
-            Operand::Imm(v) => match ty {
-                Type::F32 => u64::from((v as f32).to_bits()),
-                Type::F64 => (v as f64).to_bits(),
-                _ => v as u64,
-            },
-            Operand::F32(b) => match ty {
-                Type::F64 => f64::from(f32::from_bits(b)).to_bits(),
-                Type::F16 => u64::from(half::f16::from_f32(f32::from_bits(b)).to_bits()),
-                Type::Bf16 => u64::from(half::bf16::from_f32(f32::from_bits(b)).to_bits()),
-                _ => u64::from(b),
-            },
-            Operand::F64(b) => match ty {
-                Type::F32 => u64::from((f64::from_bits(b) as f32).to_bits()),
-                Type::F16 => u64::from(half::f16::from_f64(f64::from_bits(b)).to_bits()),
-                Type::Bf16 => u64::from(half::bf16::from_f64(f64::from_bits(b)).to_bits()),
-                Type::F64 => b,
-                _ => f64::from_bits(b) as i64 as u64,
-            },
-            Operand::Special(s) => self.special(s, lane),
-            Operand::Sym(s, off) => self.sym_addr(s, lane).wrapping_add(off as u64),
-            _ => 0,
-        }
-    }
-
-    /// Writes operand `k` (a register, or `_`) for `lane`.
-    pub fn dst(&mut self, k: usize, lane: usize, v: u64) {
-        if let Some(&Operand::Reg(r)) = self.ops.get(k) {
-            self.set_reg(r, lane, v);
-        }
-    }
-
-    /// The address a symbol stands for, in its own state space.
-    pub fn sym_addr(&self, s: crate::ir::Symbol, lane: usize) -> u64 {
-        use crate::ir::{Space, Symbol};
-        let fi = self.frame.func.0 as usize;
-        match s {
-            Symbol::Var(v) => {
-                let var = &self.m.vars[v.0 as usize];
-                let a = self.layout.var_addr[v.0 as usize];
-                match var.space {
-                    Space::Local => self.frame.local_base + a,
-                    _ => a,
-                }
-            }
-            Symbol::Param(i) if self.is_kernel => {
-                crate::mem::PARAM_WINDOW
-                    + self
-                        .func
-                        .params
-                        .get(i as usize)
-                        .map_or(0, |p| u64::from(p.offset))
-            }
-            Symbol::Param(i) => self.layout.param_off[fi]
-                .get(i as usize)
-                .copied()
-                .unwrap_or(0),
-            Symbol::Ret(i) => self.layout.ret_off[fi]
-                .get(i as usize)
-                .copied()
-                .unwrap_or(0),
-            Symbol::Func(f) => {
-                let _ = lane;
-                super::layout::func_addr(f)
-            }
-        }
-    }
-
-    fn special(&self, s: crate::ir::SpecialReg, lane: usize) -> u64 {
-        use crate::ir::types::Sreg;
-        let [bx, by, _] = self.grid.block;
-        let t = self.warp_index * WARP as u32 + lane as u32;
-        let tid = [t % bx, (t / bx) % by, t / (bx * by)];
-        let pick = |v: [u32; 3]| u64::from(v.get(usize::from(s.comp)).copied().unwrap_or(0));
-        let lane_bit = 1u64 << lane;
-        match s.reg {
-            Sreg::Tid => pick(tid),
-            Sreg::Ntid => pick(self.grid.block),
-            Sreg::Ctaid => pick(self.cta),
-            Sreg::Nctaid => pick(self.grid.grid),
-            Sreg::Laneid => lane as u64,
-            Sreg::Warpid => u64::from(self.warp_index),
-            Sreg::Nwarpid => 64,
-            Sreg::Smid => u64::from(self.cta[0] + self.cta[1] * self.grid.grid[0]) % 132,
-            Sreg::Nsmid => 132,
-            Sreg::Gridid => 1,
-            Sreg::IsExplicitCluster => 0,
-            Sreg::Clusterid => pick(self.cta),
-            Sreg::Nclusterid => pick(self.grid.grid),
-            Sreg::ClusterCtaid => 0,
-            Sreg::ClusterNctaid => 1,
-            Sreg::ClusterCtarank => 0,
-            Sreg::ClusterNctarank => 1,
-            Sreg::LanemaskEq => lane_bit,
-            Sreg::LanemaskLe => (lane_bit << 1).wrapping_sub(1) & 0xffff_ffff,
-            Sreg::LanemaskLt => lane_bit - 1,
-            Sreg::LanemaskGe => !(lane_bit - 1) & 0xffff_ffff,
-            Sreg::LanemaskGt => !((lane_bit << 1).wrapping_sub(1)) & 0xffff_ffff,
-            Sreg::Clock => self.clock & 0xffff_ffff,
-            Sreg::ClockHi => self.clock >> 32,
-            Sreg::Clock64 => self.clock,
-            // A 1.755 GHz clock, in nanoseconds.
-            Sreg::Globaltimer => self.clock * 1000 / 1755,
-            Sreg::GlobaltimerLo => (self.clock * 1000 / 1755) & 0xffff_ffff,
-            Sreg::GlobaltimerHi => (self.clock * 1000 / 1755) >> 32,
-            Sreg::DynamicSmemSize => u64::from(self.grid.dynamic_shared_bytes),
-            Sreg::TotalSmemSize | Sreg::AggrSmemSize => self.shared.len() as u64,
-            Sreg::ReservedSmemOffsetBegin
-            | Sreg::ReservedSmemOffsetEnd
-            | Sreg::ReservedSmemOffsetCap
-            | Sreg::ReservedSmemOffset(_) => 0,
-            Sreg::CurrentGraphExec | Sreg::Envreg(_) | Sreg::Pm(_) => 0,
+            cluster: self.grid.cluster,
+            explicit_cluster: self.grid.explicit_cluster,
+            engine: &mut self.engine,
+            trace: &mut self.trace,
+            asy: &mut warp.asy,
+            timed_out,
         }
     }
 }
@@ -742,7 +756,7 @@ pub fn fault(kind: FaultKind, message: impl Into<String>) -> Box<Fault> {
     })
 }
 
-fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<Fault> {
+pub(crate) fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<Fault> {
     if f.at.is_none() {
         f.at = Some((func, pc));
     }
@@ -750,7 +764,7 @@ fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<Fault> {
     f
 }
 
-fn with_cta(mut f: Box<Fault>, id: [u32; 3]) -> Box<Fault> {
+pub(crate) fn with_cta(mut f: Box<Fault>, id: [u32; 3]) -> Box<Fault> {
     f.cta = id;
     f
 }
@@ -791,6 +805,7 @@ fn merge_groups(w: &mut Warp) {
                 && a.frame == b.frame
                 && a.wait == b.wait
                 && a.wait == Wait::Ready
+                && a.timed_out == b.timed_out
                 && a.stack.len() == b.stack.len()
             {
                 let m = b.mask;
@@ -805,7 +820,7 @@ fn merge_groups(w: &mut Warp) {
 }
 
 /// Lanes of warp `wi` that exist and have not exited.
-fn live_lanes(cta: &Cta, wi: usize) -> u32 {
+pub(crate) fn live_lanes(cta: &Cta, wi: usize) -> u32 {
     let w = &cta.warps[wi];
     let n = cta
         .nthreads

@@ -7,7 +7,8 @@
 //! one result computed over all lanes, written back to each group.
 
 use super::alu::sext;
-use super::step::{lanes, Ctx, Res, WARP};
+use super::ctx::Ctx;
+use super::step::{lanes, Res, WARP};
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Type};
 

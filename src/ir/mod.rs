@@ -18,7 +18,7 @@ pub mod types;
 pub use lower::lower;
 pub use mods::{Flags, Mods};
 pub use opcode::Op;
-pub use print::print_module;
+pub use print::{print_instr, print_module, print_opcode};
 pub use types::{Space, SpecialReg, Type};
 
 use crate::lex::Span;

@@ -178,6 +178,27 @@ fn print_function(out: &mut String, m: &Module, f: &Function) {
     }
 }
 
+/// Instruction `idx` of `f` as one line of IR text (no guard, no comment): for traces.
+pub fn print_instr(m: &Module, f: &Function, idx: u32) -> String {
+    let (Some(ins), Some(src)) = (f.code.get(idx as usize), f.srcs.get(idx as usize)) else {
+        return String::new();
+    };
+    let mut line = instr_text(ins, src);
+    let ops: Vec<String> = f.ops(ins).iter().map(|o| operand(m, f, o)).collect();
+    if !ops.is_empty() {
+        let _ = write!(line, " {}", ops.join(", "));
+    }
+    line
+}
+
+/// The opcode of instruction `idx` of `f` with its modifiers, without operands.
+pub fn print_opcode(f: &Function, idx: u32) -> String {
+    match (f.code.get(idx as usize), f.srcs.get(idx as usize)) {
+        (Some(ins), Some(src)) => instr_text(ins, src),
+        _ => String::new(),
+    }
+}
+
 /// The instruction with its modifiers in canonical order.
 fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     if let Some(raw) = &src.raw {

@@ -5,7 +5,21 @@
 //! Shared memory is one byte array per CTA, local memory one per thread. Generic addresses map
 //! the shared, local and kernel-parameter windows onto fixed ranges that no allocation uses, so
 //! `cvta` is arithmetic and a generic access finds its space from the address alone.
+//!
+//! Distributed shared memory (9.0 section 5.1.5.1 "Shared State Space", `shared::cluster`): an
+//! address below [`CLUSTER_STRIDE`] is the executing CTA's own; above it, bits 24 and up name a
+//! CTA of the cluster (rank + 1) and the low 24 bits the offset in its shared memory. `mapa`
+//! makes such addresses; generic addresses carry them inside the shared window.
+//!
+//! The asynchronous copy engine is `copy.rs`, the mbarrier object `mbarrier.rs`, the CUDA tensor
+//! map `tensormap.rs`, and read-modify-write arithmetic `reduce.rs`.
 
+pub mod copy;
+pub mod mbarrier;
+pub mod reduce;
+pub mod tensormap;
+
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Where global allocations start. Like CUDA's, addresses are large and 256-byte aligned.
@@ -20,6 +34,50 @@ pub const PARAM_WINDOW: u64 = 0x0003_0000_0000_0000;
 pub const WINDOW_SIZE: u64 = 1 << 32;
 /// Gap left unmapped after each allocation.
 const GAP: u64 = 256;
+/// Shared-memory addresses of other CTAs of a cluster: `(rank + 1) * CLUSTER_STRIDE + offset`.
+pub const CLUSTER_STRIDE: u64 = 1 << 24;
+
+/// A `shared::cluster` address split into (rank, offset); `own` is the executing CTA's rank.
+pub fn cluster_addr(addr: u64, own: u32) -> (u32, u64) {
+    let hi = addr / CLUSTER_STRIDE;
+    if hi == 0 {
+        (own, addr)
+    } else {
+        (
+            (hi - 1).min(u64::from(u32::MAX)) as u32,
+            addr % CLUSTER_STRIDE,
+        )
+    }
+}
+
+/// The `shared::cluster` address of offset `off` in the shared memory of CTA `rank`.
+pub fn cluster_encode(rank: u32, off: u64) -> u64 {
+    (u64::from(rank) + 1) * CLUSTER_STRIDE + off % CLUSTER_STRIDE
+}
+
+/// One CTA's shared memory and the mbarrier objects that live in it (keyed by offset).
+#[derive(Debug, Clone, Default)]
+pub struct Smem {
+    pub bytes: Vec<u8>,
+    pub mbars: BTreeMap<u32, mbarrier::Mbarrier>,
+}
+
+impl Smem {
+    pub fn new(size: usize) -> Self {
+        Smem {
+            bytes: vec![0; size],
+            mbars: BTreeMap::new(),
+        }
+    }
+
+    /// Mirrors the state of the mbarrier at `off` into its 8 bytes.
+    pub fn sync_mbar(&mut self, off: u32) {
+        let v = self.mbars.get(&off).map_or(0, mbarrier::Mbarrier::encode);
+        if let Some(b) = self.bytes.get_mut(off as usize..off as usize + 8) {
+            write_le(b, v);
+        }
+    }
+}
 
 /// An access that misses every allocation, or breaks alignment.
 #[derive(Debug, Clone, PartialEq, Eq)]

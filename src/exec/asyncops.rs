@@ -1,0 +1,887 @@
+//! Asynchronous copies (PTX ISA 9.0 section 9.7.9.25): non-bulk `cp.async` with its async-groups
+//! (`commit_group`, `wait_group`, `wait_all`, `cp.async.mbarrier.arrive`), bulk copies and
+//! reductions (`cp.async.bulk`, `cp.reduce.async.bulk`, 9.7.9.25.4) with bulk groups
+//! (9.7.9.25.6), tensor copies and reductions in tile mode (`cp.async.bulk.tensor`,
+//! 9.7.9.25.5), prefetches, and the remote `st.async`/`red.async` (9.7.9.12, 9.7.13.7). Each
+//! instruction becomes one transaction of the copy engine (`mem::copy`) per warp-wide issue,
+//! with one piece per lane (non-bulk) or per chunk (bulk, tensor); address ranges, sizes and
+//! alignment are checked here, at issue, so that a fault names the issuing instruction.
+
+use super::ctx::Ctx;
+use super::memops::{address, check_align, mem_fault, target, thread_of, Target};
+use super::park::{record, AsyncWait, Settle};
+use super::step::{fault, lanes, Cluster, LaneGroups, Machine, Res, WarpAsync, WARP};
+use super::FaultKind;
+use crate::ir::mods::SubOp;
+use crate::ir::{Flags, Function, Instr, Op, Operand, Space, Type};
+use crate::latency::OpClass;
+use crate::mem::copy::{ArriveOn, Completion, Issuer, Loc, Notice, OpId, OpSpec, Seg, Spaces};
+use crate::mem::tensormap::{self, TensorMap};
+use crate::mem::{self, Generic};
+use crate::trace::What;
+
+/// Bulk copies land in pieces of this many bytes (partial data is visible to early readers).
+const CHUNK: u32 = 256;
+
+impl<'m> Machine<'m> {
+    /// Asynchronous copies, their groups and waits, and mbarrier instructions: each returns a
+    /// [`Settle`] that moves finished lanes on and parks waiting ones.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn async_instr(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        func: &'m Function,
+        active: u32,
+    ) -> Res<()> {
+        let s = {
+            let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
+            if active == 0 {
+                Settle::all(0)
+            } else {
+                match ins.op {
+                    Op::CpAsync => cp_async(&mut cx)?,
+                    Op::CpAsyncCommitGroup => commit(&mut cx, false),
+                    Op::CpAsyncBulkCommitGroup => commit(&mut cx, true),
+                    Op::CpAsyncWaitGroup | Op::CpAsyncWaitAll => wait_groups(&mut cx, false),
+                    Op::CpAsyncBulkWaitGroup => wait_groups(&mut cx, true),
+                    Op::CpAsyncMbarrierArrive => cp_async_arrive(&mut cx)?,
+                    Op::CpAsyncBulk | Op::CpReduceAsyncBulk => bulk(&mut cx)?,
+                    Op::CpAsyncBulkTensor | Op::CpReduceAsyncBulkTensor => tensor(&mut cx)?,
+                    Op::CpAsyncBulkPrefetch | Op::CpAsyncBulkPrefetchTensor => Settle::all(active),
+                    Op::StAsync | Op::RedAsync => st_async(&mut cx)?,
+                    _ => super::mbarops::exec(&mut cx)?,
+                }
+            }
+        };
+        self.settle(cl, ci, wi, gi, active, s);
+        Ok(())
+    }
+}
+
+/// Who issues the current instruction, for the engine.
+pub(crate) fn issuer(cx: &Ctx<'_, '_>, lanes: u32) -> Issuer {
+    let src = cx.func.srcs.get(cx.pc as usize);
+    Issuer {
+        rank: cx.rank,
+        cta: cx.cta,
+        warp: cx.warp_index,
+        lanes,
+        func: cx.frame.func.0,
+        pc: cx.pc,
+        line: src.map_or(0, |s| s.line),
+        cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+    }
+}
+
+fn lane_fault(cx: &Ctx<'_, '_>, lane: usize, kind: FaultKind, msg: String) -> Box<super::Fault> {
+    let mut f = fault(kind, msg);
+    f.linear_thread = Some(thread_of(cx, lane) as u32);
+    f
+}
+
+/// The (non-bulk or bulk) async-group state of the warp's lanes.
+fn groups<'a>(cx: &'a mut Ctx<'_, '_>, bulk: bool) -> &'a mut [LaneGroups; WARP] {
+    let w = cx.asy.get_or_insert_with(|| Box::new(WarpAsync::default()));
+    if bulk {
+        &mut w.bulk
+    } else {
+        &mut w.cp
+    }
+}
+
+/// A shared-memory address of `space` (`.shared::cta`/`.shared::cluster`) as (rank, offset),
+/// checked against the CTA's shared memory for `len` bytes.
+pub(crate) fn shared_loc(
+    cx: &Ctx<'_, '_>,
+    space: Option<Space>,
+    addr: u64,
+    len: u64,
+    lane: usize,
+) -> Res<(u32, u64)> {
+    let t = match space {
+        Some(Space::Shared | Space::SharedCluster) => target(cx, space, addr),
+        _ => match mem::classify(addr) {
+            Generic::Shared(_) => target(cx, None, addr),
+            _ => {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Memory,
+                    format!("{addr:#x} is not a shared-memory address"),
+                ))
+            }
+        },
+    };
+    let Target::Shared(r, o) = t else {
+        unreachable!("shared targets only")
+    };
+    let size = cx.smem.get(r as usize).map(|s| s.bytes.len() as u64);
+    match size {
+        Some(n) if o.checked_add(len).is_some_and(|e| e <= n) => Ok((r, o)),
+        Some(n) => Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Memory,
+            format!("{len}-byte asynchronous access at shared+{o:#x} of CTA rank {r} is outside its {n} bytes"),
+        )),
+        None => Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Memory,
+            format!(
+                "CTA rank {r} is not in the cluster ({} CTAs)",
+                cx.smem.len()
+            ),
+        )),
+    }
+}
+
+/// Checks that `len` bytes at global `addr` are mapped (writable if `write`).
+fn global_range(cx: &mut Ctx<'_, '_>, addr: u64, len: u64, write: bool, lane: usize) -> Res<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let r = if write {
+        cx.global.write(addr, len as usize).map(|_| ())
+    } else {
+        cx.global.read(addr, len as usize).map(|_| ())
+    };
+    r.map_err(|e| mem_fault(e, thread_of(cx, lane)))
+}
+
+fn describe(cx: &Ctx<'_, '_>, l: Loc) -> String {
+    match l {
+        Loc::Global(a) => cx.global.describe(a),
+        Loc::Shared { rank, off } if rank == cx.rank => format!("shared+{off:#x}"),
+        Loc::Shared { rank, off } => format!("shared+{off:#x} of CTA rank {rank}"),
+        Loc::Fill => "fill".into(),
+    }
+}
+
+/// Issues `segs` as one operation, pieces starting where `pieces` says.
+#[allow(clippy::too_many_arguments)]
+fn issue(
+    cx: &mut Ctx<'_, '_>,
+    class: OpClass,
+    segs: Vec<Seg>,
+    pieces: Vec<u32>,
+    staging: Vec<u8>,
+    completion: Completion,
+    reduce: Option<(SubOp, Type)>,
+    lanes: u32,
+) -> OpId {
+    let on_chip = segs
+        .iter()
+        .all(|s| !matches!(s.src, Loc::Global(_)) && !matches!(s.dst, Loc::Global(_)));
+    let ends = |f: fn(&Seg) -> Loc| -> String {
+        let mut locs = segs.iter().map(f).filter(|l| *l != Loc::Fill);
+        match (locs.next(), locs.next_back()) {
+            (Some(a), Some(b)) if a != b => format!("{} .. {}", describe(cx, a), describe(cx, b)),
+            (Some(a), _) => describe(cx, a),
+            (None, _) => "fill".into(),
+        }
+    };
+    let (src_desc, dst_desc) = (ends(|s| s.src), ends(|s| s.dst));
+    let kind = cx.ins.op.name().to_string();
+    let spec = OpSpec {
+        class,
+        kind,
+        segs,
+        pieces,
+        staging,
+        completion,
+        reduce,
+        issuer: issuer(cx, lanes),
+        on_chip,
+        src_desc,
+        dst_desc,
+    };
+    let now = cx.clock;
+    cx.engine.issue(spec, now, cx.trace)
+}
+
+/// `cp.async.ca|cg.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}`.
+fn cp_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let nops = cx.ops.len() - usize::from(cx.ins.mods.has(Flags::CACHE_HINT));
+    let mut segs = Vec::new();
+    let mut pieces = Vec::new();
+    let mut stage = 0u32;
+    for lane in lanes(cx.active) {
+        let dst = address(cx, 0, lane);
+        let src = address(cx, 1, lane);
+        let cp = cx.src(2, lane, Type::U32) as u32;
+        if !matches!(cp, 4 | 8 | 16) {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Trap,
+                format!("cp.async copies 4, 8 or 16 bytes, not {cp}"),
+            ));
+        }
+        let n = if nops >= 4 {
+            match cx.ops[3] {
+                Operand::Reg(r) if cx.func.regs[r.0 as usize].ty == Type::Pred => {
+                    if cx.reg(r, lane) != 0 {
+                        0
+                    } else {
+                        cp
+                    }
+                }
+                Operand::NotPred(r) => {
+                    if cx.reg(r, lane) == 0 {
+                        0
+                    } else {
+                        cp
+                    }
+                }
+                _ => cx.src(3, lane, Type::U32) as u32,
+            }
+        } else {
+            cp
+        };
+        if n > cp {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Trap,
+                format!("cp.async src-size {n} exceeds its cp-size {cp}"),
+            ));
+        }
+        let (rank, off) = shared_loc(cx, Some(Space::Shared), dst, u64::from(cp), lane)?;
+        check_align(cx, dst, u64::from(cp), lane, Target::Shared(rank, off))?;
+        if n > 0 {
+            check_align(cx, src, u64::from(cp), lane, Target::Global(src))?;
+            global_range(cx, src, u64::from(n), false, lane)?;
+        }
+        pieces.push(segs.len() as u32);
+        if n > 0 {
+            segs.push(Seg {
+                src: Loc::Global(src),
+                dst: Loc::Shared { rank, off },
+                len: n,
+                stage,
+            });
+        }
+        if n < cp {
+            segs.push(Seg {
+                src: Loc::Fill,
+                dst: Loc::Shared {
+                    rank,
+                    off: off + u64::from(n),
+                },
+                len: cp - n,
+                stage: stage + n,
+            });
+        }
+        stage += cp;
+    }
+    let active = cx.active;
+    let op = issue(
+        cx,
+        OpClass::CpAsync,
+        segs,
+        pieces,
+        vec![0; stage as usize],
+        Completion::Group,
+        None,
+        active,
+    );
+    let g = groups(cx, false);
+    for lane in lanes(active) {
+        g[lane].uncommitted.push(op);
+    }
+    Ok(Settle::all(active))
+}
+
+/// `cp.async.commit_group` / `cp.async.bulk.commit_group`: each lane's uncommitted operations
+/// become a new group (possibly empty).
+fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
+    let active = cx.active;
+    let mut ops: Vec<OpId> = Vec::new();
+    let g = groups(cx, bulk);
+    for lane in lanes(active) {
+        let group = std::mem::take(&mut g[lane].uncommitted);
+        for &o in &group {
+            if !ops.contains(&o) {
+                ops.push(o);
+            }
+        }
+        g[lane].groups.push_back(group);
+    }
+    record(cx, What::Commit { bulk, ops });
+    Settle::all(active)
+}
+
+/// `cp.async.wait_group N`, `cp.async.wait_all`, `cp.async.bulk.wait_group{.read} N`: a lane is
+/// done when at most N of its most recent groups are pending (with `.read`: have not finished
+/// reading their sources).
+fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
+    let all = cx.ins.op == Op::CpAsyncWaitAll;
+    if all {
+        // wait_all = commit_group + wait_group 0 (committing again on a re-execution only
+        // adds an empty, complete group).
+        let active = cx.active;
+        let g = groups(cx, false);
+        for lane in lanes(active) {
+            let group = std::mem::take(&mut g[lane].uncommitted);
+            g[lane].groups.push_back(group);
+        }
+    }
+    let read_only = bulk && cx.ins.mods.has(Flags::READ);
+    let first = lanes(cx.active).next().unwrap_or(0);
+    let n = if all {
+        0
+    } else {
+        cx.src(0, first, Type::U32) as usize
+    };
+    let active = cx.active;
+    let mut done = 0u32;
+    let mut observed: Vec<OpId> = Vec::new();
+    let w = cx.asy.get_or_insert_with(|| Box::new(WarpAsync::default()));
+    let lanes_state = if bulk { &mut w.bulk } else { &mut w.cp };
+    for lane in lanes(active) {
+        let st = &mut lanes_state[lane];
+        if read_only {
+            let read = st
+                .groups
+                .iter()
+                .take_while(|g| g.iter().all(|&o| cx.engine.is_read(o)))
+                .count();
+            if st.groups.len() - read <= n {
+                done |= 1 << lane;
+                for &o in st.groups.iter().take(read).flatten() {
+                    if !observed.contains(&o) {
+                        observed.push(o);
+                    }
+                }
+            }
+            continue;
+        }
+        while st
+            .groups
+            .front()
+            .is_some_and(|g| g.iter().all(|&o| cx.engine.is_complete(o)))
+        {
+            if let Some(g) = st.groups.pop_front() {
+                for o in g {
+                    if !observed.contains(&o) {
+                        observed.push(o);
+                    }
+                }
+            }
+        }
+        if st.groups.len() <= n {
+            done |= 1 << lane;
+        }
+    }
+    let what = match cx.ins.op {
+        Op::CpAsyncWaitAll => "cp.async.wait_all".to_string(),
+        Op::CpAsyncWaitGroup => format!("cp.async.wait_group {n}"),
+        _ if read_only => format!("cp.async.bulk.wait_group.read {n}"),
+        _ => format!("cp.async.bulk.wait_group {n}"),
+    };
+    Settle {
+        done,
+        wait: Some(AsyncWait::Groups),
+        what: Some(what),
+        observed,
+        result: true,
+        notices: Vec::new(),
+    }
+}
+
+/// `cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]`: an arrive-on that fires when all
+/// the lane's prior `cp.async` operations complete; without `.noinc` the pending count is raised
+/// by one first, so the arrive-on does not count as one of the phase's expected arrivals.
+fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let noinc = cx.ins.mods.has(Flags::NOINC);
+    let mut pending: Vec<ArriveOn> = Vec::new();
+    let space = cx.ins.mods.space;
+    for lane in lanes(cx.active) {
+        let a = address(cx, 0, lane);
+        let (rank, off) = super::mbarops::mbar_loc(cx, space, a, lane)?;
+        if !noinc {
+            super::mbarops::with_mbar(cx, rank, off, lane, |b| b.add_pending())?;
+        }
+        let st = &groups(cx, false)[lane];
+        let mut waiting: Vec<OpId> = st
+            .uncommitted
+            .iter()
+            .chain(st.groups.iter().flatten())
+            .copied()
+            .collect();
+        waiting.retain(|&o| !cx.engine.is_complete(o));
+        waiting.sort_unstable();
+        waiting.dedup();
+        match pending
+            .iter_mut()
+            .find(|p| p.rank == rank && p.off == off as u32 && p.waiting == waiting)
+        {
+            Some(p) => {
+                p.count += 1;
+                p.issuer.lanes |= 1 << lane;
+            }
+            None => pending.push(ArriveOn {
+                rank,
+                off: off as u32,
+                count: 1,
+                waiting,
+                issuer: issuer(cx, 1 << lane),
+            }),
+        }
+    }
+    let mut notices = Vec::new();
+    let clock = cx.clock;
+    for a in pending {
+        notices.push(Notice::Mbar {
+            rank: a.rank,
+            off: a.off,
+        });
+        if let Some(now) = cx.engine.arrive_on(a) {
+            let mut sp = Spaces {
+                global: cx.global,
+                smem: cx.smem,
+            };
+            crate::mem::copy::arrive(&mut sp, &now, None, clock, cx.trace, &mut notices)
+                .map_err(|e| super::park::engine_fault(&e))?;
+        }
+    }
+    Ok(Settle {
+        notices,
+        ..Settle::all(cx.active)
+    })
+}
+
+/// The mbarrier operand of a copy as (rank, offset): `shared::cluster` addresses may name
+/// another CTA of the cluster.
+fn copy_mbar(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(u32, u32)> {
+    let a = address(cx, k, lane);
+    let (r, o) = super::mbarops::mbar_loc(cx, Some(Space::SharedCluster), a, lane)?;
+    Ok((r, o as u32))
+}
+
+/// The CTAs of `ctaMask` (operand `k`), or the destination's alone.
+fn multicast_ranks(cx: &Ctx<'_, '_>, k: usize, lane: usize, dst_rank: u32) -> Res<Vec<u32>> {
+    if !cx.ins.mods.has(Flags::MULTICAST) {
+        return Ok(vec![dst_rank]);
+    }
+    let mask = cx.src(k, lane, Type::U16) as u32 & 0xffff;
+    let n = cx.smem.len() as u32;
+    if mask == 0 || mask >> n != 0 {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Trap,
+            format!("ctaMask {mask:#06x} names CTAs outside the cluster of {n}"),
+        ));
+    }
+    Ok((0..n).filter(|r| mask & (1 << r) != 0).collect())
+}
+
+/// `cp.async.bulk` and `cp.reduce.async.bulk` in every direction.
+fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let m = cx.ins.mods;
+    let reduce = (cx.ins.op == Op::CpReduceAsyncBulk)
+        .then(|| (m.sub.unwrap_or(SubOp::Add), m.ty().unwrap_or(Type::B32)));
+    let to_global = m.space == Some(Space::Global);
+    let mut segs = Vec::new();
+    let mut pieces = Vec::new();
+    let mut stage = 0u32;
+    let mut targets: Vec<(u32, u32, u64)> = Vec::new();
+    let active = cx.active;
+    for lane in lanes(active) {
+        let dst = address(cx, 0, lane);
+        let src = address(cx, 1, lane);
+        let size = cx.src(2, lane, Type::U32);
+        if !size.is_multiple_of(16) || !dst.is_multiple_of(16) || !src.is_multiple_of(16) {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Misaligned,
+                format!(
+                    "bulk copies need 16-byte aligned addresses and a size that is a multiple of 16 (dst {dst:#x}, src {src:#x}, size {size})"
+                ),
+            ));
+        }
+        let (src_loc, dst_ranks, dst_off) = if to_global {
+            let (r, o) = shared_loc(cx, Some(Space::Shared), src, size, lane)?;
+            global_range(cx, dst, size, true, lane)?;
+            (Loc::Shared { rank: r, off: o }, Vec::new(), dst)
+        } else {
+            let (r, o) = shared_loc(cx, Some(Space::SharedCluster), dst, size, lane)?;
+            let src_loc = if m.space2 == Some(Space::Global) {
+                global_range(cx, src, size, false, lane)?;
+                Loc::Global(src)
+            } else {
+                let (sr, so) = shared_loc(cx, Some(Space::Shared), src, size, lane)?;
+                Loc::Shared { rank: sr, off: so }
+            };
+            // [dst], [src], size, [mbar] {, ctaMask} {, policy}
+            let ranks = multicast_ranks(cx, 4, lane, r)?;
+            let (mr, mo) = copy_mbar(cx, 3, lane)?;
+            if mr != r {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Trap,
+                    format!(
+                        "the mbarrier (CTA rank {mr}) must be in the destination's CTA (rank {r})"
+                    ),
+                ));
+            }
+            for &rk in &ranks {
+                shared_loc(
+                    cx,
+                    Some(Space::SharedCluster),
+                    mem::cluster_encode(rk, o),
+                    size,
+                    lane,
+                )?;
+                targets.push((rk, mo, size));
+            }
+            (src_loc, ranks, o)
+        };
+        let mut k = 0u64;
+        while k < size {
+            let len = (size - k).min(u64::from(CHUNK)) as u32;
+            pieces.push(segs.len() as u32);
+            let src_at = match src_loc {
+                Loc::Global(a) => Loc::Global(a + k),
+                Loc::Shared { rank, off } => Loc::Shared { rank, off: off + k },
+                Loc::Fill => Loc::Fill,
+            };
+            if to_global {
+                segs.push(Seg {
+                    src: src_at,
+                    dst: Loc::Global(dst_off + k),
+                    len,
+                    stage,
+                });
+            }
+            for &rk in &dst_ranks {
+                segs.push(Seg {
+                    src: src_at,
+                    dst: Loc::Shared {
+                        rank: rk,
+                        off: dst_off + k,
+                    },
+                    len,
+                    stage,
+                });
+            }
+            stage += len;
+            k += u64::from(len);
+        }
+    }
+    let bulk_group = to_global || m.has(Flags::BULK_GROUP);
+    let completion = if bulk_group {
+        Completion::Group
+    } else {
+        Completion::Mbarrier(merge_targets(targets))
+    };
+    let class = if reduce.is_some() {
+        OpClass::BulkReduce
+    } else {
+        OpClass::Bulk
+    };
+    let op = issue(
+        cx,
+        class,
+        segs,
+        pieces,
+        vec![0; stage as usize],
+        completion,
+        reduce,
+        active,
+    );
+    if bulk_group {
+        let g = groups(cx, true);
+        for lane in lanes(active) {
+            g[lane].uncommitted.push(op);
+        }
+    }
+    Ok(Settle::all(active))
+}
+
+/// Sums complete-tx bytes per mbarrier.
+fn merge_targets(t: Vec<(u32, u32, u64)>) -> Vec<(u32, u32, u64)> {
+    let mut out: Vec<(u32, u32, u64)> = Vec::new();
+    for (r, o, b) in t {
+        match out.iter_mut().find(|x| x.0 == r && x.1 == o) {
+            Some(x) => x.2 += b,
+            None => out.push((r, o, b)),
+        }
+    }
+    out
+}
+
+/// Reads the tensor map a tensor instruction names (its generic, param or global address).
+fn tensor_map(cx: &Ctx<'_, '_>, a: u64, lane: usize) -> Res<TensorMap> {
+    if !a.is_multiple_of(64) {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Misaligned,
+            format!("a tensor map must be 64-byte aligned ({a:#x})"),
+        ));
+    }
+    let bytes: Result<Vec<u8>, String> = match mem::classify(a) {
+        Generic::Param(o) => mem::slice(cx.kparams, "kernel parameter", o, tensormap::SIZE)
+            .map(<[u8]>::to_vec)
+            .map_err(|e| e.message),
+        Generic::Global(g) => cx
+            .global
+            .read(g, tensormap::SIZE)
+            .map(<[u8]>::to_vec)
+            .map_err(|e| e.message),
+        _ => Err(format!(
+            "{a:#x} is not a tensor map's address (param or global)"
+        )),
+    };
+    bytes
+        .and_then(|b| TensorMap::decode(&b))
+        .map_err(|e| lane_fault(cx, lane, FaultKind::Trap, format!("tensor map: {e}")))
+}
+
+/// The `[tensorMap, {c0, ...}]` operand: the map and the coordinates.
+fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Vec<i64>)> {
+    let Some(Operand::AddrList(r)) = cx.ops.get(k).copied() else {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Unsupported,
+            "expected `[tensorMap, {coordinates}]`".into(),
+        ));
+    };
+    let items = cx.func.sub_ops(r);
+    let map_addr = match items.first() {
+        Some(Operand::Addr(..)) | None => 0,
+        Some(o) => cx.value(o, lane, Type::U64),
+    };
+    let map = tensor_map(cx, map_addr, lane)?;
+    let coords: Vec<i64> = match items.get(1) {
+        Some(Operand::Vector(v)) => cx
+            .func
+            .sub_ops(*v)
+            .iter()
+            .map(|o| i64::from(cx.value(o, lane, Type::S32) as i32))
+            .collect(),
+        Some(o) => vec![i64::from(cx.value(o, lane, Type::S32) as i32)],
+        None => Vec::new(),
+    };
+    let dim = usize::from(cx.ins.mods.dim);
+    if dim != map.rank || coords.len() != map.rank {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Trap,
+            format!(
+                "a .{dim}d tensor instruction with {} coordinates on a tensor map of rank {}",
+                coords.len(),
+                map.rank
+            ),
+        ));
+    }
+    Ok((map, coords))
+}
+
+/// `cp.async.bulk.tensor` (tile mode) in both directions, and `cp.reduce.async.bulk.tensor`.
+fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let m = cx.ins.mods;
+    if m.has(Flags::IM2COL)
+        || m.has(Flags::IM2COL_NO_OFFS)
+        || m.has(Flags::TILE_GATHER4)
+        || m.has(Flags::TILE_SCATTER4)
+    {
+        return Err(fault(
+            FaultKind::Unsupported,
+            "only the tile mode of tensor copies is supported (im2col and gather4/scatter4 are not)",
+        ));
+    }
+    let load = m.space != Some(Space::Global);
+    let active = cx.active;
+    let mut segs = Vec::new();
+    let mut pieces = Vec::new();
+    let mut staging = Vec::new();
+    let mut targets = Vec::new();
+    let mut reduce = None;
+    for lane in lanes(active) {
+        if load {
+            // [dstMem], [tensorMap, coords], [mbar] {, ctaMask} {, policy}
+            let (map, coords) = tensor_operand(cx, 1, lane)?;
+            let dst = address(cx, 0, lane);
+            let bytes = map.box_bytes();
+            let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
+            if !base.is_multiple_of(128) {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Misaligned,
+                    format!("a tensor copy's shared-memory tile must be 128-byte aligned (shared+{base:#x})"),
+                ));
+            }
+            let ranks = multicast_ranks(cx, 3, lane, r)?;
+            let (mr, mo) = copy_mbar(cx, 2, lane)?;
+            if mr != r {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Trap,
+                    format!(
+                        "the mbarrier (CTA rank {mr}) must be in the destination's CTA (rank {r})"
+                    ),
+                ));
+            }
+            for &rk in &ranks {
+                shared_loc(
+                    cx,
+                    Some(Space::SharedCluster),
+                    mem::cluster_encode(rk, base),
+                    bytes,
+                    lane,
+                )?;
+                targets.push((rk, mo, bytes));
+            }
+            let fill = map.fill();
+            let esize = map.elem.size() as usize;
+            let mut since_piece = CHUNK;
+            for (g, s, len) in map.runs(&coords, base) {
+                let stage = staging.len() as u32;
+                match g {
+                    Some(_) => staging.resize(staging.len() + len as usize, 0),
+                    None => {
+                        for _ in 0..len as usize / esize {
+                            staging.extend_from_slice(&fill.to_le_bytes()[..esize]);
+                        }
+                    }
+                }
+                if since_piece >= CHUNK {
+                    pieces.push(segs.len() as u32);
+                    since_piece = 0;
+                }
+                since_piece += len;
+                for &rk in &ranks {
+                    segs.push(Seg {
+                        src: g.map_or(Loc::Fill, Loc::Global),
+                        dst: Loc::Shared { rank: rk, off: s },
+                        len,
+                        stage,
+                    });
+                }
+            }
+        } else {
+            // [tensorMap, coords], [srcMem]
+            let (map, coords) = tensor_operand(cx, 0, lane)?;
+            let src = address(cx, 1, lane);
+            let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
+            if !base.is_multiple_of(128) {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Misaligned,
+                    format!("a tensor copy's shared-memory tile must be 128-byte aligned (shared+{base:#x})"),
+                ));
+            }
+            if cx.ins.op == Op::CpReduceAsyncBulkTensor {
+                reduce = Some((m.sub.unwrap_or(SubOp::Add), map.elem));
+            }
+            let mut since_piece = CHUNK;
+            for (g, s, len) in map.runs(&coords, base) {
+                let Some(g) = g else { continue };
+                if since_piece >= CHUNK {
+                    pieces.push(segs.len() as u32);
+                    since_piece = 0;
+                }
+                since_piece += len;
+                let stage = staging.len() as u32;
+                staging.resize(staging.len() + len as usize, 0);
+                segs.push(Seg {
+                    src: Loc::Shared { rank: r, off: s },
+                    dst: Loc::Global(g),
+                    len,
+                    stage,
+                });
+            }
+        }
+    }
+    let completion = if load {
+        Completion::Mbarrier(merge_targets(targets))
+    } else {
+        Completion::Group
+    };
+    let op = issue(
+        cx,
+        OpClass::Tensor,
+        segs,
+        pieces,
+        staging,
+        completion,
+        reduce,
+        active,
+    );
+    if !load {
+        let g = groups(cx, true);
+        for lane in lanes(active) {
+            g[lane].uncommitted.push(op);
+        }
+    }
+    Ok(Settle::all(active))
+}
+
+/// `st.async` / `red.async` `[remote], value, [remote mbarrier]`: a store or reduction into
+/// another CTA's shared memory that performs complete-tx of its bytes on that CTA's mbarrier.
+fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let m = cx.ins.mods;
+    let t = m.ty().unwrap_or(Type::B32);
+    let es = t.size();
+    let vals = super::memops::elems(cx, 1);
+    let bytes = es * vals.len().max(1) as u32;
+    let reduce = (cx.ins.op == Op::RedAsync).then(|| (m.sub.unwrap_or(SubOp::Add), t));
+    let active = cx.active;
+    let mut segs = Vec::new();
+    let mut pieces = Vec::new();
+    let mut staging = Vec::new();
+    let mut targets = Vec::new();
+    for lane in lanes(active) {
+        let a = address(cx, 0, lane);
+        let (r, o) = shared_loc(cx, Some(Space::SharedCluster), a, u64::from(bytes), lane)?;
+        check_align(cx, a, u64::from(bytes), lane, Target::Shared(r, o))?;
+        let (mr, mo) = copy_mbar(cx, 2, lane)?;
+        if mr != r {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Trap,
+                format!("the mbarrier (CTA rank {mr}) must be in the destination's CTA (rank {r})"),
+            ));
+        }
+        pieces.push(segs.len() as u32);
+        let stage = staging.len() as u32;
+        for v in &vals {
+            let x = cx.value(v, lane, t);
+            staging.extend_from_slice(&x.to_le_bytes()[..es as usize]);
+        }
+        segs.push(Seg {
+            src: Loc::Fill,
+            dst: Loc::Shared { rank: r, off: o },
+            len: bytes,
+            stage,
+        });
+        targets.push((mr, mo, u64::from(bytes)));
+    }
+    issue(
+        cx,
+        OpClass::Remote,
+        segs,
+        pieces,
+        staging,
+        Completion::Mbarrier(merge_targets(targets)),
+        reduce,
+        active,
+    );
+    Ok(Settle::all(active))
+}

@@ -1,0 +1,396 @@
+//! mbarrier instructions (PTX ISA 9.0 section 9.7.13.15: `init`, `inval`, `expect_tx`,
+//! `complete_tx`, `arrive`, `arrive_drop`, `test_wait`, `try_wait`, `pending_count`) over the
+//! object model of `mem::mbarrier`, and the cluster barrier (9.7.13.4 `barrier.cluster`). Lanes
+//! of a warp act one after another in lane order; an arrival that completes a phase lets the
+//! next lane arrive on the new phase, as it would on hardware. A wait that cannot complete parks
+//! its lanes (`park.rs`) until the object changes.
+
+use super::asyncops::shared_loc;
+use super::ctx::Ctx;
+use super::memops::{address, thread_of};
+use super::park::{lanes_where, record, AsyncWait, Settle, WaitFor};
+use super::step::{fault, lanes, Cluster, Machine, Res};
+use super::FaultKind;
+use crate::ir::mods::SubOp;
+use crate::ir::{Flags, Instr, Op, Space, Type};
+use crate::mem::copy::Notice;
+use crate::mem::mbarrier::{MbarError, Mbarrier};
+use crate::trace::What;
+
+fn lane_fault(cx: &Ctx<'_, '_>, lane: usize, kind: FaultKind, msg: String) -> Box<super::Fault> {
+    let mut f = fault(kind, msg);
+    f.linear_thread = Some(thread_of(cx, lane) as u32);
+    f
+}
+
+/// The (rank, offset) of the mbarrier at `addr` in `space` (generic if `None`): 8-byte aligned
+/// and inside shared memory.
+pub(crate) fn mbar_loc(
+    cx: &Ctx<'_, '_>,
+    space: Option<Space>,
+    addr: u64,
+    lane: usize,
+) -> Res<(u32, u64)> {
+    let (r, o) = shared_loc(cx, space, addr, 8, lane)?;
+    if !o.is_multiple_of(8) {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Misaligned,
+            format!("an mbarrier object must be 8-byte aligned (shared+{o:#x})"),
+        ));
+    }
+    Ok((r, o))
+}
+
+/// Runs `f` on the initialized mbarrier at (rank, off) and mirrors its new state into memory.
+pub(crate) fn with_mbar<T>(
+    cx: &mut Ctx<'_, '_>,
+    rank: u32,
+    off: u64,
+    lane: usize,
+    f: impl FnOnce(&mut Mbarrier) -> Result<T, MbarError>,
+) -> Res<T> {
+    let smem = &mut cx.smem[rank as usize];
+    let Some(b) = smem.mbars.get_mut(&(off as u32)) else {
+        let what = cx.ins.op.name();
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Hazard("uninitialized-mbarrier"),
+            format!(
+                "`{what}` on shared+{off:#x}{}, where no mbarrier is initialized (mbarrier.init it first; after mbarrier.inval it must be initialized again)",
+                if rank == cx.rank { String::new() } else { format!(" of CTA rank {rank}") }
+            ),
+        ));
+    };
+    match f(b) {
+        Ok(v) => {
+            smem.sync_mbar(off as u32);
+            Ok(v)
+        }
+        Err(e) => Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Hazard(e.kind()),
+            e.to_string(),
+        )),
+    }
+}
+
+fn trace_mbar(cx: &mut Ctx<'_, '_>, action: &'static str, rank: u32, off: u64, count: i64) {
+    if !cx.trace.enabled {
+        return;
+    }
+    let (phase, pending, tx) = cx.smem[rank as usize]
+        .mbars
+        .get(&(off as u32))
+        .map_or((0, 0, 0), |b| (b.phase, b.pending, b.tx));
+    let addr = if rank == cx.rank {
+        format!("shared+{off:#x}")
+    } else {
+        format!("cta{rank}+{off:#x}")
+    };
+    record(
+        cx,
+        What::Mbarrier {
+            action,
+            addr,
+            count,
+            phase,
+            pending,
+            tx,
+            op: None,
+        },
+    );
+}
+
+pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    match cx.ins.op {
+        Op::MbarrierInit => init(cx),
+        Op::MbarrierInval => inval(cx),
+        Op::MbarrierExpectTx | Op::MbarrierCompleteTx => tx(cx),
+        Op::MbarrierArrive | Op::MbarrierArriveDrop => arrive(cx),
+        Op::MbarrierTestWait | Op::MbarrierTryWait => wait(cx),
+        Op::MbarrierPendingCount => {
+            for lane in lanes(cx.active) {
+                let token = cx.src(1, lane, Type::B64);
+                cx.dst(0, lane, u64::from(Mbarrier::token_pending(token)));
+            }
+            Ok(Settle::all(cx.active))
+        }
+        _ => Err(fault(
+            FaultKind::Unsupported,
+            format!("`{}` is not an mbarrier instruction", cx.ins.op.name()),
+        )),
+    }
+}
+
+fn init(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let mut notices = Vec::new();
+    for lane in lanes(cx.active) {
+        let a = address(cx, 0, lane);
+        let (rank, off) = mbar_loc(cx, cx.ins.mods.space, a, lane)?;
+        let count = cx.src(1, lane, Type::U32);
+        let b = Mbarrier::new(count as u32).map_err(|_| {
+            lane_fault(
+                cx,
+                lane,
+                FaultKind::Hazard("mbarrier-misuse"),
+                format!("mbarrier.init with count {count}: the count must be in 1..=2^20-1"),
+            )
+        })?;
+        let smem = &mut cx.smem[rank as usize];
+        smem.mbars.insert(off as u32, b);
+        smem.sync_mbar(off as u32);
+        notices.push(Notice::Mbar {
+            rank,
+            off: off as u32,
+        });
+        trace_mbar(cx, "init", rank, off, count as i64);
+    }
+    Ok(Settle {
+        notices,
+        ..Settle::all(cx.active)
+    })
+}
+
+fn inval(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let mut notices = Vec::new();
+    for lane in lanes(cx.active) {
+        let a = address(cx, 0, lane);
+        let (rank, off) = mbar_loc(cx, cx.ins.mods.space, a, lane)?;
+        with_mbar(cx, rank, off, lane, |_| Ok(()))?;
+        trace_mbar(cx, "inval", rank, off, 0);
+        let smem = &mut cx.smem[rank as usize];
+        smem.mbars.remove(&(off as u32));
+        smem.sync_mbar(off as u32);
+        notices.push(Notice::Mbar {
+            rank,
+            off: off as u32,
+        });
+    }
+    Ok(Settle {
+        notices,
+        ..Settle::all(cx.active)
+    })
+}
+
+/// `mbarrier.expect_tx` / `mbarrier.complete_tx` `[addr], txCount`.
+fn tx(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let expect = cx.ins.op == Op::MbarrierExpectTx;
+    let mut notices = Vec::new();
+    for lane in lanes(cx.active) {
+        let a = address(cx, 0, lane);
+        let (rank, off) = mbar_loc(cx, cx.ins.mods.space, a, lane)?;
+        let n = cx.src(1, lane, Type::U32);
+        if expect {
+            with_mbar(cx, rank, off, lane, |b| b.expect_tx(n))?;
+        } else {
+            with_mbar(cx, rank, off, lane, |b| b.complete_tx(n, None))?;
+        }
+        notices.push(Notice::Mbar {
+            rank,
+            off: off as u32,
+        });
+        let action = if expect { "expect_tx" } else { "complete_tx" };
+        trace_mbar(cx, action, rank, off, n as i64);
+    }
+    Ok(Settle {
+        notices,
+        ..Settle::all(cx.active)
+    })
+}
+
+/// `mbarrier.arrive{.expect_tx}{.noComplete}` and `arrive_drop`: `state, [addr]{, count | tx}`.
+fn arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let m = cx.ins.mods;
+    let drop = cx.ins.op == Op::MbarrierArriveDrop;
+    let expect = m.has(Flags::EXPECT_TX);
+    let no_complete = m.has(Flags::NO_COMPLETE);
+    let has_third = cx.ops.len() >= 3;
+    let mut notices = Vec::new();
+    for lane in lanes(cx.active) {
+        let a = address(cx, 1, lane);
+        let (rank, off) = mbar_loc(cx, m.space, a, lane)?;
+        let third = has_third.then(|| cx.src(2, lane, Type::U32));
+        let (count, tx) = match (expect, third) {
+            (true, Some(t)) => (1, Some(t)),
+            (false, Some(c)) => (c, None),
+            (_, None) => (1, None),
+        };
+        if count == 0 || count > u64::from(crate::mem::mbarrier::COUNT_MAX) {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Hazard("mbarrier-misuse"),
+                format!("arrival count {count} is outside 1..=2^20-1"),
+            ));
+        }
+        let r = with_mbar(cx, rank, off, lane, |b| {
+            if let Some(t) = tx {
+                b.expect_tx(t)?;
+            }
+            b.arrive(count as u32, drop, no_complete)
+        })?;
+        cx.dst(0, lane, r.token);
+        notices.push(Notice::Mbar {
+            rank,
+            off: off as u32,
+        });
+        if let Some(t) = tx {
+            trace_mbar(cx, "expect_tx", rank, off, t as i64);
+        }
+        let action = if drop { "arrive_drop" } else { "arrive" };
+        trace_mbar(cx, action, rank, off, count as i64);
+        if r.completed {
+            trace_mbar(cx, "phase-complete", rank, off, 0);
+        }
+    }
+    Ok(Settle {
+        notices,
+        ..Settle::all(cx.active)
+    })
+}
+
+/// `mbarrier.test_wait{.parity}` / `try_wait{.parity}` `p, [addr], state|parity{, hint}`.
+fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let parity = cx.ins.mods.has(Flags::PARITY);
+    let mut want = None;
+    let mut first_want = None;
+    let mut observed = Vec::new();
+    let active = cx.active;
+    let mut ok = 0u32;
+    for lane in lanes(active) {
+        let a = address(cx, 1, lane);
+        let (rank, off) = mbar_loc(cx, cx.ins.mods.space, a, lane)?;
+        let v = cx.src(2, lane, Type::B64);
+        let w = if parity {
+            WaitFor::Parity(v as u32 & 1)
+        } else {
+            WaitFor::Phase(Mbarrier::token_phase(v))
+        };
+        first_want.get_or_insert(w);
+        let done = with_mbar(cx, rank, off, lane, |b| {
+            Ok(match w {
+                WaitFor::Parity(p) => b.parity_done(p),
+                WaitFor::Phase(_) => b.token_done(v),
+            })
+        })?;
+        if done {
+            ok |= 1 << lane;
+            if let Some(b) = cx.smem[rank as usize].mbars.get(&(off as u32)) {
+                for &o in &b.last_ops {
+                    if !observed.contains(&o) {
+                        observed.push(o);
+                    }
+                }
+            }
+        } else if want.is_none() {
+            want = Some(AsyncWait::Mbar {
+                rank,
+                off: off as u32,
+                want: w,
+            });
+        }
+    }
+    // Woken because nothing else could happen: the waits that are still incomplete return false.
+    let done = if cx.timed_out { active } else { ok };
+    for lane in lanes(done) {
+        cx.dst(0, lane, u64::from(ok & (1 << lane) != 0));
+    }
+    let target = match first_want {
+        Some(WaitFor::Parity(p)) => format!(" (parity {p})"),
+        Some(WaitFor::Phase(n)) => format!(" (phase {n})"),
+        None => String::new(),
+    };
+    let what = format!("{}{target}", crate::ir::print_opcode(cx.func, cx.pc));
+    Ok(Settle {
+        done,
+        wait: want,
+        what: Some(what),
+        observed,
+        result: done == ok,
+        notices: Vec::new(),
+    })
+}
+
+impl Machine<'_> {
+    /// `barrier.cluster.arrive{.release|.relaxed}` and `barrier.cluster.wait{.acquire}`: every
+    /// non-exited thread of the cluster arrives, then waits for the phase it arrived in.
+    pub(crate) fn cluster_barrier(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        active: u32,
+    ) -> Res<()> {
+        let phase = cl.cbar_phase;
+        let id = cl.ctas[ci].id;
+        let warp = &mut cl.ctas[ci].warps[wi];
+        let first = warp.index * 32 + active.trailing_zeros().min(31);
+        let misuse = |msg: &str| {
+            let mut f = fault(FaultKind::Hazard("barrier-misuse"), msg.to_string());
+            f.linear_thread = Some(first);
+            f
+        };
+        let (index, clock) = (warp.index, warp.clock);
+        let event = |action| crate::trace::Event {
+            cycle: clock,
+            cta: id,
+            warp: Some(index),
+            lanes: active,
+            line: 0,
+            cuda: None,
+            what: What::Barrier { action, id: 0 },
+        };
+        match ins.mods.sub {
+            Some(SubOp::Wait) => {
+                if lanes(active).any(|l| warp.cluster_phase[l] == u32::MAX) {
+                    return Err(misuse(
+                        "barrier.cluster.wait by a thread that did not barrier.cluster.arrive first",
+                    ));
+                }
+                let done = lanes_where(active, |l| warp.cluster_phase[l] < phase);
+                for l in lanes(done) {
+                    warp.cluster_phase[l] = u32::MAX;
+                }
+                if done != 0 {
+                    self.trace.push(event("cluster-wait"));
+                }
+                let s = Settle {
+                    done,
+                    wait: Some(AsyncWait::Cluster),
+                    ..Settle::default()
+                };
+                self.settle(cl, ci, wi, gi, active, s);
+            }
+            _ => {
+                if lanes(active).any(|l| warp.cluster_phase[l] != u32::MAX) {
+                    return Err(misuse(
+                        "barrier.cluster.arrive twice without a barrier.cluster.wait between",
+                    ));
+                }
+                for l in lanes(active) {
+                    warp.cluster_phase[l] = phase;
+                }
+                cl.cbar_arrived += active.count_ones();
+                warp.groups[gi].pc += 1;
+                self.trace.push(event("cluster-arrive"));
+                self.release_cluster_barrier(cl);
+            }
+        }
+        Ok(())
+    }
+
+    /// Completes the cluster barrier's phase once every live thread arrived.
+    pub(crate) fn release_cluster_barrier(&mut self, cl: &mut Cluster) {
+        if cl.cbar_arrived > 0 && cl.cbar_arrived >= cl.live_threads() {
+            cl.cbar_phase += 1;
+            cl.cbar_arrived = 0;
+            self.wake_cluster_barrier(cl);
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! Waiting and waking (PTX ISA 9.0 sections 9.7.9.25.3.3 `cp.async.wait_group`, 9.7.9.25.6.2
+//! `cp.async.bulk.wait_group`, 9.7.13.15.16 `mbarrier.test_wait/try_wait`, 9.7.13.4
+//! `barrier.cluster`). A lane group whose wait cannot complete is parked, not re-executed: it
+//! sleeps until something it waits for changes (one of its warp's operations completes, the
+//! mbarrier it waits on changes, the cluster barrier opens), then executes the instruction
+//! again. A `try_wait` may legally return true later than its time limit, so it waits for the
+//! phase; when nothing at all can happen any more (no ready warp, nothing in flight) every
+//! parked `test_wait`/`try_wait` is woken once to return false, and if that changes nothing,
+//! the run is a deadlock, reported with what every warp waits for.
+
+use super::ctx::Ctx;
+use super::step::{at, fault, lanes, with_cta, Cluster, Machine, Res, Wait, WARP};
+use super::{Fault, FaultKind};
+use crate::ir::FuncId;
+use crate::mem::copy::{EngineError, Notice, OpId, Spaces};
+use crate::trace::{Event, What};
+
+/// What a parked lane group waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AsyncWait {
+    /// `cp.async.wait_group`/`wait_all`, `cp.async.bulk.wait_group`: operations of this warp.
+    Groups,
+    /// `mbarrier.test_wait`/`try_wait` on the object at (rank, shared offset).
+    Mbar { rank: u32, off: u32, want: WaitFor },
+    /// `barrier.cluster.wait`.
+    Cluster,
+}
+
+/// The phase an mbarrier wait waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WaitFor {
+    /// `.parity`: the phase with this parity completes.
+    Parity(u32),
+    /// A state token: the phase it names completes.
+    Phase(u32),
+}
+
+/// What an asynchronous or waiting instruction decided for its active lanes.
+#[derive(Debug, Default)]
+pub(crate) struct Settle {
+    /// Lanes that are done; the other active lanes park on `wait`.
+    pub done: u32,
+    pub wait: Option<AsyncWait>,
+    /// For a wait: how to name it in traces, what the finished lanes observed, their result.
+    pub what: Option<String>,
+    pub observed: Vec<OpId>,
+    pub result: bool,
+    /// Objects the instruction changed: their waiters wake.
+    pub notices: Vec<Notice>,
+}
+
+impl Settle {
+    /// Every active lane is done.
+    pub fn all(active: u32) -> Settle {
+        Settle {
+            done: active,
+            ..Settle::default()
+        }
+    }
+}
+
+/// Records a trace event at the instruction `cx` executes.
+pub(crate) fn record(cx: &mut Ctx<'_, '_>, what: What) {
+    if !cx.trace.enabled {
+        return;
+    }
+    let src = cx.func.srcs.get(cx.pc as usize);
+    let ev = Event {
+        cycle: cx.clock,
+        cta: cx.cta,
+        warp: Some(cx.warp_index),
+        lanes: cx.active,
+        line: src.map_or(0, |s| s.line),
+        cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+        what,
+    };
+    cx.trace.push(ev);
+}
+
+impl Machine<'_> {
+    /// Applies `s` to group `gi`: finished and predicated-off lanes move past the instruction,
+    /// the rest park at it.
+    pub(crate) fn settle(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        gi: usize,
+        active: u32,
+        s: Settle,
+    ) {
+        let id = cl.ctas[ci].id;
+        let warp = &mut cl.ctas[ci].warps[wi];
+        let clock = warp.clock;
+        let index = warp.index;
+        let g = &mut warp.groups[gi];
+        g.timed_out = false;
+        if let (Some(what), true) = (&s.what, s.done != 0 && self.trace.enabled) {
+            let f = &self.m.functions[warp.frames[g.frame as usize].func.0 as usize];
+            let src = f.srcs.get(g.pc as usize);
+            self.trace.push(Event {
+                cycle: clock,
+                cta: id,
+                warp: Some(index),
+                lanes: s.done,
+                line: src.map_or(0, |x| x.line),
+                cuda: src.and_then(|x| x.loc).map(|(f, l, _)| (f, l)),
+                what: What::Wait {
+                    what: what.clone(),
+                    since: g.since.unwrap_or(clock.saturating_sub(1)),
+                    observed: s.observed.clone(),
+                    result: s.result,
+                },
+            });
+        }
+        let park = active & !s.done;
+        match s.wait {
+            Some(w) if park != 0 => {
+                if park != g.mask {
+                    let mut moving = g.clone();
+                    moving.mask = g.mask & !park;
+                    moving.pc += 1;
+                    moving.since = None;
+                    g.mask = park;
+                    warp.groups.push(moving);
+                }
+                let g = &mut warp.groups[gi];
+                g.wait = Wait::Async(w);
+                g.since.get_or_insert(clock);
+            }
+            _ => {
+                g.pc += 1;
+                g.since = None;
+            }
+        }
+        self.wake(cl, &s.notices);
+    }
+
+    /// Wakes the groups that wait on what `notices` name.
+    pub(crate) fn wake(&mut self, cl: &mut Cluster, notices: &[Notice]) {
+        if notices.is_empty() {
+            return;
+        }
+        self.progress += 1;
+        let now = self.now;
+        for cta in &mut cl.ctas {
+            for w in &mut cta.warps {
+                let mut woke = false;
+                for g in &mut w.groups {
+                    let Wait::Async(aw) = g.wait else { continue };
+                    let hit = notices.iter().any(|n| match (*n, aw) {
+                        (Notice::Op { rank, warp }, AsyncWait::Groups) => {
+                            rank == cta.rank && warp == w.index
+                        }
+                        (
+                            Notice::Mbar { rank, off },
+                            AsyncWait::Mbar {
+                                rank: r, off: o, ..
+                            },
+                        ) => rank == r && off == o,
+                        _ => false,
+                    });
+                    if hit {
+                        g.wait = Wait::Ready;
+                        woke = true;
+                    }
+                }
+                if woke {
+                    w.clock = w.clock.max(now);
+                }
+            }
+        }
+    }
+
+    /// Wakes every group parked on the cluster barrier.
+    pub(crate) fn wake_cluster_barrier(&mut self, cl: &mut Cluster) {
+        self.progress += 1;
+        let now = self.now;
+        for cta in &mut cl.ctas {
+            for w in &mut cta.warps {
+                for g in &mut w.groups {
+                    if g.wait == Wait::Async(AsyncWait::Cluster) {
+                        g.wait = Wait::Ready;
+                        w.clock = w.clock.max(now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the asynchronous events due by now, and wakes who they concern.
+    pub(crate) fn pump(&mut self, cl: &mut Cluster) -> Res<()> {
+        if self.engine.next_time().is_none_or(|t| t > self.now) {
+            return Ok(());
+        }
+        let mut notices = Vec::new();
+        let mut sp = Spaces {
+            global: &mut self.global,
+            smem: &mut cl.smem,
+        };
+        let r = self
+            .engine
+            .advance(self.now, &mut sp, &mut self.trace, &mut notices);
+        self.wake(cl, &notices);
+        r.map_err(|e| engine_fault(&e))
+    }
+
+    /// The cluster's warps are done: operations still in flight complete.
+    pub(crate) fn drain(&mut self, cl: &mut Cluster) -> Res<()> {
+        let mut notices = Vec::new();
+        let mut sp = Spaces {
+            global: &mut self.global,
+            smem: &mut cl.smem,
+        };
+        let last = self
+            .engine
+            .drain(&mut sp, &mut self.trace, &mut notices)
+            .map_err(|e| engine_fault(&e))?;
+        self.now = self.now.max(last);
+        self.stats.cycles = self.stats.cycles.max(self.now);
+        Ok(())
+    }
+
+    /// Nothing can run and nothing is in flight: wakes the parked mbarrier waits that have not
+    /// timed out since the last change, so that they return false. Returns whether any woke.
+    pub(crate) fn time_out(&mut self, cl: &mut Cluster) -> bool {
+        let mut any = false;
+        for cta in &mut cl.ctas {
+            for w in &mut cta.warps {
+                for g in &mut w.groups {
+                    if matches!(g.wait, Wait::Async(AsyncWait::Mbar { .. }))
+                        && g.timeout_at != Some(self.progress)
+                    {
+                        g.wait = Wait::Ready;
+                        g.timed_out = true;
+                        g.timeout_at = Some(self.progress);
+                        w.clock = w.clock.max(self.now);
+                        any = true;
+                    }
+                }
+            }
+        }
+        any
+    }
+
+    /// The deadlock report: every blocked group, where it waits and for what.
+    pub(crate) fn deadlock(&self, cl: &Cluster) -> Box<Fault> {
+        let mut waits = Vec::new();
+        let mut first: Option<(FuncId, u32, u32, [u32; 3])> = None;
+        for cta in &cl.ctas {
+            for w in &cta.warps {
+                for g in &w.groups {
+                    if g.wait == Wait::Ready {
+                        continue;
+                    }
+                    let fid = w.frames[g.frame as usize].func;
+                    let f = &self.m.functions[fid.0 as usize];
+                    let line = f.srcs.get(g.pc as usize).map_or(0, |s| s.line);
+                    let who = format!(
+                        "CTA {:?} warp {} lanes {:#010x} (line {line})",
+                        cta.id, w.index, g.mask
+                    );
+                    first.get_or_insert((
+                        fid,
+                        g.pc,
+                        w.index * WARP as u32 + g.mask.trailing_zeros(),
+                        cta.id,
+                    ));
+                    waits.push(match g.wait {
+                        Wait::Bar(b) => format!(
+                            "{who} waits at barrier {b}: {} of {} threads arrived",
+                            cta.bars[b as usize].arrived,
+                            super::step::expected(cta, b)
+                        ),
+                        Wait::WarpSync => format!(
+                            "{who} waits at a warp-synchronous instruction for lanes of its member mask that never arrive"
+                        ),
+                        Wait::Async(AsyncWait::Groups) => {
+                            format!("{who} waits for its async-groups to complete")
+                        }
+                        Wait::Async(AsyncWait::Cluster) => format!(
+                            "{who} waits at barrier.cluster.wait: {} of {} threads arrived",
+                            cl.cbar_arrived,
+                            cl.live_threads()
+                        ),
+                        Wait::Async(AsyncWait::Mbar { rank, off, want }) => {
+                            mbar_wait_text(cl, &who, rank, off, want)
+                        }
+                        Wait::Ready => String::new(),
+                    });
+                }
+            }
+        }
+        let mut f = fault(
+            FaultKind::Deadlock,
+            format!(
+                "deadlock: no thread can make progress and no asynchronous operation is in flight; {}",
+                waits.join("; ")
+            ),
+        );
+        if let Some((fid, pc, thread, cta)) = first {
+            f = with_cta(at(f, fid, pc, thread), cta);
+        }
+        f
+    }
+}
+
+fn mbar_wait_text(cl: &Cluster, who: &str, rank: u32, off: u32, want: WaitFor) -> String {
+    let wanted = match want {
+        WaitFor::Parity(p) => format!("parity {p} (the completion of a phase with parity {p})"),
+        WaitFor::Phase(n) => format!("the completion of phase {n} (its state token)"),
+    };
+    match cl
+        .smem
+        .get(rank as usize)
+        .and_then(|s| s.mbars.get(&off))
+    {
+        Some(b) => {
+            let done = match b.phase {
+                0 => "no phase has completed yet".to_string(),
+                n => format!(
+                    "the phase that completed last was {} (parity {})",
+                    n - 1,
+                    (n - 1) & 1
+                ),
+            };
+            format!(
+                "{who} waits on the mbarrier at shared+{off:#x} of CTA rank {rank} for {wanted}, but {done}; its current phase {} (parity {}) has {} of {} arrivals pending and tx-count {}, and no warp can still arrive",
+                b.phase,
+                b.phase & 1,
+                b.pending,
+                b.expected,
+                b.tx
+            )
+        }
+        None => format!(
+            "{who} waits on shared+{off:#x} of CTA rank {rank} for {wanted}, where no mbarrier is initialized"
+        ),
+    }
+}
+
+/// An error of the async engine as a kernel fault at the instruction that issued the operation.
+pub(crate) fn engine_fault(e: &EngineError) -> Box<Fault> {
+    let iss = e.issuer;
+    let mut f = fault(FaultKind::Hazard(e.kind), e.message.clone());
+    f.at = Some((FuncId(iss.func), iss.pc));
+    f.cta = iss.cta;
+    f.linear_thread = Some(iss.warp * WARP as u32 + iss.lanes.trailing_zeros().min(31));
+    f
+}
+
+/// The lanes in `m` for which `f` holds.
+pub(crate) fn lanes_where(m: u32, mut f: impl FnMut(usize) -> bool) -> u32 {
+    lanes(m).filter(|&l| f(l)).fold(0, |acc, l| acc | 1 << l)
+}

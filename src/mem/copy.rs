@@ -1,0 +1,725 @@
+//! The asynchronous copy engine (PTX ISA 9.0 section 9.7.9.25 "Data Movement and Conversion
+//! Instructions: Asynchronous copy", 9.7.9.25.1 "Completion Mechanisms"). Every asynchronous
+//! operation is a transaction: its issuer, byte segments from a source to a destination, a
+//! completion mechanism, and times the latency model chose. At the read time the sources are
+//! copied into the operation's staging bytes; at each piece's landing time that piece's bytes are
+//! written (or reduced) into the destination; at completion the mechanism fires: the issuing
+//! thread's async-group (nothing to do here: waits ask [`Engine::is_complete`]), complete-tx on
+//! mbarriers, and any `cp.async.mbarrier.arrive` arrive-on waiting for it. A kernel that reads a
+//! destination early therefore sees stale or partial bytes, as hardware could show it.
+//!
+//! Events are processed in (time, issue order) order; nothing depends on wall time or hashing.
+//! Address ranges are checked when the operation is issued, so later reads and writes cannot
+//! fail; the errors here are mbarrier misuse found at completion.
+
+use super::mbarrier::MbarError;
+use super::{Global, Smem};
+use crate::ir::mods::SubOp;
+use crate::ir::Type;
+use crate::latency::{LatencyModel, OpClass, OpDesc, Timing};
+use crate::trace::{Event, Trace, What};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Index of an operation in [`Engine::ops`].
+pub type OpId = u32;
+
+/// One end of a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loc {
+    Global(u64),
+    Shared {
+        rank: u32,
+        off: u64,
+    },
+    /// No source: the staging bytes were pre-filled (zero fill, out-of-bounds fill).
+    Fill,
+}
+
+/// `len` bytes from `src` through staging offset `stage` to `dst`.
+#[derive(Debug, Clone, Copy)]
+pub struct Seg {
+    pub src: Loc,
+    pub dst: Loc,
+    pub len: u32,
+    pub stage: u32,
+}
+
+/// How an operation signals completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    /// The issuing thread's (bulk) async-group: waits poll the operation.
+    Group,
+    /// complete-tx of these bytes on these mbarriers (rank, shared offset, bytes).
+    Mbarrier(Vec<(u32, u32, u64)>),
+    /// Nothing tracks it (prefetches).
+    Untracked,
+}
+
+/// Who issued an operation, for waking, traces and reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Issuer {
+    pub rank: u32,
+    pub cta: [u32; 3],
+    pub warp: u32,
+    pub lanes: u32,
+    pub func: u32,
+    pub pc: u32,
+    pub line: u32,
+    pub cuda: Option<(u32, u32)>,
+}
+
+/// An operation to issue.
+#[derive(Debug, Clone)]
+pub struct OpSpec {
+    pub class: OpClass,
+    /// The instruction name, for traces (`cp.async.cg`, `cp.async.bulk`, ...).
+    pub kind: String,
+    pub segs: Vec<Seg>,
+    /// Index of the first segment of each piece (piece `i` is `pieces[i]..pieces[i+1]`).
+    pub pieces: Vec<u32>,
+    /// Staging bytes, pre-filled where a segment has no source.
+    pub staging: Vec<u8>,
+    pub completion: Completion,
+    /// Combine into the destination instead of overwriting it.
+    pub reduce: Option<(SubOp, Type)>,
+    pub issuer: Issuer,
+    pub on_chip: bool,
+    /// Descriptions for traces.
+    pub src_desc: String,
+    pub dst_desc: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Op {
+    pub spec: OpSpec,
+    pub issue: u64,
+    pub read_at: u64,
+    pub complete_at: u64,
+    pub read_done: bool,
+    pub complete: bool,
+}
+
+/// An arrive-on (`cp.async.mbarrier.arrive`) waiting for operations to complete.
+#[derive(Debug, Clone)]
+pub struct ArriveOn {
+    pub rank: u32,
+    pub off: u32,
+    pub count: u32,
+    pub waiting: Vec<OpId>,
+    pub issuer: Issuer,
+}
+
+/// What changed, for the machine to wake waiters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// An operation of this warp read its sources or completed.
+    Op { rank: u32, warp: u32 },
+    /// The mbarrier at this shared offset changed.
+    Mbar { rank: u32, off: u32 },
+}
+
+/// An error found while completing an operation: mbarrier misuse, named by hazard kind.
+#[derive(Debug, Clone)]
+pub struct EngineError {
+    pub kind: &'static str,
+    pub message: String,
+    pub issuer: Issuer,
+}
+
+/// Memory the engine reads and writes.
+pub struct Spaces<'a> {
+    pub global: &'a mut Global,
+    pub smem: &'a mut [Smem],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Read,
+    Land(u32),
+    Complete,
+}
+
+pub struct Engine {
+    pub ops: Vec<Op>,
+    queue: BinaryHeap<Reverse<(u64, u64, OpId, Ev)>>,
+    seq: u64,
+    model: Box<dyn LatencyModel>,
+    timing: Timing,
+    arrive_ons: Vec<ArriveOn>,
+}
+
+impl Engine {
+    pub fn new(model: Box<dyn LatencyModel>) -> Self {
+        Engine {
+            ops: Vec::new(),
+            queue: BinaryHeap::new(),
+            seq: 0,
+            model,
+            timing: Timing::default(),
+            arrive_ons: Vec::new(),
+        }
+    }
+
+    pub fn model_name(&self) -> String {
+        self.model.name()
+    }
+
+    /// A new cluster starts: its operations and queues are fresh.
+    pub fn reset(&mut self) {
+        self.ops.clear();
+        self.queue.clear();
+        self.arrive_ons.clear();
+        self.model.reset();
+    }
+
+    pub fn is_complete(&self, op: OpId) -> bool {
+        self.ops.get(op as usize).is_none_or(|o| o.complete)
+    }
+
+    pub fn is_read(&self, op: OpId) -> bool {
+        self.ops.get(op as usize).is_none_or(|o| o.read_done)
+    }
+
+    /// When the next event happens, if any is pending.
+    pub fn next_time(&self) -> Option<u64> {
+        self.queue.peek().map(|Reverse((t, ..))| *t)
+    }
+
+    pub fn idle(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Operations issued and not yet complete.
+    pub fn in_flight(&self) -> impl Iterator<Item = (OpId, &Op)> {
+        self.ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.complete)
+            .map(|(i, o)| (i as OpId, o))
+    }
+
+    /// Issues an operation at cycle `now`; returns its id.
+    pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace) -> OpId {
+        let id = self.ops.len() as OpId;
+        let npieces = spec.pieces.len().max(1);
+        let bytes: u64 = spec.segs.iter().map(|s| u64::from(s.len)).sum();
+        let desc = OpDesc {
+            seq: self.seq,
+            class: spec.class,
+            bytes,
+            pieces: npieces,
+            issue: now,
+            sm: spec.issuer.rank,
+            on_chip: spec.on_chip,
+        };
+        let t = &mut self.timing;
+        t.land.clear();
+        t.land.resize(npieces, now);
+        self.model.schedule(&desc, t);
+        // Keep issue <= read <= land <= complete whatever the model said.
+        t.land.resize(npieces, now);
+        let cap = crate::latency::MAX_LATENCY * 2;
+        let complete_at = t.complete_at.clamp(now, now + cap);
+        let read_at = t.read_at.clamp(now, complete_at);
+        for l in t.land.iter_mut() {
+            *l = (*l).clamp(read_at, complete_at);
+        }
+        trace.push(Event {
+            cycle: now,
+            cta: spec.issuer.cta,
+            warp: Some(spec.issuer.warp),
+            lanes: spec.issuer.lanes,
+            line: spec.issuer.line,
+            cuda: spec.issuer.cuda,
+            what: What::Issue {
+                op: id,
+                kind: spec.kind.clone(),
+                bytes,
+                src: spec.src_desc.clone(),
+                dst: spec.dst_desc.clone(),
+                completion: match &spec.completion {
+                    Completion::Group => "async-group".to_string(),
+                    Completion::Mbarrier(t) => t
+                        .iter()
+                        .map(|&(r, o, b)| {
+                            let at = if r == spec.issuer.rank {
+                                String::new()
+                            } else {
+                                format!(" of CTA rank {r}")
+                            };
+                            format!("complete-tx {b} bytes on the mbarrier at shared+{o:#x}{at}")
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    Completion::Untracked => "none".to_string(),
+                },
+            },
+        });
+        let push = |q: &mut BinaryHeap<_>, seq: &mut u64, time: u64, ev: Ev| {
+            q.push(Reverse((time, *seq, id, ev)));
+            *seq += 1;
+        };
+        push(&mut self.queue, &mut self.seq, read_at, Ev::Read);
+        for (i, &l) in self.timing.land.iter().enumerate() {
+            push(&mut self.queue, &mut self.seq, l, Ev::Land(i as u32));
+        }
+        push(&mut self.queue, &mut self.seq, complete_at, Ev::Complete);
+        self.ops.push(Op {
+            spec,
+            issue: now,
+            read_at,
+            complete_at,
+            read_done: false,
+            complete: false,
+        });
+        id
+    }
+
+    /// Registers an arrive-on that fires once every operation in `waiting` is complete; fires
+    /// at once (returning it) if they already are.
+    pub fn arrive_on(&mut self, mut a: ArriveOn) -> Option<ArriveOn> {
+        a.waiting.retain(|&op| !self.is_complete(op));
+        if a.waiting.is_empty() {
+            return Some(a);
+        }
+        self.arrive_ons.push(a);
+        None
+    }
+
+    /// Processes every event due at or before `now`.
+    pub fn advance(
+        &mut self,
+        now: u64,
+        mem: &mut Spaces<'_>,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) -> Result<(), EngineError> {
+        while let Some(&Reverse((t, _, id, ev))) = self.queue.peek() {
+            if t > now {
+                break;
+            }
+            self.queue.pop();
+            self.fire(t, id, ev, mem, trace, notices)?;
+        }
+        Ok(())
+    }
+
+    fn fire(
+        &mut self,
+        t: u64,
+        id: OpId,
+        ev: Ev,
+        mem: &mut Spaces<'_>,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) -> Result<(), EngineError> {
+        let op = &mut self.ops[id as usize];
+        let iss = op.spec.issuer;
+        let event = |what| Event {
+            cycle: t,
+            cta: iss.cta,
+            warp: None,
+            lanes: iss.lanes,
+            line: iss.line,
+            cuda: iss.cuda,
+            what,
+        };
+        match ev {
+            Ev::Read => {
+                let OpSpec { segs, staging, .. } = &mut op.spec;
+                for s in segs.iter() {
+                    let dst = &mut staging[s.stage as usize..(s.stage + s.len) as usize];
+                    read(mem, s.src, dst);
+                }
+                op.read_done = true;
+                notices.push(Notice::Op {
+                    rank: iss.rank,
+                    warp: iss.warp,
+                });
+                trace.push(event(What::Read { op: id }));
+            }
+            Ev::Land(p) => {
+                let spec = &op.spec;
+                let start = spec.pieces.get(p as usize).copied().unwrap_or(0) as usize;
+                let end = spec
+                    .pieces
+                    .get(p as usize + 1)
+                    .map_or(spec.segs.len(), |&e| e as usize);
+                let mut bytes = 0;
+                for s in &spec.segs[start.min(end)..end] {
+                    let data = &spec.staging[s.stage as usize..(s.stage + s.len) as usize];
+                    write(mem, s.dst, data, spec.reduce);
+                    bytes += s.len;
+                }
+                trace.push(event(What::Land {
+                    op: id,
+                    piece: p,
+                    bytes,
+                }));
+            }
+            Ev::Complete => {
+                op.complete = true;
+                trace.push(event(What::Complete { op: id }));
+                notices.push(Notice::Op {
+                    rank: iss.rank,
+                    warp: iss.warp,
+                });
+                if let Completion::Mbarrier(targets) = op.spec.completion.clone() {
+                    for (rank, off, bytes) in targets {
+                        complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
+                    }
+                }
+                self.fire_arrive_ons(id, t, mem, trace, notices)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn fire_arrive_ons(
+        &mut self,
+        done: OpId,
+        t: u64,
+        mem: &mut Spaces<'_>,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) -> Result<(), EngineError> {
+        let mut i = 0;
+        while i < self.arrive_ons.len() {
+            let a = &mut self.arrive_ons[i];
+            a.waiting.retain(|&op| op != done);
+            if a.waiting.is_empty() {
+                let a = self.arrive_ons.remove(i);
+                arrive(mem, &a, Some(done), t, trace, notices)?;
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs every pending event regardless of its time (the machine has nothing else to do, or
+    /// the cluster finished): returns the time of the last one.
+    pub fn drain(
+        &mut self,
+        mem: &mut Spaces<'_>,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) -> Result<u64, EngineError> {
+        let mut last = 0;
+        while let Some(t) = self.next_time() {
+            last = t;
+            self.advance(t, mem, trace, notices)?;
+        }
+        Ok(last)
+    }
+}
+
+fn read(mem: &Spaces<'_>, src: Loc, out: &mut [u8]) {
+    let n = out.len();
+    let bytes = match src {
+        Loc::Global(a) => mem.global.read(a, n).ok(),
+        Loc::Shared { rank, off } => mem
+            .smem
+            .get(rank as usize)
+            .and_then(|s| s.bytes.get(off as usize..off as usize + n)),
+        Loc::Fill => None,
+    };
+    if let Some(b) = bytes {
+        out.copy_from_slice(b);
+    }
+}
+
+fn write(mem: &mut Spaces<'_>, dst: Loc, data: &[u8], reduce: Option<(SubOp, Type)>) {
+    let n = data.len();
+    let place = match dst {
+        Loc::Global(a) => mem.global.write(a, n).ok(),
+        Loc::Shared { rank, off } => mem
+            .smem
+            .get_mut(rank as usize)
+            .and_then(|s| s.bytes.get_mut(off as usize..off as usize + n)),
+        Loc::Fill => None,
+    };
+    if let Some(p) = place {
+        match reduce {
+            Some((op, ty)) => super::reduce::reduce_bytes(op, ty, p, data),
+            None => p.copy_from_slice(data),
+        }
+    }
+}
+
+fn mbar_error(kind: &'static str, message: String, issuer: Issuer) -> EngineError {
+    EngineError {
+        kind,
+        message,
+        issuer,
+    }
+}
+
+/// complete-tx of `bytes` on the mbarrier at (rank, off), with the trace events it causes.
+#[allow(clippy::too_many_arguments)]
+pub fn complete_tx(
+    mem: &mut Spaces<'_>,
+    rank: u32,
+    off: u32,
+    bytes: u64,
+    op: Option<OpId>,
+    t: u64,
+    iss: Issuer,
+    trace: &mut Trace,
+    notices: &mut Vec<Notice>,
+) -> Result<(), EngineError> {
+    let Some(smem) = mem.smem.get_mut(rank as usize) else {
+        return Err(mbar_error(
+            "uninitialized-mbarrier",
+            format!("complete-tx on CTA rank {rank}, which is not in the cluster"),
+            iss,
+        ));
+    };
+    let Some(b) = smem.mbars.get_mut(&off) else {
+        return Err(mbar_error(
+            "uninitialized-mbarrier",
+            format!(
+                "complete-tx of {bytes} bytes on shared+{off:#x} of CTA rank {rank}, where no mbarrier is initialized"
+            ),
+            iss,
+        ));
+    };
+    let completed = b
+        .complete_tx(bytes, op)
+        .map_err(|e| mbar_failure(&e, iss))?;
+    let snapshot = (b.phase, b.pending, b.tx);
+    smem.sync_mbar(off);
+    notices.push(Notice::Mbar { rank, off });
+    mbar_event(
+        trace,
+        t,
+        iss,
+        rank,
+        off,
+        "complete_tx",
+        bytes as i64,
+        snapshot,
+        op,
+    );
+    if completed {
+        mbar_event(trace, t, iss, rank, off, "phase-complete", 0, snapshot, op);
+    }
+    Ok(())
+}
+
+/// Performs an arrive-on registered with [`Engine::arrive_on`].
+pub fn arrive(
+    mem: &mut Spaces<'_>,
+    a: &ArriveOn,
+    op: Option<OpId>,
+    t: u64,
+    trace: &mut Trace,
+    notices: &mut Vec<Notice>,
+) -> Result<(), EngineError> {
+    let Some(b) = mem
+        .smem
+        .get_mut(a.rank as usize)
+        .and_then(|s| s.mbars.get_mut(&a.off))
+    else {
+        return Err(mbar_error(
+            "uninitialized-mbarrier",
+            format!(
+                "cp.async.mbarrier.arrive fired on shared+{:#x}, where no mbarrier is initialized any more",
+                a.off
+            ),
+            a.issuer,
+        ));
+    };
+    if let Some(op) = op {
+        b.phase_ops.push(op);
+    }
+    let r = b
+        .arrive(a.count, false, false)
+        .map_err(|e| mbar_failure(&e, a.issuer))?;
+    let snapshot = (b.phase, b.pending, b.tx);
+    mem.smem[a.rank as usize].sync_mbar(a.off);
+    notices.push(Notice::Mbar {
+        rank: a.rank,
+        off: a.off,
+    });
+    mbar_event(
+        trace,
+        t,
+        a.issuer,
+        a.rank,
+        a.off,
+        "arrive-on",
+        i64::from(a.count),
+        snapshot,
+        op,
+    );
+    if r.completed {
+        mbar_event(
+            trace,
+            t,
+            a.issuer,
+            a.rank,
+            a.off,
+            "phase-complete",
+            0,
+            snapshot,
+            op,
+        );
+    }
+    Ok(())
+}
+
+fn mbar_failure(e: &MbarError, iss: Issuer) -> EngineError {
+    mbar_error(e.kind(), e.to_string(), iss)
+}
+
+/// Records an mbarrier event on the copy engine's track.
+#[allow(clippy::too_many_arguments)]
+fn mbar_event(
+    trace: &mut Trace,
+    t: u64,
+    iss: Issuer,
+    rank: u32,
+    off: u32,
+    action: &'static str,
+    count: i64,
+    (phase, pending, tx): (u32, u32, i64),
+    op: Option<OpId>,
+) {
+    trace.push(Event {
+        cycle: t,
+        cta: iss.cta,
+        warp: None,
+        lanes: iss.lanes,
+        line: iss.line,
+        cuda: iss.cuda,
+        what: What::Mbarrier {
+            action,
+            addr: if rank == iss.rank {
+                format!("shared+{off:#x}")
+            } else {
+                format!("shared+{off:#x} of CTA rank {rank}")
+            },
+            count,
+            phase,
+            pending,
+            tx,
+            op,
+        },
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::latency::{Fixed, Immediate};
+    use crate::mem::mbarrier::Mbarrier;
+
+    fn spec(src: u64, dst_off: u64, len: u32, completion: Completion) -> OpSpec {
+        OpSpec {
+            class: OpClass::Bulk,
+            kind: "cp.async.bulk".into(),
+            segs: vec![Seg {
+                src: Loc::Global(src),
+                dst: Loc::Shared {
+                    rank: 0,
+                    off: dst_off,
+                },
+                len,
+                stage: 0,
+            }],
+            pieces: vec![0],
+            staging: vec![0; len as usize],
+            completion,
+            reduce: None,
+            issuer: Issuer::default(),
+            on_chip: false,
+            src_desc: String::new(),
+            dst_desc: String::new(),
+        }
+    }
+
+    #[test]
+    fn data_lands_at_its_time_and_completion_drives_the_mbarrier() {
+        let mut g = Global::new();
+        let a = g.alloc("x", (0..64u8).collect(), false);
+        let mut smem = vec![Smem::new(256)];
+        smem[0].mbars.insert(128, Mbarrier::new(1).unwrap());
+        smem[0].mbars.get_mut(&128).unwrap().expect_tx(64).unwrap();
+        smem[0]
+            .mbars
+            .get_mut(&128)
+            .unwrap()
+            .arrive(1, false, false)
+            .unwrap();
+        let mut e = Engine::new(Box::new(Fixed(100)));
+        let mut tr = Trace::new(true, false);
+        let id = e.issue(
+            spec(a, 0, 64, Completion::Mbarrier(vec![(0, 128, 64)])),
+            10,
+            &mut tr,
+        );
+        let mut notices = Vec::new();
+        let mut sp = Spaces {
+            global: &mut g,
+            smem: &mut smem,
+        };
+        e.advance(59, &mut sp, &mut tr, &mut notices).unwrap();
+        assert!(
+            sp.smem[0].bytes[..64].iter().all(|&b| b == 0),
+            "not landed yet"
+        );
+        assert!(e.is_read(id) && !e.is_complete(id));
+        e.advance(110, &mut sp, &mut tr, &mut notices).unwrap();
+        assert_eq!(sp.smem[0].bytes[63], 63);
+        assert!(e.is_complete(id));
+        assert_eq!(sp.smem[0].mbars[&128].phase, 1);
+        assert!(notices.contains(&Notice::Mbar { rank: 0, off: 128 }));
+        assert!(e.idle());
+    }
+
+    #[test]
+    fn arrive_on_waits_for_its_operations() {
+        let mut g = Global::new();
+        let a = g.alloc("x", vec![7; 16], false);
+        let mut smem = vec![Smem::new(64)];
+        smem[0].mbars.insert(32, Mbarrier::new(1).unwrap());
+        let mut e = Engine::new(Box::new(Fixed(10)));
+        let mut tr = Trace::default();
+        let id = e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr);
+        let pending = e.arrive_on(ArriveOn {
+            rank: 0,
+            off: 32,
+            count: 1,
+            waiting: vec![id],
+            issuer: Issuer::default(),
+        });
+        assert!(pending.is_none());
+        let mut sp = Spaces {
+            global: &mut g,
+            smem: &mut smem,
+        };
+        let last = e.drain(&mut sp, &mut tr, &mut Vec::new()).unwrap();
+        assert_eq!(last, 10);
+        assert_eq!(sp.smem[0].mbars[&32].phase, 1);
+        assert_eq!(sp.smem[0].mbars[&32].last_ops, vec![id]);
+    }
+
+    #[test]
+    fn immediate_completes_when_advanced_to_the_issue_cycle() {
+        let mut g = Global::new();
+        let a = g.alloc("x", vec![5; 32], false);
+        let mut smem = vec![Smem::new(32)];
+        let mut e = Engine::new(Box::new(Immediate));
+        let mut tr = Trace::default();
+        let id = e.issue(spec(a, 0, 32, Completion::Group), 4, &mut tr);
+        let mut sp = Spaces {
+            global: &mut g,
+            smem: &mut smem,
+        };
+        e.advance(4, &mut sp, &mut tr, &mut Vec::new()).unwrap();
+        assert!(e.is_complete(id));
+        assert_eq!(sp.smem[0].bytes, vec![5; 32]);
+    }
+}

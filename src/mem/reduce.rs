@@ -1,0 +1,161 @@
+//! Read-modify-write arithmetic shared by atomics (`atom`, `red`, PTX ISA 9.0 section 9.7.13.5)
+//! and bulk reductions (`cp.reduce.async.bulk`, 9.7.9.25.4.2): one element `old` combined with
+//! `b` under an operation and a type. Float additions round to nearest even; an f16/bf16 sum
+//! is computed exactly in f64 and rounded once, and a NaN result is the canonical NaN NVIDIA
+//! hardware writes.
+
+use crate::ir::mods::SubOp;
+use crate::ir::Type;
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn sext(v: u64, bits: u32) -> i64 {
+    let s = 64 - bits.min(64);
+    ((v << s) as i64) >> s
+}
+
+/// `old op b` for an element of type `t` (raw bits, low `t.size()` bytes significant).
+/// `Exch` yields `b`; operations that do not apply leave `old`.
+pub fn combine(op: SubOp, t: Type, old: u64, b: u64) -> u64 {
+    let bits = t.size() * 8;
+    let v = match op {
+        SubOp::Add => add(t, old, b),
+        SubOp::Min | SubOp::Max => minmax(t, op == SubOp::Max, old, b),
+        SubOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        SubOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        SubOp::And => old & b,
+        SubOp::Or => old | b,
+        SubOp::Xor => old ^ b,
+        SubOp::Exch => b,
+        _ => old,
+    };
+    v & mask(bits)
+}
+
+fn add(t: Type, a: u64, b: u64) -> u64 {
+    match t {
+        Type::F32 => u64::from((f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits()),
+        Type::F64 => (f64::from_bits(a) + f64::from_bits(b)).to_bits(),
+        Type::F16 | Type::Bf16 => half_add(t == Type::Bf16, a, b),
+        Type::F16x2 | Type::Bf16x2 => {
+            let bf = t == Type::Bf16x2;
+            (half_add(bf, a >> 16, b >> 16) << 16) | half_add(bf, a & 0xffff, b & 0xffff)
+        }
+        _ => a.wrapping_add(b) & mask(t.size() * 8),
+    }
+}
+
+fn half_add(bf: bool, a: u64, b: u64) -> u64 {
+    // The exact sum of two halves is representable in f64; one rounding to the half format.
+    let (x, y) = if bf {
+        (
+            half::bf16::from_bits(a as u16).to_f64(),
+            half::bf16::from_bits(b as u16).to_f64(),
+        )
+    } else {
+        (
+            half::f16::from_bits(a as u16).to_f64(),
+            half::f16::from_bits(b as u16).to_f64(),
+        )
+    };
+    let s = x + y;
+    if s.is_nan() {
+        return 0x7fff;
+    }
+    if bf {
+        u64::from(half::bf16::from_f64(s).to_bits())
+    } else {
+        u64::from(half::f16::from_f64(s).to_bits())
+    }
+}
+
+fn to_f64(t: Type, v: u64) -> f64 {
+    match t {
+        Type::F16 => half::f16::from_bits(v as u16).to_f64(),
+        Type::Bf16 => half::bf16::from_bits(v as u16).to_f64(),
+        Type::F64 => f64::from_bits(v),
+        _ => f64::from(f32::from_bits(v as u32)),
+    }
+}
+
+fn minmax(t: Type, max: bool, a: u64, b: u64) -> u64 {
+    let bits = t.size() * 8;
+    if t.is_float() {
+        let (x, y) = (to_f64(t, a), to_f64(t, b));
+        return if y.is_nan() || (if max { x >= y } else { x <= y }) {
+            a
+        } else {
+            b
+        };
+    }
+    let (x, y) = if t.is_signed() {
+        (i128::from(sext(a, bits)), i128::from(sext(b, bits)))
+    } else {
+        (i128::from(a), i128::from(b))
+    };
+    if (max && x >= y) || (!max && x <= y) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Reduces `src` into `dst` element by element (both `t`-typed arrays of equal length).
+pub fn reduce_bytes(op: SubOp, t: Type, dst: &mut [u8], src: &[u8]) {
+    let n = t.size().max(1) as usize;
+    for (d, s) in dst.chunks_mut(n).zip(src.chunks(n)) {
+        let v = combine(op, t, super::read_le(d), super::read_le(s));
+        super::write_le(d, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_operations() {
+        assert_eq!(combine(SubOp::Add, Type::U32, 0xffff_ffff, 2), 1);
+        assert_eq!(combine(SubOp::Min, Type::S32, 5, 0xffff_fffe), 0xffff_fffe);
+        assert_eq!(combine(SubOp::Min, Type::U32, 5, 0xffff_fffe), 5);
+        assert_eq!(combine(SubOp::Inc, Type::U32, 3, 3), 0);
+        assert_eq!(combine(SubOp::Dec, Type::U32, 0, 9), 9);
+        assert_eq!(combine(SubOp::Xor, Type::B64, u64::MAX, 1), u64::MAX - 1);
+    }
+
+    #[test]
+    fn float_operations() {
+        let f = |x: f32| u64::from(x.to_bits());
+        assert_eq!(combine(SubOp::Add, Type::F32, f(1.5), f(2.25)), f(3.75));
+        assert_eq!(combine(SubOp::Max, Type::F32, f(1.0), f(-2.0)), f(1.0));
+        let h = |x: f32| u64::from(half::f16::from_f32(x).to_bits());
+        assert_eq!(combine(SubOp::Add, Type::F16, h(1.0), h(2.0)), h(3.0));
+        let mut d = [0u8; 8];
+        d[..4].copy_from_slice(&1.0f32.to_le_bytes());
+        d[4..].copy_from_slice(&2.0f32.to_le_bytes());
+        let mut s = [0u8; 8];
+        s[..4].copy_from_slice(&0.5f32.to_le_bytes());
+        s[4..].copy_from_slice(&0.25f32.to_le_bytes());
+        reduce_bytes(SubOp::Add, Type::F32, &mut d, &s);
+        assert_eq!(&d[..4], &1.5f32.to_le_bytes());
+        assert_eq!(&d[4..], &2.25f32.to_le_bytes());
+    }
+}

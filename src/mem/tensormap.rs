@@ -1,0 +1,370 @@
+//! Tensor maps: the 128-byte `CUtensorMap` that `cp.async.bulk.tensor` reads (PTX ISA 9.0
+//! section 5.5 "Tensors", 9.7.9.25.5). NVIDIA does not document the object's layout, so ptxrun
+//! encodes its own: a launch file's `tensormap` parameter (the arguments of
+//! `cuTensorMapEncodeTiled`) becomes these 128 bytes in the kernel's parameter buffer, and the
+//! tensor instructions decode them. Tile mode only: a box of `ceil(box[i] / elementStride[i])`
+//! elements per dimension (the stride of dimension 0 is ignored, as TMA does), laid out densely
+//! in shared memory with dimension 0 fastest; elements outside the tensor read as zero (or the
+//! NaN of `oob_fill = "nan"`) and are not written by stores; 16-byte chunks are swizzled by
+//! XOR-ing bits [4..] of the shared-memory offset with bits [7..] (32B: 1 bit, 64B: 2, 128B: 3).
+
+use crate::ir::Type;
+
+/// Size of the object.
+pub const SIZE: usize = 128;
+const MAGIC: &[u8; 4] = b"ptxr";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Swizzle {
+    None,
+    B32,
+    B64,
+    B128,
+}
+
+impl Swizzle {
+    /// Bits of the 16-byte chunk index that are XOR-ed with the 128-byte row index.
+    fn bits(self) -> u64 {
+        match self {
+            Swizzle::None => 0,
+            Swizzle::B32 => 1,
+            Swizzle::B64 => 3,
+            Swizzle::B128 => 7,
+        }
+    }
+
+    /// Span of the pattern in bytes (the inner box dimension may not exceed it).
+    pub fn span(self) -> u64 {
+        match self {
+            Swizzle::None => u64::MAX,
+            Swizzle::B32 => 32,
+            Swizzle::B64 => 64,
+            Swizzle::B128 => 128,
+        }
+    }
+
+    /// Where byte `off` of a shared-memory tile really lives.
+    pub fn apply(self, off: u64) -> u64 {
+        off ^ (((off >> 7) & self.bits()) << 4)
+    }
+}
+
+/// A decoded tensor map (the arguments of `cuTensorMapEncodeTiled`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorMap {
+    pub elem: Type,
+    pub rank: usize,
+    pub addr: u64,
+    /// Elements per dimension, innermost first.
+    pub dims: [u64; 5],
+    /// Byte stride of each dimension (`strides[0]` is the element size).
+    pub strides: [u64; 5],
+    pub boxdim: [u32; 5],
+    pub estrides: [u32; 5],
+    pub swizzle: Swizzle,
+    pub nan_fill: bool,
+}
+
+/// `CUtensorMapDataType` codes of the element types ptxrun supports.
+const TYPES: &[(u8, Type)] = &[
+    (0, Type::U8),
+    (1, Type::U16),
+    (2, Type::U32),
+    (3, Type::S32),
+    (4, Type::U64),
+    (5, Type::S64),
+    (6, Type::F16),
+    (7, Type::F32),
+    (8, Type::F64),
+    (9, Type::Bf16),
+];
+
+impl TensorMap {
+    /// Checks the rules `cuTensorMapEncodeTiled` enforces; the message names what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let es = u64::from(self.elem.size());
+        if !(1..=5).contains(&self.rank) {
+            return Err(format!("rank {} is outside 1..5", self.rank));
+        }
+        if !TYPES.iter().any(|(_, t)| *t == self.elem) {
+            return Err(format!(
+                "element type .{} cannot be a tensor map's",
+                self.elem
+            ));
+        }
+        if !self.addr.is_multiple_of(16) {
+            return Err("the global address must be 16-byte aligned".into());
+        }
+        for i in 0..self.rank {
+            if self.dims[i] == 0 || self.dims[i] > 1 << 32 {
+                return Err(format!("dims[{i}] = {} is outside 1..2^32", self.dims[i]));
+            }
+            if !(1..=256).contains(&self.boxdim[i]) {
+                return Err(format!("box[{i}] = {} is outside 1..256", self.boxdim[i]));
+            }
+            if !(1..=8).contains(&self.estrides[i]) {
+                return Err(format!(
+                    "element_strides[{i}] = {} is outside 1..8",
+                    self.estrides[i]
+                ));
+            }
+            if i > 0 && (!self.strides[i].is_multiple_of(16) || self.strides[i] >= 1 << 40) {
+                return Err(format!(
+                    "strides[{}] = {} must be a multiple of 16 below 2^40",
+                    i - 1,
+                    self.strides[i]
+                ));
+            }
+        }
+        let inner = u64::from(self.boxdim[0]) * es;
+        if !inner.is_multiple_of(16) {
+            return Err(format!(
+                "box[0] * element size = {inner} bytes must be a multiple of 16"
+            ));
+        }
+        if inner > self.swizzle.span() {
+            return Err(format!(
+                "the inner box ({inner} bytes) exceeds the {}-byte swizzle span",
+                self.swizzle.span()
+            ));
+        }
+        if self.nan_fill && !self.elem.is_float() {
+            return Err("oob_fill = \"nan\" needs a floating-point element type".into());
+        }
+        Ok(())
+    }
+
+    /// Bytes of the whole tensor as its strides lay it out (for bounds checks).
+    pub fn extent(&self) -> u64 {
+        (0..self.rank)
+            .map(|i| (self.dims[i] - 1) * self.strides[i])
+            .sum::<u64>()
+            + u64::from(self.elem.size())
+    }
+
+    /// Elements of the box along dimension `i`.
+    pub fn box_elems(&self, i: usize) -> u64 {
+        if i >= self.rank {
+            return 1;
+        }
+        let es = if i == 0 { 1 } else { self.estrides[i] };
+        u64::from(self.boxdim[i].div_ceil(es))
+    }
+
+    /// Bytes of one box in shared memory (the tx bytes of a load).
+    pub fn box_bytes(&self) -> u64 {
+        (0..5).map(|i| self.box_elems(i)).product::<u64>() * u64::from(self.elem.size())
+    }
+
+    pub fn encode(&self) -> [u8; SIZE] {
+        let mut b = [0u8; SIZE];
+        b[..4].copy_from_slice(MAGIC);
+        b[4] = 1;
+        b[5] = self.rank as u8;
+        b[6] = TYPES
+            .iter()
+            .find(|(_, t)| *t == self.elem)
+            .map_or(255, |(c, _)| *c);
+        b[7] = match self.swizzle {
+            Swizzle::None => 0,
+            Swizzle::B32 => 1,
+            Swizzle::B64 => 2,
+            Swizzle::B128 => 3,
+        };
+        b[8] = u8::from(self.nan_fill);
+        b[16..24].copy_from_slice(&self.addr.to_le_bytes());
+        for i in 0..5 {
+            b[24 + 8 * i..32 + 8 * i].copy_from_slice(&self.dims[i].to_le_bytes());
+        }
+        for i in 1..5 {
+            b[56 + 8 * i..64 + 8 * i].copy_from_slice(&self.strides[i].to_le_bytes());
+        }
+        for i in 0..5 {
+            b[96 + 2 * i..98 + 2 * i].copy_from_slice(&(self.boxdim[i] as u16).to_le_bytes());
+            b[106 + i] = self.estrides[i] as u8;
+        }
+        b
+    }
+
+    /// Decodes 128 bytes that [`encode`](Self::encode) wrote.
+    pub fn decode(b: &[u8]) -> Result<TensorMap, String> {
+        if b.len() < SIZE || &b[..4] != MAGIC || b[4] != 1 {
+            return Err("these 128 bytes are not a tensor map (declare it in the launch file as a `tensormap` parameter)".into());
+        }
+        let u64_at = |o: usize| super::read_le(&b[o..o + 8]);
+        let elem = TYPES
+            .iter()
+            .find(|(c, _)| *c == b[6])
+            .map(|(_, t)| *t)
+            .ok_or("unknown tensor element type")?;
+        let mut m = TensorMap {
+            elem,
+            rank: usize::from(b[5]),
+            addr: u64_at(16),
+            dims: [1; 5],
+            strides: [0; 5],
+            boxdim: [1; 5],
+            estrides: [1; 5],
+            swizzle: match b[7] {
+                1 => Swizzle::B32,
+                2 => Swizzle::B64,
+                3 => Swizzle::B128,
+                _ => Swizzle::None,
+            },
+            nan_fill: b[8] != 0,
+        };
+        m.strides[0] = u64::from(elem.size());
+        for i in 0..5 {
+            m.dims[i] = u64_at(24 + 8 * i);
+            m.boxdim[i] = u32::from(u16::from_le_bytes([b[96 + 2 * i], b[97 + 2 * i]]));
+            m.estrides[i] = u32::from(b[106 + i]);
+        }
+        for i in 1..5 {
+            m.strides[i] = u64_at(56 + 8 * i);
+        }
+        m.validate()?;
+        Ok(m)
+    }
+
+    /// The bytes an out-of-bounds element reads as.
+    pub fn fill(&self) -> u64 {
+        if !self.nan_fill {
+            return 0;
+        }
+        match self.elem {
+            Type::F16 | Type::Bf16 => 0x7fff,
+            Type::F64 => 0x7fff_ffff_ffff_ffff,
+            _ => 0x7fff_ffff,
+        }
+    }
+
+    /// Every element of the box at `coords`, in shared-memory order: its byte offset in the
+    /// (unswizzled) tile and its global address, or `None` when outside the tensor.
+    pub fn for_each(&self, coords: &[i64], mut f: impl FnMut(u64, Option<u64>)) {
+        let n: [u64; 5] = std::array::from_fn(|i| self.box_elems(i));
+        let es = u64::from(self.elem.size());
+        let step: [i64; 5] = std::array::from_fn(|i| {
+            if i == 0 {
+                1
+            } else {
+                i64::from(self.estrides[i])
+            }
+        });
+        let mut off = 0u64;
+        for k4 in 0..n[4] {
+            for k3 in 0..n[3] {
+                for k2 in 0..n[2] {
+                    for k1 in 0..n[1] {
+                        for k0 in 0..n[0] {
+                            let k = [k0, k1, k2, k3, k4];
+                            let mut addr = Some(self.addr);
+                            for i in 0..self.rank {
+                                let c = coords.get(i).copied().unwrap_or(0) + k[i] as i64 * step[i];
+                                addr = match addr {
+                                    Some(a) if c >= 0 && (c as u64) < self.dims[i] => {
+                                        Some(a + c as u64 * self.strides[i])
+                                    }
+                                    _ => None,
+                                };
+                            }
+                            f(off, addr);
+                            off += es;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs of the box at `coords` for a tile at shared offset `base`: (global address or
+    /// `None` for out-of-bounds fill, swizzled shared offset, bytes), merged where both sides
+    /// are contiguous.
+    pub fn runs(&self, coords: &[i64], base: u64) -> Vec<(Option<u64>, u64, u32)> {
+        let es = self.elem.size();
+        let mut out: Vec<(Option<u64>, u64, u32)> = Vec::new();
+        self.for_each(coords, |off, g| {
+            let s = self.swizzle.apply(base + off);
+            if let Some((lg, ls, len)) = out.last_mut() {
+                let contiguous = *ls + u64::from(*len) == s
+                    && match (*lg, g) {
+                        (Some(a), Some(b)) => a + u64::from(*len) == b,
+                        (None, None) => true,
+                        _ => false,
+                    };
+                if contiguous {
+                    *len += es;
+                    return;
+                }
+            }
+            out.push((g, s, es));
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map2d(swizzle: Swizzle) -> TensorMap {
+        TensorMap {
+            elem: Type::F32,
+            rank: 2,
+            addr: 0x1000,
+            dims: [64, 40, 1, 1, 1],
+            strides: [4, 256, 0, 0, 0],
+            boxdim: [32, 8, 1, 1, 1],
+            estrides: [1; 5],
+            swizzle,
+            nan_fill: false,
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let m = map2d(Swizzle::B128);
+        assert_eq!(TensorMap::decode(&m.encode()).unwrap(), m);
+        assert!(TensorMap::decode(&[0u8; 128]).is_err());
+        assert_eq!(m.box_bytes(), 32 * 8 * 4);
+    }
+
+    #[test]
+    fn validation_names_the_rule() {
+        let mut m = map2d(Swizzle::B64);
+        assert!(m.validate().unwrap_err().contains("swizzle span"));
+        m.swizzle = Swizzle::None;
+        m.boxdim[0] = 3;
+        assert!(m.validate().unwrap_err().contains("multiple of 16"));
+    }
+
+    #[test]
+    fn out_of_bounds_rows_are_fill_runs() {
+        let m = map2d(Swizzle::None);
+        let runs = m.runs(&[48, 36], 0);
+        // Each of the 8 rows: 16 elements in bounds, 16 beyond dims[0]; rows 36..39 in, 40.. out.
+        assert_eq!(runs[0], (Some(0x1000 + 36 * 256 + 48 * 4), 0, 64));
+        assert_eq!(runs[1], (None, 64, 64));
+        let total: u32 = runs.iter().map(|r| r.2).sum();
+        assert_eq!(u64::from(total), m.box_bytes());
+        assert!(runs.iter().skip(7).all(|r| r.0.is_none()));
+    }
+
+    #[test]
+    fn swizzle_permutes_chunks_within_rows() {
+        assert_eq!(Swizzle::B128.apply(0), 0);
+        assert_eq!(Swizzle::B128.apply(128), 128 + 16);
+        assert_eq!(Swizzle::B128.apply(7 * 128 + 16), 7 * 128 + (16 ^ 0x70));
+        assert_eq!(Swizzle::B32.apply(128 + 4), 128 + 16 + 4);
+        assert_eq!(Swizzle::B64.apply(3 * 128), 3 * 128 + 48);
+    }
+
+    #[test]
+    fn element_strides_skip_outer_elements() {
+        let mut m = map2d(Swizzle::None);
+        m.estrides = [2, 2, 1, 1, 1];
+        assert_eq!(m.box_elems(0), 32, "dimension 0 ignores its stride");
+        assert_eq!(m.box_elems(1), 4);
+        let runs = m.runs(&[0, 0], 0);
+        assert_eq!(runs[1].0, Some(0x1000 + 2 * 256));
+    }
+}
