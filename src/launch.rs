@@ -435,11 +435,13 @@ fn tensormap_param(
     let es = u64::from(ty.size());
     let strides = match &p.strides {
         Some(s) if s.len() + 1 == rank => s.clone(),
-        Some(s) => return err(format!(
+        Some(s) => {
+            return err(format!(
             "{field}.strides: {} entries; a rank-{rank} map takes {} (bytes, for dimensions 1..)",
             s.len(),
             rank - 1
-        )),
+        ))
+        }
         None => {
             let mut acc = es;
             dims[..rank - 1]

@@ -1,7 +1,7 @@
 //! `ptxrun test ptx-samples` as part of `cargo test`: every golden sample must reproduce the
 //! bytes a real GPU produced (see each sample's provenance.toml), and runs are deterministic.
 
-use ptxrun::runner::{find_launches, run, test_one, Settings, Verdict};
+use ptxrun::runner::{find_launches, run, test_one, test_with, Settings, Verdict};
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -65,6 +65,55 @@ fn an_intra_warp_spin_lock_makes_progress_under_every_seed() {
                 Verdict::Pass
             ),
             "seed {seed}"
+        );
+    }
+}
+
+/// The asynchronous-copy samples (cp.async, mbarriers, bulk and tensor copies, clusters) give the
+/// GPU's bytes whatever the copy latencies are: under every latency model, adversarial included,
+/// and several scheduler seeds.
+#[test]
+fn async_samples_match_under_every_latency_model_and_seed() {
+    let themes = ["async", "bulk", "mbarrier", "tensor", "cluster"];
+    let dirs: Vec<PathBuf> = themes
+        .iter()
+        .map(|t| Path::new("ptx-samples").join(t))
+        .collect();
+    let launches = find_launches(&dirs);
+    assert!(
+        launches.len() >= 14,
+        "expected the async sample themes, found {} samples",
+        launches.len()
+    );
+    let mut failures = Vec::new();
+    for model in ptxrun::latency::STANDARD {
+        for seed in [1, 2] {
+            for l in &launches {
+                match test_with(l, &Settings::for_test(seed, model)) {
+                    Verdict::Pass => {}
+                    Verdict::Fail(m) | Verdict::Error(m) => {
+                        failures.push(format!("{} ({model}, seed {seed}): {m}", l.display()))
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A wait on the wrong mbarrier parity ends as a deadlock (a `[expect] hazard` sample).
+#[test]
+fn a_wrong_parity_wait_is_reported_as_a_deadlock_under_every_model() {
+    for model in ptxrun::latency::STANDARD {
+        assert!(
+            matches!(
+                test_with(
+                    Path::new("tests/run/wrong_parity"),
+                    &Settings::for_test(0, model)
+                ),
+                Verdict::Pass
+            ),
+            "{model}"
         );
     }
 }

@@ -674,6 +674,22 @@ fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Ve
         None => Vec::new(),
     };
     let dim = usize::from(cx.ins.mods.dim);
+    // An H100 raises an illegal-instruction error for a box whose dimension-0 start is not
+    // 16-byte aligned (measured; see ptx-samples/tensor/README.md).
+    let es = i64::from(map.elem.size());
+    if let Some(&c0) = coords.first() {
+        if (c0 * es).rem_euclid(16) != 0 {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Misaligned,
+                format!(
+                    "the box starts at element {c0} of dimension 0, {} bytes in: tensor copies need a 16-byte aligned start there (an H100 raises an illegal-instruction error)",
+                    c0 * es
+                ),
+            ));
+        }
+    }
     if dim != map.rank || coords.len() != map.rank {
         return Err(lane_fault(
             cx,
@@ -749,7 +765,7 @@ fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             let fill = map.fill();
             let esize = map.elem.size() as usize;
             let mut since_piece = CHUNK;
-            for (g, s, len) in map.runs(&coords, base) {
+            for (g, s, len) in map.runs(&coords, base, false) {
                 let stage = staging.len() as u32;
                 match g {
                     Some(_) => staging.resize(staging.len() + len as usize, 0),
@@ -786,11 +802,28 @@ fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
                     format!("a tensor copy's shared-memory tile must be 128-byte aligned (shared+{base:#x})"),
                 ));
             }
+            if let Some(&c) = coords.iter().find(|&&c| c < 0) {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Trap,
+                    format!("a tensor store or reduction at a negative coordinate ({c}): an H100 raises an illegal-instruction error"),
+                ));
+            }
             if cx.ins.op == Op::CpReduceAsyncBulkTensor {
-                reduce = Some((m.sub.unwrap_or(SubOp::Add), map.elem));
+                let op = m.sub.unwrap_or(SubOp::Add);
+                if !tensor_reduction_ok(op, map.elem) {
+                    return Err(lane_fault(
+                        cx,
+                        lane,
+                        FaultKind::Trap,
+                        format!("`.{}` over a tensor map of .{} elements is not a tensor reduction the hardware performs (an H100 raises an illegal-instruction error)", op.name(), map.elem),
+                    ));
+                }
+                reduce = Some((op, map.elem));
             }
             let mut since_piece = CHUNK;
-            for (g, s, len) in map.runs(&coords, base) {
+            for (g, s, len) in map.runs(&coords, base, true) {
                 let Some(g) = g else { continue };
                 if since_piece >= CHUNK {
                     pieces.push(segs.len() as u32);
@@ -830,6 +863,20 @@ fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         }
     }
     Ok(Settle::all(active))
+}
+
+/// The (operation, element type) pairs of `cp.reduce.async.bulk.tensor`: those of the bulk
+/// reductions to global memory (PTX ISA 9.0 section 9.7.9.25.4.2); 8- and 16-bit integer maps
+/// have none (an H100 rejects `.add` through a u16 map).
+fn tensor_reduction_ok(op: SubOp, t: Type) -> bool {
+    use Type::*;
+    match op {
+        SubOp::Add => matches!(t, U32 | S32 | U64 | F32 | F64 | F16 | Bf16),
+        SubOp::Min | SubOp::Max => matches!(t, U32 | S32 | U64 | S64 | F16 | Bf16),
+        SubOp::Inc | SubOp::Dec => t == U32,
+        SubOp::And | SubOp::Or | SubOp::Xor => matches!(t, U32 | S32 | U64 | S64),
+        _ => false,
+    }
 }
 
 /// `st.async` / `red.async` `[remote], value, [remote mbarrier]`: a store or reduction into

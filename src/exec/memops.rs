@@ -194,11 +194,13 @@ pub(crate) fn write(
             let n_ctas = cx.smem.len();
             match cx.smem.get_mut(r as usize) {
                 Some(s) => mem::slice_mut(&mut s.bytes, "shared", o, n)?,
-                None => return Err(MemFault {
-                    message: format!(
+                None => {
+                    return Err(MemFault {
+                        message: format!(
                         "shared::cluster access to CTA rank {r}, but the cluster has {n_ctas} CTAs"
                     ),
-                }),
+                    })
+                }
             }
         }
         Target::Local(o) => mem::slice_mut(&mut cx.local[lane], "local", o, n)?,

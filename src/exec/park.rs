@@ -228,15 +228,20 @@ impl Machine<'_> {
         for cta in &mut cl.ctas {
             for w in &mut cta.warps {
                 for g in &mut w.groups {
-                    if matches!(g.wait, Wait::Async(AsyncWait::Mbar { .. }))
-                        && g.timeout_at != Some(self.progress)
-                    {
-                        g.wait = Wait::Ready;
-                        g.timed_out = true;
-                        g.timeout_at = Some(self.progress);
-                        w.clock = w.clock.max(self.now);
-                        any = true;
+                    if !matches!(g.wait, Wait::Async(AsyncWait::Mbar { .. })) {
+                        continue;
                     }
+                    if g.timeouts.0 != self.progress {
+                        g.timeouts = (self.progress, Vec::new());
+                    }
+                    if g.timeouts.1.contains(&g.pc) {
+                        continue;
+                    }
+                    g.timeouts.1.push(g.pc);
+                    g.wait = Wait::Ready;
+                    g.timed_out = true;
+                    w.clock = w.clock.max(self.now);
+                    any = true;
                 }
             }
         }

@@ -79,8 +79,9 @@ pub(crate) struct Group {
     pub last: u64,
     /// Woken by a timeout: a `try_wait`/`test_wait` it executes now returns false.
     pub timed_out: bool,
-    /// The progress count at this group's last timeout.
-    pub timeout_at: Option<u64>,
+    /// Waits (by instruction index) that already timed out at progress count `.0`: a wait
+    /// times out once per progress count, so a loop around it ends in a deadlock report.
+    pub timeouts: (u64, Vec<u32>),
     /// When the group started waiting at its current instruction (for traces).
     pub since: Option<u64>,
 }
@@ -95,7 +96,7 @@ impl Group {
             wait: Wait::Ready,
             last: 0,
             timed_out: false,
-            timeout_at: None,
+            timeouts: (0, Vec::new()),
             since: None,
         }
     }

@@ -7,6 +7,9 @@
 //! in shared memory with dimension 0 fastest; elements outside the tensor read as zero (or the
 //! NaN of `oob_fill = "nan"`) and are not written by stores; 16-byte chunks are swizzled by
 //! XOR-ing bits [4..] of the shared-memory offset with bits [7..] (32B: 1 bit, 64B: 2, 128B: 3).
+//! Where the PTX text is silent the behaviour is what an H100 does (measured, see
+//! `ptx-samples/tensor/README.md`): the NaN fill is the 16-bit pattern 0x7FF7 repeated, and
+//! stores clip dimension 0 at 16-byte granularity rather than per element.
 
 use crate::ir::Type;
 
@@ -226,21 +229,31 @@ impl TensorMap {
         Ok(m)
     }
 
-    /// The bytes an out-of-bounds element reads as.
+    /// The bytes an out-of-bounds element reads as (its low `elem.size()` bytes): zero, or for
+    /// `oob_fill = "nan"` the pattern 0x7FF7 repeated, as an H100 fills (0x7FF77FF7 for f32).
     pub fn fill(&self) -> u64 {
-        if !self.nan_fill {
-            return 0;
+        if self.nan_fill {
+            0x7ff7_7ff7_7ff7_7ff7
+        } else {
+            0
         }
-        match self.elem {
-            Type::F16 | Type::Bf16 => 0x7fff,
-            Type::F64 => 0x7fff_ffff_ffff_ffff,
-            _ => 0x7fff_ffff,
-        }
+    }
+
+    /// Elements of dimension 0 that a store may write: up to the next 16 bytes past the end of
+    /// a row (an H100 clips stores at 16-byte granularity).
+    pub fn store_dim0(&self) -> u64 {
+        let es = u64::from(self.elem.size());
+        (self.dims[0] * es).next_multiple_of(16) / es
     }
 
     /// Every element of the box at `coords`, in shared-memory order: its byte offset in the
     /// (unswizzled) tile and its global address, or `None` when outside the tensor.
-    pub fn for_each(&self, coords: &[i64], mut f: impl FnMut(u64, Option<u64>)) {
+    pub fn for_each(&self, coords: &[i64], f: impl FnMut(u64, Option<u64>)) {
+        self.for_each_within(coords, self.dims[0], f);
+    }
+
+    /// As [`for_each`](Self::for_each), with dimension 0 bounded by `dim0` elements.
+    fn for_each_within(&self, coords: &[i64], dim0: u64, mut f: impl FnMut(u64, Option<u64>)) {
         let n: [u64; 5] = std::array::from_fn(|i| self.box_elems(i));
         let es = u64::from(self.elem.size());
         let step: [i64; 5] = std::array::from_fn(|i| {
@@ -260,8 +273,9 @@ impl TensorMap {
                             let mut addr = Some(self.addr);
                             for i in 0..self.rank {
                                 let c = coords.get(i).copied().unwrap_or(0) + k[i] as i64 * step[i];
+                                let bound = if i == 0 { dim0 } else { self.dims[i] };
                                 addr = match addr {
-                                    Some(a) if c >= 0 && (c as u64) < self.dims[i] => {
+                                    Some(a) if c >= 0 && (c as u64) < bound => {
                                         Some(a + c as u64 * self.strides[i])
                                     }
                                     _ => None,
@@ -278,11 +292,16 @@ impl TensorMap {
 
     /// Runs of the box at `coords` for a tile at shared offset `base`: (global address or
     /// `None` for out-of-bounds fill, swizzled shared offset, bytes), merged where both sides
-    /// are contiguous.
-    pub fn runs(&self, coords: &[i64], base: u64) -> Vec<(Option<u64>, u64, u32)> {
+    /// are contiguous. `store` bounds dimension 0 as stores do ([`store_dim0`](Self::store_dim0)).
+    pub fn runs(&self, coords: &[i64], base: u64, store: bool) -> Vec<(Option<u64>, u64, u32)> {
         let es = self.elem.size();
+        let dim0 = if store {
+            self.store_dim0()
+        } else {
+            self.dims[0]
+        };
         let mut out: Vec<(Option<u64>, u64, u32)> = Vec::new();
-        self.for_each(coords, |off, g| {
+        self.for_each_within(coords, dim0, |off, g| {
             let s = self.swizzle.apply(base + off);
             if let Some((lg, ls, len)) = out.last_mut() {
                 let contiguous = *ls + u64::from(*len) == s
@@ -340,7 +359,7 @@ mod tests {
     #[test]
     fn out_of_bounds_rows_are_fill_runs() {
         let m = map2d(Swizzle::None);
-        let runs = m.runs(&[48, 36], 0);
+        let runs = m.runs(&[48, 36], 0, false);
         // Each of the 8 rows: 16 elements in bounds, 16 beyond dims[0]; rows 36..39 in, 40.. out.
         assert_eq!(runs[0], (Some(0x1000 + 36 * 256 + 48 * 4), 0, 64));
         assert_eq!(runs[1], (None, 64, 64));
@@ -359,12 +378,28 @@ mod tests {
     }
 
     #[test]
+    fn stores_clip_rows_at_16_bytes() {
+        let mut m = map2d(Swizzle::None);
+        m.elem = Type::U16;
+        m.strides[0] = 2;
+        m.dims[0] = 20;
+        m.boxdim[0] = 32;
+        assert_eq!(m.store_dim0(), 24);
+        let loads = m.runs(&[0, 0], 0, false);
+        let stores = m.runs(&[0, 0], 0, true);
+        assert_eq!((loads[0].2, stores[0].2), (40, 48));
+        assert_eq!(m.fill(), 0);
+        m.nan_fill = true;
+        assert_eq!(m.fill() as u32, 0x7ff7_7ff7);
+    }
+
+    #[test]
     fn element_strides_skip_outer_elements() {
         let mut m = map2d(Swizzle::None);
         m.estrides = [2, 2, 1, 1, 1];
         assert_eq!(m.box_elems(0), 32, "dimension 0 ignores its stride");
         assert_eq!(m.box_elems(1), 4);
-        let runs = m.runs(&[0, 0], 0);
+        let runs = m.runs(&[0, 0], 0, false);
         assert_eq!(runs[1].0, Some(0x1000 + 2 * 256));
     }
 }
