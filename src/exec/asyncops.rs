@@ -1,8 +1,8 @@
 //! Asynchronous copies (PTX ISA 9.0 section 9.7.9.25): non-bulk `cp.async` with its async-groups
 //! (`commit_group`, `wait_group`, `wait_all`, `cp.async.mbarrier.arrive`), bulk copies and
 //! reductions (`cp.async.bulk`, `cp.reduce.async.bulk`, 9.7.9.25.4) with bulk groups
-//! (9.7.9.25.6), tensor copies and reductions in tile mode (`cp.async.bulk.tensor`,
-//! 9.7.9.25.5), prefetches, and the remote `st.async`/`red.async` (9.7.9.12, 9.7.13.7). Each
+//! (9.7.9.25.6), prefetches, and the remote `st.async`/`red.async` (9.7.9.12, 9.7.13.7);
+//! tensor copies (9.7.9.25.5) are in `tensorops.rs`. Each
 //! instruction becomes one transaction of the copy engine (`mem::copy`) per warp-wide issue,
 //! with one piece per lane (non-bulk) or per chunk (bulk, tensor); address ranges, sizes and
 //! alignment are checked here, at issue, so that a fault names the issuing instruction.
@@ -16,12 +16,11 @@ use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Function, Instr, Op, Operand, Space, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::{ArriveOn, Completion, Issuer, Loc, Notice, OpId, OpSpec, Seg, Spaces};
-use crate::mem::tensormap::{self, TensorMap};
 use crate::mem::{self, Generic};
 use crate::trace::What;
 
 /// Bulk copies land in pieces of this many bytes (partial data is visible to early readers).
-const CHUNK: u32 = 256;
+pub(super) const CHUNK: u32 = 256;
 
 impl<'m> Machine<'m> {
     /// Asynchronous copies, their groups and waits, and mbarrier instructions: each returns a
@@ -50,7 +49,9 @@ impl<'m> Machine<'m> {
                     Op::CpAsyncBulkWaitGroup => wait_groups(&mut cx, true),
                     Op::CpAsyncMbarrierArrive => cp_async_arrive(&mut cx)?,
                     Op::CpAsyncBulk | Op::CpReduceAsyncBulk => bulk(&mut cx)?,
-                    Op::CpAsyncBulkTensor | Op::CpReduceAsyncBulkTensor => tensor(&mut cx)?,
+                    Op::CpAsyncBulkTensor | Op::CpReduceAsyncBulkTensor => {
+                        super::tensorops::tensor(&mut cx)?
+                    }
                     Op::CpAsyncBulkPrefetch | Op::CpAsyncBulkPrefetchTensor => Settle::all(active),
                     Op::StAsync | Op::RedAsync => st_async(&mut cx)?,
                     _ => super::mbarops::exec(&mut cx)?,
@@ -77,14 +78,19 @@ pub(crate) fn issuer(cx: &Ctx<'_, '_>, lanes: u32) -> Issuer {
     }
 }
 
-fn lane_fault(cx: &Ctx<'_, '_>, lane: usize, kind: FaultKind, msg: String) -> Box<super::Fault> {
+pub(super) fn lane_fault(
+    cx: &Ctx<'_, '_>,
+    lane: usize,
+    kind: FaultKind,
+    msg: String,
+) -> Box<super::Fault> {
     let mut f = fault(kind, msg);
     f.linear_thread = Some(thread_of(cx, lane) as u32);
     f
 }
 
 /// The (non-bulk or bulk) async-group state of the warp's lanes.
-fn groups<'a>(cx: &'a mut Ctx<'_, '_>, bulk: bool) -> &'a mut [LaneGroups; WARP] {
+pub(super) fn groups<'a>(cx: &'a mut Ctx<'_, '_>, bulk: bool) -> &'a mut [LaneGroups; WARP] {
     let w = cx.asy.get_or_insert_with(|| Box::new(WarpAsync::default()));
     if bulk {
         &mut w.bulk
@@ -164,7 +170,7 @@ fn describe(cx: &Ctx<'_, '_>, l: Loc) -> String {
 
 /// Issues `segs` as one operation, pieces starting where `pieces` says.
 #[allow(clippy::too_many_arguments)]
-fn issue(
+pub(super) fn issue(
     cx: &mut Ctx<'_, '_>,
     class: OpClass,
     segs: Vec<Seg>,
@@ -456,16 +462,51 @@ fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     })
 }
 
-/// The mbarrier operand of a copy as (rank, offset): `shared::cluster` addresses may name
-/// another CTA of the cluster.
-fn copy_mbar(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(u32, u32)> {
+/// The mbarrier operand `k` of a copy whose destination is in CTA `dst_rank`, as its shared
+/// offset: a `shared::cluster` address, which must name the destination's CTA.
+pub(super) fn copy_mbar(cx: &Ctx<'_, '_>, k: usize, lane: usize, dst_rank: u32) -> Res<u32> {
     let a = address(cx, k, lane);
     let (r, o) = super::mbarops::mbar_loc(cx, Some(Space::SharedCluster), a, lane)?;
-    Ok((r, o as u32))
+    if r != dst_rank {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Trap,
+            format!(
+                "the mbarrier (CTA rank {r}) must be in the destination's CTA (rank {dst_rank})"
+            ),
+        ));
+    }
+    Ok(o as u32)
+}
+
+/// Checks that every CTA of `ranks` has `len` bytes of shared memory at `off`, and adds their
+/// complete-tx targets (the mbarrier at `mbar` of each).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn multicast_targets(
+    cx: &Ctx<'_, '_>,
+    ranks: &[u32],
+    off: u64,
+    len: u64,
+    mbar: u32,
+    lane: usize,
+    targets: &mut Vec<(u32, u32, u64)>,
+) -> Res<()> {
+    for &rk in ranks {
+        let a = mem::cluster_encode(rk, off);
+        shared_loc(cx, Some(Space::SharedCluster), a, len, lane)?;
+        targets.push((rk, mbar, len));
+    }
+    Ok(())
 }
 
 /// The CTAs of `ctaMask` (operand `k`), or the destination's alone.
-fn multicast_ranks(cx: &Ctx<'_, '_>, k: usize, lane: usize, dst_rank: u32) -> Res<Vec<u32>> {
+pub(super) fn multicast_ranks(
+    cx: &Ctx<'_, '_>,
+    k: usize,
+    lane: usize,
+    dst_rank: u32,
+) -> Res<Vec<u32>> {
     if !cx.ins.mods.has(Flags::MULTICAST) {
         return Ok(vec![dst_rank]);
     }
@@ -522,27 +563,8 @@ fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             };
             // [dst], [src], size, [mbar] {, ctaMask} {, policy}
             let ranks = multicast_ranks(cx, 4, lane, r)?;
-            let (mr, mo) = copy_mbar(cx, 3, lane)?;
-            if mr != r {
-                return Err(lane_fault(
-                    cx,
-                    lane,
-                    FaultKind::Trap,
-                    format!(
-                        "the mbarrier (CTA rank {mr}) must be in the destination's CTA (rank {r})"
-                    ),
-                ));
-            }
-            for &rk in &ranks {
-                shared_loc(
-                    cx,
-                    Some(Space::SharedCluster),
-                    mem::cluster_encode(rk, o),
-                    size,
-                    lane,
-                )?;
-                targets.push((rk, mo, size));
-            }
+            let mo = copy_mbar(cx, 3, lane, r)?;
+            multicast_targets(cx, &ranks, o, size, mo, lane, &mut targets)?;
             (src_loc, ranks, o)
         };
         let mut k = 0u64;
@@ -608,7 +630,7 @@ fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
 }
 
 /// Sums complete-tx bytes per mbarrier.
-fn merge_targets(t: Vec<(u32, u32, u64)>) -> Vec<(u32, u32, u64)> {
+pub(super) fn merge_targets(t: Vec<(u32, u32, u64)>) -> Vec<(u32, u32, u64)> {
     let mut out: Vec<(u32, u32, u64)> = Vec::new();
     for (r, o, b) in t {
         match out.iter_mut().find(|x| x.0 == r && x.1 == o) {
@@ -617,266 +639,6 @@ fn merge_targets(t: Vec<(u32, u32, u64)>) -> Vec<(u32, u32, u64)> {
         }
     }
     out
-}
-
-/// Reads the tensor map a tensor instruction names (its generic, param or global address).
-fn tensor_map(cx: &Ctx<'_, '_>, a: u64, lane: usize) -> Res<TensorMap> {
-    if !a.is_multiple_of(64) {
-        return Err(lane_fault(
-            cx,
-            lane,
-            FaultKind::Misaligned,
-            format!("a tensor map must be 64-byte aligned ({a:#x})"),
-        ));
-    }
-    let bytes: Result<Vec<u8>, String> = match mem::classify(a) {
-        Generic::Param(o) => mem::slice(cx.kparams, "kernel parameter", o, tensormap::SIZE)
-            .map(<[u8]>::to_vec)
-            .map_err(|e| e.message),
-        Generic::Global(g) => cx
-            .global
-            .read(g, tensormap::SIZE)
-            .map(<[u8]>::to_vec)
-            .map_err(|e| e.message),
-        _ => Err(format!(
-            "{a:#x} is not a tensor map's address (param or global)"
-        )),
-    };
-    bytes
-        .and_then(|b| TensorMap::decode(&b))
-        .map_err(|e| lane_fault(cx, lane, FaultKind::Trap, format!("tensor map: {e}")))
-}
-
-/// The `[tensorMap, {c0, ...}]` operand: the map and the coordinates.
-fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Vec<i64>)> {
-    let Some(Operand::AddrList(r)) = cx.ops.get(k).copied() else {
-        return Err(lane_fault(
-            cx,
-            lane,
-            FaultKind::Unsupported,
-            "expected `[tensorMap, {coordinates}]`".into(),
-        ));
-    };
-    let items = cx.func.sub_ops(r);
-    let map_addr = match items.first() {
-        Some(Operand::Addr(..)) | None => 0,
-        Some(o) => cx.value(o, lane, Type::U64),
-    };
-    let map = tensor_map(cx, map_addr, lane)?;
-    let coords: Vec<i64> = match items.get(1) {
-        Some(Operand::Vector(v)) => cx
-            .func
-            .sub_ops(*v)
-            .iter()
-            .map(|o| i64::from(cx.value(o, lane, Type::S32) as i32))
-            .collect(),
-        Some(o) => vec![i64::from(cx.value(o, lane, Type::S32) as i32)],
-        None => Vec::new(),
-    };
-    let dim = usize::from(cx.ins.mods.dim);
-    // An H100 raises an illegal-instruction error for a box whose dimension-0 start is not
-    // 16-byte aligned (measured; see ptx-samples/tensor/README.md).
-    let es = i64::from(map.elem.size());
-    if let Some(&c0) = coords.first() {
-        if (c0 * es).rem_euclid(16) != 0 {
-            return Err(lane_fault(
-                cx,
-                lane,
-                FaultKind::Misaligned,
-                format!(
-                    "the box starts at element {c0} of dimension 0, {} bytes in: tensor copies need a 16-byte aligned start there (an H100 raises an illegal-instruction error)",
-                    c0 * es
-                ),
-            ));
-        }
-    }
-    if dim != map.rank || coords.len() != map.rank {
-        return Err(lane_fault(
-            cx,
-            lane,
-            FaultKind::Trap,
-            format!(
-                "a .{dim}d tensor instruction with {} coordinates on a tensor map of rank {}",
-                coords.len(),
-                map.rank
-            ),
-        ));
-    }
-    Ok((map, coords))
-}
-
-/// `cp.async.bulk.tensor` (tile mode) in both directions, and `cp.reduce.async.bulk.tensor`.
-fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
-    let m = cx.ins.mods;
-    if m.has(Flags::IM2COL)
-        || m.has(Flags::IM2COL_NO_OFFS)
-        || m.has(Flags::TILE_GATHER4)
-        || m.has(Flags::TILE_SCATTER4)
-    {
-        return Err(fault(
-            FaultKind::Unsupported,
-            "only the tile mode of tensor copies is supported (im2col and gather4/scatter4 are not)",
-        ));
-    }
-    let load = m.space != Some(Space::Global);
-    let active = cx.active;
-    let mut segs = Vec::new();
-    let mut pieces = Vec::new();
-    let mut staging = Vec::new();
-    let mut targets = Vec::new();
-    let mut reduce = None;
-    for lane in lanes(active) {
-        if load {
-            // [dstMem], [tensorMap, coords], [mbar] {, ctaMask} {, policy}
-            let (map, coords) = tensor_operand(cx, 1, lane)?;
-            let dst = address(cx, 0, lane);
-            let bytes = map.box_bytes();
-            let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
-            if !base.is_multiple_of(128) {
-                return Err(lane_fault(
-                    cx,
-                    lane,
-                    FaultKind::Misaligned,
-                    format!("a tensor copy's shared-memory tile must be 128-byte aligned (shared+{base:#x})"),
-                ));
-            }
-            let ranks = multicast_ranks(cx, 3, lane, r)?;
-            let (mr, mo) = copy_mbar(cx, 2, lane)?;
-            if mr != r {
-                return Err(lane_fault(
-                    cx,
-                    lane,
-                    FaultKind::Trap,
-                    format!(
-                        "the mbarrier (CTA rank {mr}) must be in the destination's CTA (rank {r})"
-                    ),
-                ));
-            }
-            for &rk in &ranks {
-                shared_loc(
-                    cx,
-                    Some(Space::SharedCluster),
-                    mem::cluster_encode(rk, base),
-                    bytes,
-                    lane,
-                )?;
-                targets.push((rk, mo, bytes));
-            }
-            let fill = map.fill();
-            let esize = map.elem.size() as usize;
-            let mut since_piece = CHUNK;
-            for (g, s, len) in map.runs(&coords, base, false) {
-                let stage = staging.len() as u32;
-                match g {
-                    Some(_) => staging.resize(staging.len() + len as usize, 0),
-                    None => {
-                        for _ in 0..len as usize / esize {
-                            staging.extend_from_slice(&fill.to_le_bytes()[..esize]);
-                        }
-                    }
-                }
-                if since_piece >= CHUNK {
-                    pieces.push(segs.len() as u32);
-                    since_piece = 0;
-                }
-                since_piece += len;
-                for &rk in &ranks {
-                    segs.push(Seg {
-                        src: g.map_or(Loc::Fill, Loc::Global),
-                        dst: Loc::Shared { rank: rk, off: s },
-                        len,
-                        stage,
-                    });
-                }
-            }
-        } else {
-            // [tensorMap, coords], [srcMem]
-            let (map, coords) = tensor_operand(cx, 0, lane)?;
-            let src = address(cx, 1, lane);
-            let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
-            if !base.is_multiple_of(128) {
-                return Err(lane_fault(
-                    cx,
-                    lane,
-                    FaultKind::Misaligned,
-                    format!("a tensor copy's shared-memory tile must be 128-byte aligned (shared+{base:#x})"),
-                ));
-            }
-            if let Some(&c) = coords.iter().find(|&&c| c < 0) {
-                return Err(lane_fault(
-                    cx,
-                    lane,
-                    FaultKind::Trap,
-                    format!("a tensor store or reduction at a negative coordinate ({c}): an H100 raises an illegal-instruction error"),
-                ));
-            }
-            if cx.ins.op == Op::CpReduceAsyncBulkTensor {
-                let op = m.sub.unwrap_or(SubOp::Add);
-                if !tensor_reduction_ok(op, map.elem) {
-                    return Err(lane_fault(
-                        cx,
-                        lane,
-                        FaultKind::Trap,
-                        format!("`.{}` over a tensor map of .{} elements is not a tensor reduction the hardware performs (an H100 raises an illegal-instruction error)", op.name(), map.elem),
-                    ));
-                }
-                reduce = Some((op, map.elem));
-            }
-            let mut since_piece = CHUNK;
-            for (g, s, len) in map.runs(&coords, base, true) {
-                let Some(g) = g else { continue };
-                if since_piece >= CHUNK {
-                    pieces.push(segs.len() as u32);
-                    since_piece = 0;
-                }
-                since_piece += len;
-                let stage = staging.len() as u32;
-                staging.resize(staging.len() + len as usize, 0);
-                segs.push(Seg {
-                    src: Loc::Shared { rank: r, off: s },
-                    dst: Loc::Global(g),
-                    len,
-                    stage,
-                });
-            }
-        }
-    }
-    let completion = if load {
-        Completion::Mbarrier(merge_targets(targets))
-    } else {
-        Completion::Group
-    };
-    let op = issue(
-        cx,
-        OpClass::Tensor,
-        segs,
-        pieces,
-        staging,
-        completion,
-        reduce,
-        active,
-    );
-    if !load {
-        let g = groups(cx, true);
-        for lane in lanes(active) {
-            g[lane].uncommitted.push(op);
-        }
-    }
-    Ok(Settle::all(active))
-}
-
-/// The (operation, element type) pairs of `cp.reduce.async.bulk.tensor`: those of the bulk
-/// reductions to global memory (PTX ISA 9.0 section 9.7.9.25.4.2); 8- and 16-bit integer maps
-/// have none (an H100 rejects `.add` through a u16 map).
-fn tensor_reduction_ok(op: SubOp, t: Type) -> bool {
-    use Type::*;
-    match op {
-        SubOp::Add => matches!(t, U32 | S32 | U64 | F32 | F64 | F16 | Bf16),
-        SubOp::Min | SubOp::Max => matches!(t, U32 | S32 | U64 | S64 | F16 | Bf16),
-        SubOp::Inc | SubOp::Dec => t == U32,
-        SubOp::And | SubOp::Or | SubOp::Xor => matches!(t, U32 | S32 | U64 | S64),
-        _ => false,
-    }
 }
 
 /// `st.async` / `red.async` `[remote], value, [remote mbarrier]`: a store or reduction into
@@ -897,15 +659,7 @@ fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         let a = address(cx, 0, lane);
         let (r, o) = shared_loc(cx, Some(Space::SharedCluster), a, u64::from(bytes), lane)?;
         check_align(cx, a, u64::from(bytes), lane, Target::Shared(r, o))?;
-        let (mr, mo) = copy_mbar(cx, 2, lane)?;
-        if mr != r {
-            return Err(lane_fault(
-                cx,
-                lane,
-                FaultKind::Trap,
-                format!("the mbarrier (CTA rank {mr}) must be in the destination's CTA (rank {r})"),
-            ));
-        }
+        let mo = copy_mbar(cx, 2, lane, r)?;
         pieces.push(segs.len() as u32);
         let stage = staging.len() as u32;
         for v in &vals {
@@ -918,7 +672,7 @@ fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             len: bytes,
             stage,
         });
-        targets.push((mr, mo, u64::from(bytes)));
+        targets.push((r, mo, u64::from(bytes)));
     }
     issue(
         cx,

@@ -18,7 +18,7 @@
 //! The families of instructions live in `alu.rs` (integer, logic, bit manipulation), `fp.rs`
 //! (floating point), `cvt.rs` (conversions), `memops.rs` (loads, stores, atomics, addresses),
 //! `warpops.rs` (shuffles, votes, reductions), `control.rs` (branches, calls, barriers),
-//! `asyncops.rs` (asynchronous copies and their groups), `mbarops.rs` (mbarriers and the
+//! `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `mbarops.rs` (mbarriers and the
 //! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
 //! groups and reports deadlocks.
 
@@ -34,6 +34,7 @@ mod memops;
 mod park;
 mod printf;
 mod step;
+mod tensorops;
 mod warpops;
 
 use crate::ir::{FuncId, Module};

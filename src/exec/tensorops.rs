@@ -1,0 +1,264 @@
+//! Tensor copies in tile mode (PTX ISA 9.0 section 9.7.9.25.5): `cp.async.bulk.tensor.1d..5d`
+//! in both directions with multicast, `cp.reduce.async.bulk.tensor`, through a tensor map
+//! (`mem::tensormap`) that the kernel receives as a `.param` or finds in global memory. The box
+//! becomes runs of bytes between global memory and the (swizzled) shared-memory tile, one
+//! transaction of the copy engine; loads complete on mbarriers with the full box bytes, stores
+//! and reductions on the bulk async-group. Where the PTX text is silent ptxrun does what an H100
+//! does (measured): the start of a box in dimension 0 is 16-byte aligned, stores and reductions
+//! take no negative coordinate, and only some (operation, type) pairs reduce.
+
+use super::asyncops::{
+    copy_mbar, groups, issue, lane_fault, merge_targets, multicast_ranks, multicast_targets,
+    shared_loc, CHUNK,
+};
+use super::ctx::Ctx;
+use super::memops::address;
+use super::park::Settle;
+use super::step::{fault, lanes, Res};
+use super::FaultKind;
+use crate::ir::mods::SubOp;
+use crate::ir::{Flags, Op, Operand, Space, Type};
+use crate::latency::OpClass;
+use crate::mem::copy::{Completion, Loc, Seg};
+use crate::mem::tensormap::{self, TensorMap};
+use crate::mem::{self, Generic};
+
+/// A tensor copy's shared-memory tile must be 128-byte aligned.
+fn tile_aligned(cx: &Ctx<'_, '_>, base: u64, lane: usize) -> Res<()> {
+    if base.is_multiple_of(128) {
+        return Ok(());
+    }
+    Err(lane_fault(
+        cx,
+        lane,
+        FaultKind::Misaligned,
+        format!("a tensor copy's shared-memory tile must be 128-byte aligned (shared+{base:#x})"),
+    ))
+}
+
+/// Reads the tensor map a tensor instruction names (its generic, param or global address).
+fn tensor_map(cx: &Ctx<'_, '_>, a: u64, lane: usize) -> Res<TensorMap> {
+    if !a.is_multiple_of(64) {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Misaligned,
+            format!("a tensor map must be 64-byte aligned ({a:#x})"),
+        ));
+    }
+    let bytes: Result<Vec<u8>, String> = match mem::classify(a) {
+        Generic::Param(o) => mem::slice(cx.kparams, "kernel parameter", o, tensormap::SIZE)
+            .map(<[u8]>::to_vec)
+            .map_err(|e| e.message),
+        Generic::Global(g) => cx
+            .global
+            .read(g, tensormap::SIZE)
+            .map(<[u8]>::to_vec)
+            .map_err(|e| e.message),
+        _ => Err(format!(
+            "{a:#x} is not a tensor map's address (param or global)"
+        )),
+    };
+    bytes
+        .and_then(|b| TensorMap::decode(&b))
+        .map_err(|e| lane_fault(cx, lane, FaultKind::Trap, format!("tensor map: {e}")))
+}
+
+/// The `[tensorMap, {c0, ...}]` operand: the map and the coordinates.
+fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Vec<i64>)> {
+    let Some(Operand::AddrList(r)) = cx.ops.get(k).copied() else {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Unsupported,
+            "expected `[tensorMap, {coordinates}]`".into(),
+        ));
+    };
+    let items = cx.func.sub_ops(r);
+    let map_addr = match items.first() {
+        Some(Operand::Addr(..)) | None => 0,
+        Some(o) => cx.value(o, lane, Type::U64),
+    };
+    let map = tensor_map(cx, map_addr, lane)?;
+    let coords: Vec<i64> = match items.get(1) {
+        Some(Operand::Vector(v)) => cx
+            .func
+            .sub_ops(*v)
+            .iter()
+            .map(|o| i64::from(cx.value(o, lane, Type::S32) as i32))
+            .collect(),
+        Some(o) => vec![i64::from(cx.value(o, lane, Type::S32) as i32)],
+        None => Vec::new(),
+    };
+    let dim = usize::from(cx.ins.mods.dim);
+    // An H100 raises an illegal-instruction error for a box whose dimension-0 start is not
+    // 16-byte aligned (measured; see ptx-samples/tensor/README.md).
+    let es = i64::from(map.elem.size());
+    if let Some(&c0) = coords.first() {
+        if (c0 * es).rem_euclid(16) != 0 {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Misaligned,
+                format!(
+                    "the box starts at element {c0} of dimension 0, {} bytes in: tensor copies need a 16-byte aligned start there (an H100 raises an illegal-instruction error)",
+                    c0 * es
+                ),
+            ));
+        }
+    }
+    if dim != map.rank || coords.len() != map.rank {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Trap,
+            format!(
+                "a .{dim}d tensor instruction with {} coordinates on a tensor map of rank {}",
+                coords.len(),
+                map.rank
+            ),
+        ));
+    }
+    Ok((map, coords))
+}
+
+/// `cp.async.bulk.tensor` (tile mode) in both directions, and `cp.reduce.async.bulk.tensor`.
+pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let m = cx.ins.mods;
+    if m.has(Flags::IM2COL)
+        || m.has(Flags::IM2COL_NO_OFFS)
+        || m.has(Flags::TILE_GATHER4)
+        || m.has(Flags::TILE_SCATTER4)
+    {
+        return Err(fault(
+            FaultKind::Unsupported,
+            "only the tile mode of tensor copies is supported (im2col and gather4/scatter4 are not)",
+        ));
+    }
+    let load = m.space != Some(Space::Global);
+    let active = cx.active;
+    let mut segs = Vec::new();
+    let mut pieces = Vec::new();
+    let mut staging = Vec::new();
+    let mut targets = Vec::new();
+    let mut reduce = None;
+    for lane in lanes(active) {
+        if load {
+            // [dstMem], [tensorMap, coords], [mbar] {, ctaMask} {, policy}
+            let (map, coords) = tensor_operand(cx, 1, lane)?;
+            let dst = address(cx, 0, lane);
+            let bytes = map.box_bytes();
+            let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
+            tile_aligned(cx, base, lane)?;
+            let ranks = multicast_ranks(cx, 3, lane, r)?;
+            let mo = copy_mbar(cx, 2, lane, r)?;
+            multicast_targets(cx, &ranks, base, bytes, mo, lane, &mut targets)?;
+            let fill = map.fill();
+            let esize = map.elem.size() as usize;
+            let mut since_piece = CHUNK;
+            for (g, s, len) in map.runs(&coords, base, false) {
+                let stage = staging.len() as u32;
+                match g {
+                    Some(_) => staging.resize(staging.len() + len as usize, 0),
+                    None => {
+                        for _ in 0..len as usize / esize {
+                            staging.extend_from_slice(&fill.to_le_bytes()[..esize]);
+                        }
+                    }
+                }
+                if since_piece >= CHUNK {
+                    pieces.push(segs.len() as u32);
+                    since_piece = 0;
+                }
+                since_piece += len;
+                for &rk in &ranks {
+                    segs.push(Seg {
+                        src: g.map_or(Loc::Fill, Loc::Global),
+                        dst: Loc::Shared { rank: rk, off: s },
+                        len,
+                        stage,
+                    });
+                }
+            }
+        } else {
+            // [tensorMap, coords], [srcMem]
+            let (map, coords) = tensor_operand(cx, 0, lane)?;
+            let src = address(cx, 1, lane);
+            let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
+            tile_aligned(cx, base, lane)?;
+            if let Some(&c) = coords.iter().find(|&&c| c < 0) {
+                return Err(lane_fault(
+                    cx,
+                    lane,
+                    FaultKind::Trap,
+                    format!("a tensor store or reduction at a negative coordinate ({c}): an H100 raises an illegal-instruction error"),
+                ));
+            }
+            if cx.ins.op == Op::CpReduceAsyncBulkTensor {
+                let op = m.sub.unwrap_or(SubOp::Add);
+                if !tensor_reduction_ok(op, map.elem) {
+                    return Err(lane_fault(
+                        cx,
+                        lane,
+                        FaultKind::Trap,
+                        format!("`.{}` over a tensor map of .{} elements is not a tensor reduction the hardware performs (an H100 raises an illegal-instruction error)", op.name(), map.elem),
+                    ));
+                }
+                reduce = Some((op, map.elem));
+            }
+            let mut since_piece = CHUNK;
+            for (g, s, len) in map.runs(&coords, base, true) {
+                let Some(g) = g else { continue };
+                if since_piece >= CHUNK {
+                    pieces.push(segs.len() as u32);
+                    since_piece = 0;
+                }
+                since_piece += len;
+                let stage = staging.len() as u32;
+                staging.resize(staging.len() + len as usize, 0);
+                segs.push(Seg {
+                    src: Loc::Shared { rank: r, off: s },
+                    dst: Loc::Global(g),
+                    len,
+                    stage,
+                });
+            }
+        }
+    }
+    let completion = if load {
+        Completion::Mbarrier(merge_targets(targets))
+    } else {
+        Completion::Group
+    };
+    let op = issue(
+        cx,
+        OpClass::Tensor,
+        segs,
+        pieces,
+        staging,
+        completion,
+        reduce,
+        active,
+    );
+    if !load {
+        let g = groups(cx, true);
+        for lane in lanes(active) {
+            g[lane].uncommitted.push(op);
+        }
+    }
+    Ok(Settle::all(active))
+}
+
+/// The (operation, element type) pairs of `cp.reduce.async.bulk.tensor`: those of the bulk
+/// reductions to global memory (PTX ISA 9.0 section 9.7.9.25.4.2); 8- and 16-bit integer maps
+/// have none (an H100 rejects `.add` through a u16 map).
+fn tensor_reduction_ok(op: SubOp, t: Type) -> bool {
+    use Type::*;
+    match op {
+        SubOp::Add => matches!(t, U32 | S32 | U64 | F32 | F64 | F16 | Bf16),
+        SubOp::Min | SubOp::Max => matches!(t, U32 | S32 | U64 | S64 | F16 | Bf16),
+        SubOp::Inc | SubOp::Dec => t == U32,
+        SubOp::And | SubOp::Or | SubOp::Xor => matches!(t, U32 | S32 | U64 | S64),
+        _ => false,
+    }
+}
