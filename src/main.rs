@@ -72,8 +72,7 @@ enum Command {
         /// Trace every executed instruction too.
         #[arg(long)]
         trace_instructions: bool,
-        /// Do not check for hazards (the happens-before checker is not built yet: accepted for
-        /// forward compatibility; mbarrier misuse and deadlocks are always reported).
+        /// Do not check for hazards (faster; mbarrier misuse and deadlocks are still reported).
         #[arg(long)]
         no_check: bool,
     },
@@ -129,7 +128,7 @@ fn main() -> ExitCode {
             trace,
             trace_format,
             trace_instructions,
-            no_check: _,
+            no_check,
         } => {
             let settings = ptxrun::runner::Settings {
                 entry,
@@ -141,6 +140,7 @@ fn main() -> ExitCode {
                 latency,
                 trace: trace.is_some(),
                 trace_instructions,
+                check: !no_check,
             };
             match ptxrun::runner::run(&path, &settings) {
                 Err(e) => {
@@ -165,11 +165,11 @@ fn main() -> ExitCode {
                         eprint!("{}", done.human());
                     }
                     match &done.outcome.fault {
-                        None => ExitCode::SUCCESS,
                         Some(f) if f.kind == ptxrun::exec::FaultKind::Unsupported => {
                             ExitCode::from(2)
                         }
-                        Some(_) => ExitCode::from(1),
+                        _ if done.failed() => ExitCode::from(1),
+                        _ => ExitCode::SUCCESS,
                     }
                 }
             }

@@ -33,6 +33,8 @@ pub struct Settings {
     /// Record a trace (written by the caller from `Outcome::trace`); with every instruction.
     pub trace: bool,
     pub trace_instructions: bool,
+    /// Check for hazards (happens-before); `--no-check` turns it off.
+    pub check: bool,
 }
 
 /// The latency model `run` and `test` use unless told otherwise.
@@ -51,6 +53,7 @@ impl Settings {
             latency: latency.to_string(),
             trace: false,
             trace_instructions: false,
+            check: true,
         }
     }
 }
@@ -234,6 +237,7 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
         latency,
         trace: s.trace,
         trace_instructions: s.trace_instructions,
+        check: s.check,
     };
     let outcome = exec::run(
         &module,
@@ -280,11 +284,56 @@ impl Finished {
     /// `ok`, `hazard`, `fault` or `deadlock`, as the JSON report's `status`.
     pub fn status(&self) -> &'static str {
         match &self.outcome.fault {
-            None => "ok",
+            None if self.outcome.hazards.is_empty() => "ok",
+            None => "hazard",
             Some(f) if f.kind == FaultKind::Deadlock => "deadlock",
             Some(f) if matches!(f.kind, FaultKind::Hazard(_)) => "hazard",
             Some(_) => "fault",
         }
+    }
+
+    /// Whether the run found undefined behaviour or stopped with a fault (exit code 1).
+    pub fn failed(&self) -> bool {
+        self.outcome.fault.is_some() || !self.outcome.hazards.is_empty()
+    }
+
+    fn src_of(&self, at: (ir::FuncId, u32)) -> Option<&ir::SrcInfo> {
+        self.module
+            .functions
+            .get(at.0 .0 as usize)?
+            .srcs
+            .get(at.1 as usize)
+    }
+
+    /// A hazard as a diagnostic with two labels: the offending access and the other side.
+    pub fn hazard_diag(&self, h: &exec::Hazard) -> diag::Diag {
+        let repeats = if h.count > 1 {
+            format!(" ({} times)", h.count)
+        } else {
+            String::new()
+        };
+        let mut d = diag::Diag::error(h.kind, format!("{}{repeats}", h.message));
+        if let Some(src) = self.src_of(h.at) {
+            d = d.label(
+                src.span.clone(),
+                format!("{}: CTA {:?}, thread {:?}", h.address, h.cta, h.thread),
+            );
+        }
+        for r in &h.related {
+            if let Some(src) = self.src_of(r.at) {
+                d = d.label(src.span.clone(), r.label.clone());
+            }
+        }
+        let cuda = self
+            .src_of(h.at)
+            .and_then(|s| s.loc)
+            .map(|(file, line, _)| {
+                format!(
+                    " (CUDA source: {}:{line})",
+                    self.module.file(file).unwrap_or("?")
+                )
+            });
+        d.help(format!("{}{}", h.help, cuda.unwrap_or_default()))
     }
 
     /// The trace in `format` (`jsonl` or `chrome`).
@@ -323,19 +372,77 @@ impl Finished {
 
     pub fn human(&self) -> String {
         let st = self.outcome.stats;
-        match &self.outcome.fault {
-            None => format!(
+        let mut diags: Vec<diag::Diag> = self
+            .outcome
+            .hazards
+            .iter()
+            .map(|h| self.hazard_diag(h))
+            .collect();
+        if let Some(f) = &self.outcome.fault {
+            diags.push(self.fault_diag(f));
+        }
+        if diags.is_empty() {
+            return format!(
                 "ok: {} thread instructions ({} warp instructions), {} cycles\n",
                 st.thread_instructions, st.warp_instructions, st.cycles
-            ),
-            Some(f) => diag::render(&[self.fault_diag(f)], &self.kernel_name, &self.src, false),
+            );
         }
+        let mut out = diag::render(&diags, &self.kernel_name, &self.src, false);
+        if !self.outcome.hazards.is_empty() {
+            let n = self.outcome.hazards.len();
+            let total: u64 = self.outcome.hazards.iter().map(|h| h.count).sum();
+            out.push_str(&format!(
+                "{n} hazard{} ({total} occurrence{})\n",
+                if n == 1 { "" } else { "s" },
+                if total == 1 { "" } else { "s" }
+            ));
+        }
+        out
+    }
+
+    fn line_of(&self, at: (ir::FuncId, u32)) -> (usize, usize, String) {
+        match self.src_of(at) {
+            Some(s) => {
+                let (l, c) = diag::line_col(&self.src, s.span.start);
+                let text = self.src[s.span.clone()]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (l, c, text)
+            }
+            None => (0, 0, String::new()),
+        }
+    }
+
+    /// A hazard in the contract's JSON form.
+    pub fn hazard_json(&self, h: &exec::Hazard) -> serde_json::Value {
+        let (line, column, instruction) = self.line_of(h.at);
+        let related: Vec<serde_json::Value> = h
+            .related
+            .iter()
+            .map(|r| serde_json::json!({ "line": self.line_of(r.at).0, "label": r.label }))
+            .collect();
+        let cuda = self
+            .src_of(h.at)
+            .and_then(|s| s.loc)
+            .map(|(file, l, _)| format!("{}:{l}", self.module.file(file).unwrap_or("?")));
+        serde_json::json!({
+            "kind": h.kind, "severity": "error", "message": h.message, "line": line,
+            "column": column, "instruction": instruction, "cta": h.cta, "thread": h.thread,
+            "address": h.address, "related": related, "count": h.count, "help": h.help,
+            "cuda": cuda,
+        })
     }
 
     /// The contract's JSON report.
     pub fn json(&self) -> String {
         let st = self.outcome.stats;
-        let mut diags = Vec::new();
+        let mut diags: Vec<serde_json::Value> = self
+            .outcome
+            .hazards
+            .iter()
+            .map(|h| self.hazard_json(h))
+            .collect();
         if let Some(f) = &self.outcome.fault {
             let (line, column, instruction) = match f.at.and_then(|(func, pc)| {
                 self.module
@@ -406,17 +513,28 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
     };
     let e = &done.launch.expect;
     if let Some(h) = &e.hazard {
-        return match &done.outcome.fault {
-            Some(f) if f.kind.name() == h => Verdict::Pass,
-            Some(f) => Verdict::Fail(format!(
-                "expects hazard `{h}`, the run reported {}: {}",
-                f.kind.name(),
-                f.message
-            )),
-            None => Verdict::Fail(format!(
-                "expects hazard `{h}`, but the run was clean (this build of ptxrun detects mbarrier misuse and deadlocks; the happens-before checker is not built yet)"
-            )),
+        let want = hazard_kind(h);
+        let found: Vec<&str> = done
+            .outcome
+            .hazards
+            .iter()
+            .map(|x| x.kind)
+            .chain(done.outcome.fault.iter().map(|f| f.kind.name()))
+            .collect();
+        return if found.contains(&want) {
+            Verdict::Pass
+        } else if found.is_empty() {
+            Verdict::Fail(format!("expects hazard `{h}`, but the run was clean"))
+        } else {
+            Verdict::Fail(format!(
+                "expects hazard `{h}`, the run reported {}",
+                found.join(", ")
+            ))
         };
+    }
+    if let Some(h) = done.outcome.hazards.first() {
+        let (line, ..) = done.line_of(h.at);
+        return Verdict::Fail(format!("{} at PTX line {line}: {}", h.kind, h.message));
     }
     if let Some(f) = &done.outcome.fault {
         if f.kind == FaultKind::Unsupported {
@@ -476,6 +594,15 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
         }
     }
     Verdict::Pass
+}
+
+/// The contract's name of an `[expect] hazard` kind. `write-after-read` (the name the project's
+/// hardware cases use) is the contract's `async-write-after-read`.
+pub fn hazard_kind(name: &str) -> &str {
+    match name {
+        "write-after-read" => "async-write-after-read",
+        other => other,
+    }
 }
 
 /// `None` if equal (bit for bit, or within a relative tolerance for floats).

@@ -16,6 +16,7 @@ use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Function, Instr, Op, Operand, Space, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::{ArriveOn, Completion, Issuer, Loc, Notice, OpId, OpSpec, Seg, Spaces};
+use crate::mem::hb::{Epoch, Vc};
 use crate::mem::{self, Generic};
 use crate::trace::What;
 
@@ -193,6 +194,34 @@ pub(super) fn issue(
     };
     let (src_desc, dst_desc) = (ends(|s| s.src), ends(|s| s.dst));
     let kind = cx.ins.op.name().to_string();
+    // Operations an async-group tracks complete in the order of the issuing warp's sequence.
+    let group_epochs = match (&completion, cx.hb.as_mut()) {
+        (Completion::Group, Some(hb)) => {
+            let w = hb.warp(cx.rank, cx.warp_index);
+            if class == OpClass::CpAsync {
+                w.cp_issued += 1;
+                let e = Epoch {
+                    agent: w.cp,
+                    clock: w.cp_issued,
+                };
+                Some((e, e))
+            } else {
+                w.bulk_issued += 1;
+                let n = w.bulk_issued;
+                Some((
+                    Epoch {
+                        agent: w.bulk,
+                        clock: n,
+                    },
+                    Epoch {
+                        agent: w.bulk_read,
+                        clock: n,
+                    },
+                ))
+            }
+        }
+        _ => None,
+    };
     let spec = OpSpec {
         class,
         kind,
@@ -205,9 +234,15 @@ pub(super) fn issue(
         on_chip,
         src_desc,
         dst_desc,
+        group_epochs,
     };
     let now = cx.clock;
-    cx.engine.issue(spec, now, cx.trace)
+    let op = cx.engine.issue(spec, now, cx.trace);
+    let site = cx.site(lanes.trailing_zeros().min(31) as usize);
+    if let Some(hb) = cx.hb.as_mut() {
+        hb.op_issue(&*cx.engine, &*cx.global, op, site);
+    }
+    op
 }
 
 /// `cp.async.ca|cg.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}`.
@@ -384,6 +419,19 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
             done |= 1 << lane;
         }
     }
+    // The waiting warp observed these completions (and, for `.read`, the end of their reads).
+    let (rank, warp) = (cx.rank, cx.warp_index);
+    if let Some(hb) = cx.hb.as_mut() {
+        let w = hb.warp(rank, warp);
+        for &o in &observed {
+            if let Some((done, read)) = cx.engine.ops[o as usize].spec.group_epochs {
+                w.vc.raise(read.agent, read.clock);
+                if !read_only {
+                    w.vc.raise(done.agent, done.clock);
+                }
+            }
+        }
+    }
     let what = match cx.ins.op {
         Op::CpAsyncWaitAll => "cp.async.wait_all".to_string(),
         Op::CpAsyncWaitGroup => format!("cp.async.wait_group {n}"),
@@ -406,6 +454,16 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
 fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let noinc = cx.ins.mods.has(Flags::NOINC);
     let mut pending: Vec<ArriveOn> = Vec::new();
+    // What the arrive-on releases: this warp's clock now, with every `cp.async` it issued so
+    // far complete (a superset of each lane's prior operations).
+    let (rank, warp) = (cx.rank, cx.warp_index);
+    let release = match cx.hb.as_mut() {
+        Some(hb) => {
+            let issued = hb.warp(rank, warp).cp_issued;
+            hb.arrive_on_release(rank, warp, issued)
+        }
+        None => Vc::new(),
+    };
     let space = cx.ins.mods.space;
     for lane in lanes(cx.active) {
         let a = address(cx, 0, lane);
@@ -437,6 +495,7 @@ fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
                 count: 1,
                 waiting,
                 issuer: issuer(cx, 1 << lane),
+                release: release.clone(),
             }),
         }
     }

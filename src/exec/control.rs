@@ -149,9 +149,15 @@ impl<'m> Machine<'m> {
         warp.exited |= active;
         let warp_done = warp.groups.is_empty();
         cta.exited += active.count_ones();
+        if let Some(hb) = self.hb.as_mut() {
+            hb.exit(cta.rank, warp.index);
+        }
         // Exited threads count as arrived: a barrier may now be complete.
         for b in 0..cta.bars.len() as u8 {
-            try_release(self.m, cta, b);
+            let released = try_release(self.m, cta, b);
+            if let (Some(hb), false) = (self.hb.as_mut(), released.is_empty()) {
+                hb.bar_release(cta.rank, b as usize, &released);
+            }
         }
         if self.trace.enabled && warp_done {
             let w = &cta.warps[wi];
@@ -399,6 +405,40 @@ impl<'m> Machine<'m> {
             ));
         }
         let count = b_idx.and_then(|i| val(ops.get(i))).unwrap_or(0) as u32;
+        let b = &cta.bars[id as usize];
+        if let Some(hb) = self.hb.as_mut() {
+            let w = &cta.warps[wi];
+            let site = super::hazard::Site {
+                func: w.frames[g.frame as usize].func.0,
+                pc: g.pc,
+                rank: cta.rank,
+                cta: cta.id,
+                warp: w.index,
+                lane: g.mask.trailing_zeros().min(31),
+            };
+            if b.arrived > 0 && b.expected != count {
+                let show = |n: u32| {
+                    if n == 0 {
+                        "all threads of the CTA".to_string()
+                    } else {
+                        format!("{n} threads")
+                    }
+                };
+                hb.report(
+                    "barrier-misuse",
+                    site,
+                    format!(
+                        "barrier {id} is awaited for {} here, but its current phase was started for {}",
+                        show(count),
+                        show(b.expected)
+                    ),
+                    "every thread that arrives at one phase of a named barrier must give the same thread count",
+                    format!("barrier {id}"),
+                    None,
+                );
+            }
+            hb.bar_arrive(cta.rank, w.index, id as usize);
+        }
         let b = &mut cta.bars[id as usize];
         if count != 0 && !count.is_multiple_of(32) {
             return Err(fault(
@@ -433,21 +473,29 @@ impl<'m> Machine<'m> {
         } else {
             cta.warps[wi].groups[gi].wait = Wait::Bar(id as u8);
         }
-        try_release(self.m, cta, id as u8);
+        let released = try_release(self.m, cta, id as u8);
+        if let (Some(hb), false) = (self.hb.as_mut(), released.is_empty()) {
+            hb.bar_release(cta.rank, id as usize, &released);
+        }
         Ok(())
     }
 }
 
 /// Completes barrier `b` if enough threads arrived: every group waiting on it moves on, and
-/// `bar.red` destinations receive the reduction over all arriving threads.
-fn try_release(m: &Module, cta: &mut Cta, b: u8) {
+/// `bar.red` destinations receive the reduction over all arriving threads. Returns the warps it
+/// released (for the checker), empty if the barrier is still waiting.
+fn try_release(m: &Module, cta: &mut Cta, b: u8) -> Vec<u32> {
     use crate::ir::mods::{BoolOp, SubOp};
     let bar = cta.bars[b as usize];
+    let mut released = Vec::new();
     if bar.arrived == 0 || bar.arrived < expected(cta, b) {
-        return;
+        return released;
     }
     cta.bars[b as usize].arrived = 0;
     for w in &mut cta.warps {
+        if w.groups.iter().any(|g| g.wait == Wait::Bar(b)) {
+            released.push(w.index);
+        }
         for g in w.groups.iter_mut().filter(|g| g.wait == Wait::Bar(b)) {
             g.wait = Wait::Ready;
             let frame = &mut w.frames[g.frame as usize];
@@ -469,6 +517,7 @@ fn try_release(m: &Module, cta: &mut Cta, b: u8) {
             g.pc += 1;
         }
     }
+    released
 }
 
 /// Splits lanes `active` out of group `gi` into their own group; the rest go to `rest_pc`

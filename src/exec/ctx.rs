@@ -40,6 +40,8 @@ pub(crate) struct Ctx<'a, 'm> {
     pub asy: &'a mut Option<Box<WarpAsync>>,
     /// The group was woken because its wait timed out (`try_wait` returns false).
     pub timed_out: bool,
+    /// The happens-before checker, unless checking is off.
+    pub hb: Option<&'a mut super::hazard::Checker>,
 }
 
 impl Ctx<'_, '_> {
@@ -51,6 +53,18 @@ impl Ctx<'_, '_> {
     /// Lanes that are the executing CTA's threads `[x, y, z]`.
     pub fn thread_of(&self, lane: usize) -> u32 {
         self.warp_index * WARP as u32 + lane as u32
+    }
+
+    /// Where lane `lane` executes the current instruction, for the checker.
+    pub fn site(&self, lane: usize) -> super::hazard::Site {
+        super::hazard::Site {
+            func: self.frame.func.0,
+            pc: self.pc,
+            rank: self.rank,
+            cta: self.cta,
+            warp: self.warp_index,
+            lane: lane as u32,
+        }
     }
 
     /// The instruction's first type (`add.s32` -> s32).

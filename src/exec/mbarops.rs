@@ -11,9 +11,10 @@ use super::memops::{address, thread_of};
 use super::park::{lanes_where, record, AsyncWait, Settle, WaitFor};
 use super::step::{fault, lanes, Cluster, Machine, Res};
 use super::FaultKind;
-use crate::ir::mods::SubOp;
+use crate::ir::mods::{Sem, SubOp};
 use crate::ir::{Flags, Instr, Op, Space, Type};
 use crate::mem::copy::Notice;
+use crate::mem::hb::Vc;
 use crate::mem::mbarrier::{MbarError, Mbarrier};
 use crate::trace::What;
 
@@ -132,7 +133,7 @@ fn init(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         let a = address(cx, 0, lane);
         let (rank, off) = mbar_loc(cx, cx.ins.mods.space, a, lane)?;
         let count = cx.src(1, lane, Type::U32);
-        let b = Mbarrier::new(count as u32).map_err(|_| {
+        let mut b = Mbarrier::new(count as u32).map_err(|_| {
             lane_fault(
                 cx,
                 lane,
@@ -140,6 +141,24 @@ fn init(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
                 format!("mbarrier.init with count {count}: the count must be in 1..=2^20-1"),
             )
         })?;
+        let in_use = cx.smem[rank as usize]
+            .mbars
+            .get(&(off as u32))
+            .is_some_and(|old| old.pending != old.expected || old.tx != 0);
+        let site = cx.site(lane);
+        if let Some(hb) = cx.hb.as_mut() {
+            b.agent = hb.new_agent();
+            if in_use {
+                hb.report(
+                    "mbarrier-misuse",
+                    site,
+                    format!("mbarrier.init of shared+{off:#x}, an mbarrier whose current phase is under way (arrivals or transactions pending)"),
+                    "initialize an mbarrier once, or mbarrier.inval it after its last phase completed before initializing it again",
+                    format!("shared+{off:#x} (8 bytes)"),
+                    None,
+                );
+            }
+        }
         let smem = &mut cx.smem[rank as usize];
         smem.mbars.insert(off as u32, b);
         smem.sync_mbar(off as u32);
@@ -227,12 +246,24 @@ fn arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
                 format!("arrival count {count} is outside 1..=2^20-1"),
             ));
         }
+        // Arrivals release the warp's clock (`.release` is the default; `.relaxed` releases none).
+        let (wrank, warp) = (cx.rank, cx.warp_index);
+        let release = match (cx.hb.as_mut(), m.sem) {
+            (Some(hb), s) if s != Some(Sem::Relaxed) => Some(hb.warp(wrank, warp).vc.clone()),
+            _ => None,
+        };
         let r = with_mbar(cx, rank, off, lane, |b| {
+            if let Some(vc) = &release {
+                b.release(vc);
+            }
             if let Some(t) = tx {
                 b.expect_tx(t)?;
             }
             b.arrive(count as u32, drop, no_complete)
         })?;
+        if let (Some(hb), Some(_)) = (cx.hb.as_mut(), &release) {
+            hb.warp(wrank, warp).tick();
+        }
         cx.dst(0, lane, r.token);
         notices.push(Notice::Mbar {
             rank,
@@ -259,6 +290,8 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let mut want = None;
     let mut first_want = None;
     let mut observed = Vec::new();
+    // What the completed phases the wait observes released (`.acquire` is the default).
+    let mut acquired = Vc::new();
     let active = cx.active;
     let mut ok = 0u32;
     for lane in lanes(active) {
@@ -280,6 +313,13 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         if done {
             ok |= 1 << lane;
             if let Some(b) = cx.smem[rank as usize].mbars.get(&(off as u32)) {
+                let phase_vc = match w {
+                    WaitFor::Parity(p) => b.parity_clock(p),
+                    WaitFor::Phase(t) => b.phase_clock(t),
+                };
+                if let Some(v) = phase_vc {
+                    acquired.join(v);
+                }
                 for &o in &b.last_ops {
                     if !observed.contains(&o) {
                         observed.push(o);
@@ -293,6 +333,10 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
                 want: w,
             });
         }
+    }
+    let (wrank, warp) = (cx.rank, cx.warp_index);
+    if let (Some(hb), false) = (cx.hb.as_mut(), cx.ins.mods.sem == Some(Sem::Relaxed)) {
+        hb.warp(wrank, warp).vc.join(&acquired);
     }
     // Woken because nothing else could happen: the waits that are still incomplete return false.
     let done = if cx.timed_out { active } else { ok };
@@ -359,6 +403,11 @@ impl Machine<'_> {
                 }
                 if done != 0 {
                     self.trace.push(event("cluster-wait"));
+                    if let (Some(hb), false) =
+                        (self.hb.as_mut(), ins.mods.sem == Some(Sem::Relaxed))
+                    {
+                        hb.cluster_wait(cl.ctas[ci].rank, index);
+                    }
                 }
                 let s = Settle {
                     done,
@@ -379,6 +428,10 @@ impl Machine<'_> {
                 cl.cbar_arrived += active.count_ones();
                 warp.groups[gi].pc += 1;
                 self.trace.push(event("cluster-arrive"));
+                if let Some(hb) = self.hb.as_mut() {
+                    let relaxed = ins.mods.sem == Some(Sem::Relaxed);
+                    hb.cluster_arrive(cl.ctas[ci].rank, index, relaxed);
+                }
                 self.release_cluster_barrier(cl);
             }
         }
@@ -390,6 +443,9 @@ impl Machine<'_> {
         if cl.cbar_arrived > 0 && cl.cbar_arrived >= cl.live_threads() {
             cl.cbar_phase += 1;
             cl.cbar_arrived = 0;
+            if let Some(hb) = self.hb.as_mut() {
+                hb.cluster_complete();
+            }
             self.wake_cluster_barrier(cl);
         }
     }

@@ -260,6 +260,65 @@ pub(crate) fn elems(cx: &Ctx<'_, '_>, k: usize) -> Vec<Operand> {
     }
 }
 
+/// Tells the happens-before checker about an access of shared or global memory; `atomic` for
+/// atomics and for loads and stores with a memory-order semantic (`.volatile` counts as
+/// `.relaxed`), which do not race with each other. Stores over a live mbarrier are misuse.
+fn checked(
+    cx: &mut Ctx<'_, '_>,
+    tg: Target,
+    lane: usize,
+    len: usize,
+    (write, read): (bool, bool),
+    atomic: bool,
+) {
+    use super::hazard::Region;
+    use crate::ir::mods::Sem;
+    let region = match tg {
+        Target::Global(a) => Region::Global(a),
+        Target::Shared(r, o) => Region::Shared(r, o),
+        _ => return,
+    };
+    let site = cx.site(lane);
+    let sem = match cx.ins.mods.sem {
+        Some(Sem::Volatile | Sem::Mmio | Sem::Weak) => None,
+        s => s,
+    };
+    let Some(hb) = cx.hb.as_mut() else { return };
+    hb.access(&*cx.engine, &*cx.global, site, region, len, write, atomic);
+    if atomic {
+        hb.atomic_sync(site, region, write, read, sem);
+    }
+    if let (true, Target::Shared(r, o)) = (write, tg) {
+        let live = cx.smem.get(r as usize).and_then(|s| {
+            s.mbars
+                .range(o.saturating_sub(7) as u32..(o + len as u64) as u32)
+                .next()
+                .map(|(k, _)| *k)
+        });
+        if let Some(k) = live {
+            let what = if atomic {
+                "an atomic"
+            } else {
+                "an ordinary store"
+            };
+            hb.report(
+                "mbarrier-misuse",
+                site,
+                format!("{what} writes shared+{o:#x}, which holds the live mbarrier at shared+{k:#x}"),
+                "touch an mbarrier object only through mbarrier instructions; mbarrier.inval it before reusing its memory",
+                super::hazard::describe(&*cx.global, region, len, r),
+                None,
+            );
+        }
+    }
+}
+
+/// Whether a load or store with these modifiers is a strong (atomic-like) access.
+fn strong(cx: &Ctx<'_, '_>) -> bool {
+    use crate::ir::mods::Sem;
+    matches!(cx.ins.mods.sem, Some(s) if s != Sem::Weak)
+}
+
 fn load(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let t = cx.ty();
     let esize = t.size() as usize;
@@ -273,6 +332,10 @@ fn load(cx: &mut Ctx<'_, '_>) -> Res<()> {
         check_align(cx, addr, (esize * n) as u64, lane, tg)?;
         let bytes = &mut buf[..esize * n];
         read(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        if cx.hb.is_some() {
+            let atomic = strong(cx);
+            checked(cx, tg, lane, esize * n, (false, true), atomic);
+        }
         for (i, r) in regs.iter().enumerate() {
             let raw = mem::read_le(&bytes[i * esize..(i + 1) * esize]);
             let v = if t.is_signed() {
@@ -304,6 +367,10 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
             mem::write_le(&mut buf[i * esize..(i + 1) * esize], x);
         }
         write(cx, tg, lane, &buf[..esize * n]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        if cx.hb.is_some() {
+            let atomic = strong(cx);
+            checked(cx, tg, lane, esize * n, (true, false), atomic);
+        }
     }
     Ok(())
 }
@@ -337,6 +404,9 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
         };
         mem::write_le(&mut buf[..esize], new);
         write(cx, tg, lane, &buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        if cx.hb.is_some() {
+            checked(cx, tg, lane, esize, (true, !is_red), true);
+        }
         if !is_red {
             let v = if t.is_signed() {
                 sext(old, bits) as u64

@@ -28,6 +28,7 @@ mod control;
 mod ctx;
 mod cvt;
 mod fp;
+mod hazard;
 mod layout;
 mod mbarops;
 mod memops;
@@ -59,6 +60,8 @@ pub struct Options {
     /// Record a trace; with every instruction too.
     pub trace: bool,
     pub trace_instructions: bool,
+    /// Check happens-before (hazards); off for speed with `--no-check`.
+    pub check: bool,
 }
 
 impl Default for Options {
@@ -70,6 +73,7 @@ impl Default for Options {
             latency: Box::new(crate::latency::Immediate),
             trace: false,
             trace_instructions: false,
+            check: true,
         }
     }
 }
@@ -132,6 +136,35 @@ impl fmt::Display for Fault {
     }
 }
 
+/// A hazard the happens-before checker found: undefined behaviour at an instruction, related
+/// to another (the conflicting access or the asynchronous operation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// The contract's hazard kind (`read-before-complete`, ...).
+    pub kind: &'static str,
+    pub message: String,
+    /// The usual fix.
+    pub help: String,
+    /// The offending access: function and instruction index.
+    pub at: (FuncId, u32),
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    /// The thread's index within its CTA, before it becomes `thread`.
+    pub linear_thread: u32,
+    /// `buffer+offset (n bytes)` or `shared+offset (n bytes)`.
+    pub address: String,
+    pub related: Vec<Related>,
+    /// How many times this (kind, instruction, related instruction) occurred.
+    pub count: u64,
+}
+
+/// The other side of a hazard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub at: (FuncId, u32),
+    pub label: String,
+}
+
 /// Counters of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -151,6 +184,8 @@ pub struct Outcome {
     pub trace: Trace,
     /// The latency model's name.
     pub latency: String,
+    /// Hazards the checker found (the run goes on after a hazard).
+    pub hazards: Vec<Hazard>,
 }
 
 /// Runs `entry` over the grid. `global` holds the launch's buffers; `kparams` is the kernel
@@ -181,7 +216,12 @@ pub fn run(
             }
         }
     }
-    let (global, stdout, stats, trace) = m.finish();
+    let (global, stdout, stats, trace, mut hazards) = m.finish();
+    let [bx, by, _] = grid.block;
+    for h in &mut hazards {
+        let t = h.linear_thread;
+        h.thread = [t % bx, (t / bx) % by, t / (bx * by)];
+    }
     Outcome {
         global,
         stdout,
@@ -189,6 +229,7 @@ pub fn run(
         fault,
         trace,
         latency,
+        hazards,
     }
 }
 

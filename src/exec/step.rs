@@ -47,6 +47,8 @@ pub(crate) struct Machine<'m> {
     /// a barrier opened, a thread exited): a wait that timed out once at the same count cannot
     /// be helped by timing out again.
     pub progress: u64,
+    /// The happens-before checker, unless checking is off.
+    pub hb: Option<super::hazard::Checker>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,11 +229,17 @@ impl<'m> Machine<'m> {
             trace: Trace::new(opts.trace, opts.trace_instructions),
             now: 0,
             progress: 0,
+            hb: opts.check.then(|| super::hazard::Checker::new(m)),
         }
     }
 
-    pub fn finish(self) -> (Global, String, Stats, Trace) {
-        (self.global, self.stdout, self.stats, self.trace)
+    pub fn finish(mut self) -> (Global, String, Stats, Trace, Vec<super::Hazard>) {
+        let hazards = self
+            .hb
+            .as_mut()
+            .map(|h| h.take_hazards())
+            .unwrap_or_default();
+        (self.global, self.stdout, self.stats, self.trace, hazards)
     }
 
     pub(crate) fn new_frame_for(&self, warp: &mut Warp, func: FuncId) -> Res<u32> {
@@ -346,6 +354,10 @@ impl<'m> Machine<'m> {
         }
         self.engine.reset();
         self.now = 0;
+        if let Some(hb) = &mut self.hb {
+            let warps: Vec<usize> = cl.ctas.iter().map(|c| c.warps.len()).collect();
+            hb.start_cluster(&warps, shared_bytes as usize);
+        }
         if self.trace.enabled {
             for cta in &cl.ctas {
                 for w in &cta.warps {
@@ -549,6 +561,14 @@ impl<'m> Machine<'m> {
                 | Griddepcontrol
                 | Discard
                 | Applypriority => {
+                    let (rank, warp) = (cx.rank, cx.warp_index);
+                    if let Some(hb) = cx.hb.as_mut() {
+                        match ins.op {
+                            Membar | Fence => hb.warp(rank, warp).fence(),
+                            FenceProxyAsync | FenceProxyAsyncGeneric => hb.proxy_fence(rank, warp),
+                            _ => {}
+                        }
+                    }
                     if matches!(
                         ins.op,
                         FenceProxyAsync
@@ -721,6 +741,7 @@ impl<'m> Machine<'m> {
             trace: &mut self.trace,
             asy: &mut warp.asy,
             timed_out,
+            hb: self.hb.as_mut(),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! Address ranges are checked when the operation is issued, so later reads and writes cannot
 //! fail; the errors here are mbarrier misuse found at completion.
 
+use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
 use super::{Global, Smem};
 use crate::ir::mods::SubOp;
@@ -88,6 +89,9 @@ pub struct OpSpec {
     /// Descriptions for traces.
     pub src_desc: String,
     pub dst_desc: String,
+    /// For the happens-before checker, an operation tracked by an async-group: the epochs of
+    /// its completion and of the end of its source reads on the issuing warp's group clocks.
+    pub group_epochs: Option<(Epoch, Epoch)>,
 }
 
 #[derive(Debug, Clone)]
@@ -98,6 +102,44 @@ pub struct Op {
     pub complete_at: u64,
     pub read_done: bool,
     pub complete: bool,
+    /// Per destination CTA rank, the completion epoch of the mbarrier phase its complete-tx
+    /// counted towards (set at completion).
+    pub mbar_epochs: Vec<(u32, Epoch)>,
+}
+
+impl Op {
+    /// The epoch a wait must have observed for the operation's writes to CTA `rank` (or to
+    /// global memory, any rank) to be visible; `None` while it is in flight.
+    pub fn completion(&self, rank: u32) -> Option<Epoch> {
+        if !self.complete {
+            return None;
+        }
+        if let Some((done, _)) = self.spec.group_epochs {
+            return Some(done);
+        }
+        self.mbar_epochs
+            .iter()
+            .find(|(r, _)| *r == rank)
+            .or(self.mbar_epochs.first())
+            .map(|(_, e)| *e)
+    }
+
+    /// The epoch after which its sources may be written again; `None` until it is observable.
+    pub fn sources_released(&self) -> Option<Epoch> {
+        match self.spec.group_epochs {
+            Some((_, read)) if self.read_done => Some(read),
+            _ => self.completion(self.spec.issuer.rank),
+        }
+    }
+
+    /// Whether it goes through the async proxy (bulk and tensor copies and reductions); non-bulk
+    /// `cp.async` and `st.async`/`red.async` are generic-proxy operations.
+    pub fn async_proxy(&self) -> bool {
+        matches!(
+            self.spec.class,
+            OpClass::Bulk | OpClass::BulkReduce | OpClass::Tensor
+        )
+    }
 }
 
 /// An arrive-on (`cp.async.mbarrier.arrive`) waiting for operations to complete.
@@ -108,6 +150,9 @@ pub struct ArriveOn {
     pub count: u32,
     pub waiting: Vec<OpId>,
     pub issuer: Issuer,
+    /// What the arrive-on releases: the issuer's clock at the instruction, with its `cp.async`
+    /// completion clock raised past the operations it waits for (empty when not checking).
+    pub release: Vc,
 }
 
 /// What changed, for the machine to wake waiters.
@@ -165,9 +210,9 @@ impl Engine {
         self.model.name()
     }
 
-    /// A new cluster starts: its operations and queues are fresh.
+    /// A new cluster starts on fresh SMs: queues are empty. Operation ids stay unique for the
+    /// whole launch (the checker's shadow of global memory names them).
     pub fn reset(&mut self) {
-        self.ops.clear();
         self.queue.clear();
         self.arrive_ons.clear();
         self.model.reset();
@@ -272,6 +317,7 @@ impl Engine {
             complete_at,
             read_done: false,
             complete: false,
+            mbar_epochs: Vec::new(),
         });
         id
     }
@@ -360,6 +406,10 @@ impl Engine {
             }
             Ev::Complete => {
                 op.complete = true;
+                // Its bytes have all moved: keep only what reports and the checker need.
+                op.spec.segs = Vec::new();
+                op.spec.staging = Vec::new();
+                op.spec.pieces = Vec::new();
                 trace.push(event(What::Complete { op: id }));
                 notices.push(Notice::Op {
                     rank: iss.rank,
@@ -367,7 +417,9 @@ impl Engine {
                 });
                 if let Completion::Mbarrier(targets) = op.spec.completion.clone() {
                     for (rank, off, bytes) in targets {
-                        complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
+                        let e =
+                            complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
+                        self.ops[id as usize].mbar_epochs.push((rank, e));
                     }
                 }
                 self.fire_arrive_ons(id, t, mem, trace, notices)?;
@@ -456,7 +508,8 @@ fn mbar_error(kind: &'static str, message: String, issuer: Issuer) -> EngineErro
     }
 }
 
-/// complete-tx of `bytes` on the mbarrier at (rank, off), with the trace events it causes.
+/// complete-tx of `bytes` on the mbarrier at (rank, off), with the trace events it causes;
+/// returns the completion epoch of the phase it counted towards.
 #[allow(clippy::too_many_arguments)]
 pub fn complete_tx(
     mem: &mut Spaces<'_>,
@@ -468,7 +521,7 @@ pub fn complete_tx(
     iss: Issuer,
     trace: &mut Trace,
     notices: &mut Vec<Notice>,
-) -> Result<(), EngineError> {
+) -> Result<Epoch, EngineError> {
     let Some(smem) = mem.smem.get_mut(rank as usize) else {
         return Err(mbar_error(
             "uninitialized-mbarrier",
@@ -485,6 +538,7 @@ pub fn complete_tx(
             iss,
         ));
     };
+    let epoch = b.completion_epoch();
     let completed = b
         .complete_tx(bytes, op)
         .map_err(|e| mbar_failure(&e, iss))?;
@@ -505,7 +559,7 @@ pub fn complete_tx(
     if completed {
         mbar_event(trace, t, iss, rank, off, "phase-complete", 0, snapshot, op);
     }
-    Ok(())
+    Ok(epoch)
 }
 
 /// Performs an arrive-on registered with [`Engine::arrive_on`].
@@ -534,6 +588,7 @@ pub fn arrive(
     if let Some(op) = op {
         b.phase_ops.push(op);
     }
+    b.release(&a.release);
     let r = b
         .arrive(a.count, false, false)
         .map_err(|e| mbar_failure(&e, a.issuer))?;
@@ -637,6 +692,7 @@ mod tests {
             on_chip: false,
             src_desc: String::new(),
             dst_desc: String::new(),
+            group_epochs: None,
         }
     }
 
@@ -694,6 +750,7 @@ mod tests {
             count: 1,
             waiting: vec![id],
             issuer: Issuer::default(),
+            release: Vc::new(),
         });
         assert!(pending.is_none());
         let mut sp = Spaces {

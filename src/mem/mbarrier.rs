@@ -11,7 +11,13 @@
 //! changes with the state. The state token that `arrive` returns encodes the phase it arrived
 //! in; a wait on a token is complete once the object's phase has moved past it, a wait on a
 //! parity once the current phase's parity differs (the phase with that parity has completed).
+//!
+//! For the happens-before checker the object also carries a vector clock: arrivals with
+//! release semantics join their clock into it, and a completed phase keeps a snapshot with the
+//! object's own agent raised to the number of completed phases, which operations whose
+//! complete-tx counted towards that phase use as their completion epoch (`mem::hb`).
 
+use super::hb::{Agent, Epoch, Vc};
 use std::fmt;
 
 /// Largest arrival count and tx-count magnitude (2^20 - 1).
@@ -32,10 +38,19 @@ pub struct Mbarrier {
     /// Outstanding transaction bytes of the current phase.
     pub tx: i64,
     /// Asynchronous operations whose complete-tx or arrive-on counted towards the current phase,
-    /// and those of the phase that completed last (for traces and happens-before edges).
+    /// and those of the phase that completed last (for traces).
     pub phase_ops: Vec<u32>,
     pub last_ops: Vec<u32>,
+    /// The object's agent (0 when nothing checks happens-before).
+    pub agent: Agent,
+    /// What arrivals released so far (cumulative over phases).
+    pub released: Vc,
+    /// The clocks of the last completed phases: (phase, clock a wait that observes it acquires).
+    pub completed: Vec<(u32, Vc)>,
 }
+
+/// Completed phases whose clocks an mbarrier keeps (waits on older tokens get a later one).
+const KEPT_PHASES: usize = 4;
 
 /// Misuse of an mbarrier, named by the contract's hazard kinds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,9 +128,40 @@ impl Mbarrier {
             expected: count,
             pending: count,
             tx: 0,
-            phase_ops: Vec::new(),
-            last_ops: Vec::new(),
+            ..Mbarrier::default()
         })
+    }
+
+    /// The epoch a complete-tx now would complete with: the current phase, once completed.
+    pub fn completion_epoch(&self) -> Epoch {
+        Epoch {
+            agent: self.agent,
+            clock: self.phase + 1,
+        }
+    }
+
+    /// The clock a wait that observed the completion of `phase` acquires (the kept phase at
+    /// or after it; completed phases are cumulative).
+    pub fn phase_clock(&self, phase: u32) -> Option<&Vc> {
+        self.completed
+            .iter()
+            .find(|(p, _)| *p >= phase)
+            .or(self.completed.last())
+            .map(|(_, vc)| vc)
+    }
+
+    /// The clock of the latest completed phase with parity `p`.
+    pub fn parity_clock(&self, p: u32) -> Option<&Vc> {
+        self.completed
+            .iter()
+            .rev()
+            .find(|(k, _)| k & 1 == p & 1)
+            .map(|(_, vc)| vc)
+    }
+
+    /// Joins what an arrival with release semantics releases.
+    pub fn release(&mut self, vc: &Vc) {
+        self.released.join(vc);
     }
 
     /// The token of the current phase, with the pending count packed in for `pending_count`.
@@ -155,6 +201,13 @@ impl Mbarrier {
     fn try_complete(&mut self) -> bool {
         if self.pending != 0 || self.tx != 0 {
             return false;
+        }
+        if self.agent != 0 {
+            self.released.raise(self.agent, self.phase + 1);
+            if self.completed.len() == KEPT_PHASES {
+                self.completed.remove(0);
+            }
+            self.completed.push((self.phase, self.released.clone()));
         }
         self.phase = self.phase.wrapping_add(1);
         self.pending = self.expected;
@@ -282,6 +335,41 @@ mod tests {
         assert_eq!((b.phase, b.expected, b.pending), (1, 2, 2));
         assert!(b.arrive(2, false, false).unwrap().completed);
         assert_eq!(b.phase, 2);
+    }
+
+    #[test]
+    fn completed_phases_keep_the_clocks_waits_acquire() {
+        let mut b = Mbarrier::new(1).unwrap();
+        b.agent = 50;
+        let mut v = Vc::new();
+        v.raise(7, 3);
+        b.release(&v);
+        assert_eq!(
+            b.completion_epoch(),
+            Epoch {
+                agent: 50,
+                clock: 1
+            }
+        );
+        b.arrive(1, false, false).unwrap();
+        let c0 = b.parity_clock(0).unwrap();
+        assert!(
+            c0.covers(Epoch { agent: 7, clock: 3 })
+                && c0.covers(Epoch {
+                    agent: 50,
+                    clock: 1
+                })
+        );
+        assert!(b.parity_clock(1).is_none());
+        b.arrive(1, false, false).unwrap();
+        assert!(b.parity_clock(1).unwrap().covers(Epoch {
+            agent: 50,
+            clock: 2
+        }));
+        assert!(b
+            .phase_clock(0)
+            .unwrap()
+            .covers(Epoch { agent: 7, clock: 3 }));
     }
 
     #[test]

@@ -12,11 +12,14 @@
 //! makes such addresses; generic addresses carry them inside the shared window.
 //!
 //! The asynchronous copy engine is `copy.rs`, the mbarrier object `mbarrier.rs`, the CUDA tensor
-//! map `tensormap.rs`, and read-modify-write arithmetic `reduce.rs`.
+//! map `tensormap.rs`, and read-modify-write arithmetic `reduce.rs`; the happens-before checker's
+//! vector clocks are `hb.rs` and its shadow memory `shadow.rs`.
 
 pub mod copy;
+pub mod hb;
 pub mod mbarrier;
 pub mod reduce;
+pub mod shadow;
 pub mod tensormap;
 
 use std::collections::BTreeMap;
@@ -133,7 +136,8 @@ impl Global {
         self.allocs.iter().find(|a| a.name == name)
     }
 
-    fn locate(&self, addr: u64, len: u64) -> Result<(usize, usize), MemFault> {
+    /// The allocation (index) and offset of `len` bytes at `addr`.
+    pub fn locate(&self, addr: u64, len: u64) -> Result<(usize, usize), MemFault> {
         let i = self.allocs.partition_point(|a| a.base <= addr);
         if i > 0 {
             let a = &self.allocs[i - 1];

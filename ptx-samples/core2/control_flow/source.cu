@@ -79,6 +79,7 @@ extern "C" __global__ void control_flow(const int* __restrict__ in, const int* _
   const int v = in[g];
   if (t == 0) s_flag = 0;
   s_sum[t] = 0;
+  __syncthreads();  // orders the initial stores before the atomicAdds and reads below (ptxrun's checker found the race)
 
   // dense switch, inline (and through a call), selector from the data, including out-of-range values
   unsigned acc = 0;

@@ -1,0 +1,608 @@
+//! The happens-before checker (PTX ISA 9.0 chapter 8 "Memory Consistency Model", 9.7.9.25.1
+//! "Completion Mechanisms for Asynchronous Copy Operations", 9.7.13.15 mbarrier): it follows
+//! the run, joining vector clocks at every synchronising event, and checks every access of
+//! shared and global memory against the shadow of the bytes it touches (`mem::hb`,
+//! `mem::shadow`). An asynchronous operation is checked when it is issued, as a read of its
+//! sources and a write of its destinations spanning issue to completion, so the verdict never
+//! depends on when the copy happened to land (the latency model). The rules, each a hazard kind
+//! of `../shared/contract.md`:
+//!
+//! - a read of bytes an asynchronous operation writes, not ordered after its completion:
+//!   `read-before-complete`; a write to them: `write-before-complete`;
+//! - an asynchronous write to bytes a read not ordered before its issue reads:
+//!   `async-write-after-read`;
+//! - a write (or another operation's write) to bytes an operation reads, not ordered after it
+//!   finished reading: `source-modified-before-complete`;
+//! - a bulk or tensor operation (async proxy) that reads or overwrites bytes last written by an
+//!   ordinary store whose writer did not execute `fence.proxy.async` after it, ordered before
+//!   the issue: `missing-proxy-fence` (non-bulk `cp.async` and `st.async` are generic-proxy
+//!   operations and need none; reads need none, so the CUTLASS consumer release is clean);
+//! - two ordinary accesses of different warps, one a write, unordered: `data-race` (atomic,
+//!   volatile and relaxed/acquire/release accesses do not race with each other).
+//!
+//! Each distinct (kind, instruction, related instruction) is reported once with a count.
+
+use crate::exec::{Hazard, Related};
+use crate::ir::mods::Sem;
+use crate::ir::FuncId;
+use crate::mem::copy::{Engine, Loc, OpId};
+use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
+use crate::mem::shadow::{Shadow, Stamp, Who};
+use crate::mem::Global;
+use std::collections::BTreeMap;
+
+/// Where an access happens: the instruction, and the thread that executes it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Site {
+    pub func: u32,
+    pub pc: u32,
+    pub rank: u32,
+    pub cta: [u32; 3],
+    pub warp: u32,
+    pub lane: u32,
+}
+
+/// The memory an access touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Region {
+    Global(u64),
+    /// A CTA's shared memory (rank) at an offset.
+    Shared(u32, u64),
+}
+
+/// What makes a hazard distinct: its kind, instruction and related instruction.
+type HazardKey = (&'static str, (u32, u32), Option<(u32, u32)>);
+
+/// Named barriers per CTA.
+const BARRIERS: usize = 16;
+
+#[derive(Default)]
+pub(crate) struct Checker {
+    /// PTX line of every instruction, per function (for messages).
+    lines: Vec<Vec<u32>>,
+    next_agent: Agent,
+    /// Per CTA rank of the running cluster, per warp.
+    warps: Vec<Vec<WarpClock>>,
+    /// Per agent, the clocks at which it executed `fence.proxy.async`.
+    proxy_fences: BTreeMap<Agent, Vec<u32>>,
+    /// Per global allocation (made on first access), and per CTA rank.
+    global: Vec<Option<Shadow>>,
+    shared: Vec<Shadow>,
+    /// Per CTA rank, what arrivals released into each named barrier's current phase, and what
+    /// exited threads released (they count as arrived at every later barrier phase).
+    bars: Vec<[Vc; BARRIERS]>,
+    exited: Vec<Vc>,
+    /// The cluster barrier: released into its current phase, and by its last completed phase.
+    cluster_arrived: Vc,
+    cluster_done: Vc,
+    /// Synchronisation clocks of atomically accessed locations (Miri's release sequences).
+    atomics: BTreeMap<(u32, u64), Vc>,
+    hazards: Vec<Hazard>,
+    seen: BTreeMap<HazardKey, usize>,
+}
+
+/// How a hazard's earlier access is described.
+fn op_name(engine: &Engine, op: OpId) -> String {
+    engine
+        .ops
+        .get(op as usize)
+        .map_or_else(|| "asynchronous operation".into(), |o| o.spec.kind.clone())
+}
+
+impl Checker {
+    pub fn new(m: &crate::ir::Module) -> Self {
+        Checker {
+            lines: m
+                .functions
+                .iter()
+                .map(|f| f.srcs.iter().map(|s| s.line).collect())
+                .collect(),
+            next_agent: 1,
+            ..Checker::default()
+        }
+    }
+
+    /// The PTX line of instruction `pc` of function `f`.
+    fn line(&self, f: u32, pc: u32) -> u32 {
+        self.lines
+            .get(f as usize)
+            .and_then(|l| l.get(pc as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// A cluster starts: fresh agents for its warps, empty shared shadows and barriers.
+    pub fn start_cluster(&mut self, warps_per_cta: &[usize], shared_bytes: usize) {
+        self.warps.clear();
+        for &n in warps_per_cta {
+            let mut ws = Vec::with_capacity(n);
+            for _ in 0..n {
+                ws.push(WarpClock::new(self.next_agent));
+                self.next_agent += WarpClock::AGENTS;
+            }
+            self.warps.push(ws);
+        }
+        self.shared = warps_per_cta
+            .iter()
+            .map(|_| Shadow::new(shared_bytes))
+            .collect();
+        self.bars = warps_per_cta.iter().map(|_| Default::default()).collect();
+        self.exited = warps_per_cta.iter().map(|_| Vc::new()).collect();
+        self.cluster_arrived = Vc::new();
+        self.cluster_done = Vc::new();
+    }
+
+    pub fn new_agent(&mut self) -> Agent {
+        self.next_agent += 1;
+        self.next_agent - 1
+    }
+
+    pub fn warp(&mut self, rank: u32, warp: u32) -> &mut WarpClock {
+        &mut self.warps[rank as usize][warp as usize]
+    }
+
+    pub fn take_hazards(&mut self) -> Vec<Hazard> {
+        self.seen.clear();
+        std::mem::take(&mut self.hazards)
+    }
+
+    /// Records a hazard, or counts a repeat of one already reported.
+    #[allow(clippy::too_many_arguments)]
+    pub fn report(
+        &mut self,
+        kind: &'static str,
+        site: Site,
+        message: String,
+        help: &str,
+        address: String,
+        related: Option<(u32, u32, String)>,
+    ) {
+        let key = (
+            kind,
+            (site.func, site.pc),
+            related.as_ref().map(|r| (r.0, r.1)),
+        );
+        if let Some(&i) = self.seen.get(&key) {
+            self.hazards[i].count += 1;
+            return;
+        }
+        let line = related.as_ref().map_or(0, |r| self.line(r.0, r.1));
+        let message = message.replace("{L}", &line.to_string());
+        self.seen.insert(key, self.hazards.len());
+        self.hazards.push(Hazard {
+            kind,
+            message,
+            help: help.to_string(),
+            at: (FuncId(site.func), site.pc),
+            cta: site.cta,
+            thread: [0; 3],
+            linear_thread: site.warp * 32 + site.lane,
+            address,
+            related: related
+                .into_iter()
+                .map(|(f, pc, label)| Related {
+                    at: (FuncId(f), pc),
+                    label,
+                })
+                .collect(),
+            count: 1,
+        });
+    }
+
+    /// The shadow and offset of a region, or `None` outside memory the checker follows.
+    fn shadow(
+        &mut self,
+        global: &Global,
+        region: Region,
+        len: usize,
+    ) -> Option<(&mut Shadow, usize)> {
+        match region {
+            Region::Shared(r, off) => {
+                let s = self.shared.get_mut(r as usize)?;
+                Some((s, off as usize))
+            }
+            Region::Global(a) => {
+                let (i, off) = global.locate(a, len as u64).ok()?;
+                if self.global.len() <= i {
+                    self.global.resize(i + 1, None);
+                }
+                let size = global.allocs[i].data.len();
+                let s = self.global[i].get_or_insert_with(|| Shadow::new(size));
+                Some((s, off))
+            }
+        }
+    }
+
+    /// An ordinary, atomic (`atomic`) or volatile access by a warp.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        engine: &Engine,
+        global: &Global,
+        site: Site,
+        region: Region,
+        len: usize,
+        write: bool,
+        atomic: bool,
+    ) {
+        let w = &self.warps[site.rank as usize][site.warp as usize];
+        let vc = w.vc.clone();
+        let new = Stamp::warp(w.now(), atomic, site.func, site.pc);
+        let dst_rank = match region {
+            Region::Shared(r, _) => r,
+            Region::Global(_) => site.rank,
+        };
+        let mut met = Vec::new();
+        let Some((shadow, off)) = self.shadow(global, region, len) else {
+            return;
+        };
+        shadow.access(off, len, new, write, &mut |prev, prev_write, conflict| {
+            let ok = match prev.who() {
+                Who::Warp { at, atomic: a } => (a && atomic) || vc.covers(at),
+                Who::Op { op, reduce } => {
+                    let o = &engine.ops[op as usize];
+                    (reduce && atomic)
+                        || if prev_write {
+                            o.completion(dst_rank).is_some_and(|e| vc.covers(e))
+                        } else {
+                            o.sources_released().is_some_and(|e| vc.covers(e))
+                        }
+                }
+            };
+            if !ok && conflict {
+                met.push((*prev, prev_write));
+            }
+            ok
+        });
+        let address = describe(global, region, len, site.rank);
+        for (prev, prev_write) in met {
+            self.thread_conflict(engine, site, write, prev, prev_write, address.clone());
+        }
+    }
+
+    fn thread_conflict(
+        &mut self,
+        engine: &Engine,
+        site: Site,
+        write: bool,
+        prev: Stamp,
+        prev_write: bool,
+        address: String,
+    ) {
+        let rw = |w: bool| if w { "write" } else { "read" };
+        match prev.who() {
+            Who::Op { op, .. } => {
+                let name = op_name(engine, op);
+                let o = &engine.ops[op as usize];
+                let iss = o.spec.issuer;
+                let related = Some((
+                    iss.func,
+                    iss.pc,
+                    format!("the {name} whose completion it is not ordered after"),
+                ));
+                let tracked = match o.spec.completion {
+                    crate::mem::copy::Completion::Group => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
+                    _ => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
+                };
+                let (kind, message, help) = match (prev_write, write) {
+                    (true, false) => (
+                        "read-before-complete",
+                        format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
+                        tracked.to_string(),
+                    ),
+                    (true, true) => (
+                        "write-before-complete",
+                        format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
+                        tracked.to_string(),
+                    ),
+                    _ => (
+                        "source-modified-before-complete",
+                        format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
+                        "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
+                    ),
+                };
+                self.report(kind, site, message, &help, address, related);
+            }
+            Who::Warp { at, .. } => {
+                let (f, pc) = prev.site();
+                let warp = self.warp_of(at.agent);
+                let related = Some((
+                    f,
+                    pc,
+                    format!("the {} it races with ({warp})", rw(prev_write)),
+                ));
+                let message = format!(
+                    "{} of {address} races with a {} by {warp} at line {{L}}: no barrier, mbarrier or atomic orders them",
+                    rw(write),
+                    rw(prev_write)
+                );
+                self.report(
+                    "data-race",
+                    site,
+                    message,
+                    "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
+                    address,
+                    related,
+                );
+            }
+        }
+    }
+
+    /// Names the warp an agent belongs to, for messages.
+    fn warp_of(&self, agent: Agent) -> String {
+        for (r, ws) in self.warps.iter().enumerate() {
+            for (i, w) in ws.iter().enumerate() {
+                if w.me == agent {
+                    return if self.warps.len() > 1 {
+                        format!("warp {i} of CTA rank {r}")
+                    } else {
+                        format!("warp {i}")
+                    };
+                }
+            }
+        }
+        "a warp of another CTA".into()
+    }
+
+    /// An asynchronous operation was issued by the warp at `site`: its sources are read and its
+    /// destinations written from now until it completes.
+    pub fn op_issue(&mut self, engine: &Engine, global: &Global, op: OpId, site: Site) {
+        let o = &engine.ops[op as usize];
+        let issue_vc = self.warps[site.rank as usize][site.warp as usize]
+            .vc
+            .clone();
+        let reduce = o.spec.reduce.is_some();
+        let async_proxy = o.async_proxy();
+        let stamp = Stamp::op(op, reduce);
+        let segs = o.spec.segs.clone();
+        let mut met: Vec<(Stamp, bool, bool, Region, usize)> = Vec::new();
+        for s in &segs {
+            for (loc, write) in [(s.src, false), (s.dst, true)] {
+                let region = match loc {
+                    Loc::Global(a) => Region::Global(a),
+                    Loc::Shared { rank, off } => Region::Shared(rank, off),
+                    Loc::Fill => continue,
+                };
+                let rank = match region {
+                    Region::Shared(r, _) => r,
+                    Region::Global(_) => site.rank,
+                };
+                let Some((shadow, off)) = self.shadow(global, region, s.len as usize) else {
+                    continue;
+                };
+                let mut fence_checks = Vec::new();
+                shadow.access(
+                    off,
+                    s.len as usize,
+                    stamp,
+                    write,
+                    &mut |prev, prev_write, conflict| {
+                        let ok = match prev.who() {
+                            Who::Warp { at, atomic } => {
+                                let ordered = (atomic && reduce) || issue_vc.covers(at);
+                                if ordered && conflict && prev_write && async_proxy && !atomic {
+                                    fence_checks.push(*prev);
+                                }
+                                ordered
+                            }
+                            Who::Op { op: p, reduce: pr } => {
+                                let po = &engine.ops[p as usize];
+                                (pr && reduce)
+                                    || if prev_write {
+                                        po.completion(rank).is_some_and(|e| issue_vc.covers(e))
+                                    } else {
+                                        po.sources_released().is_some_and(|e| issue_vc.covers(e))
+                                    }
+                            }
+                        };
+                        if !ok && conflict {
+                            met.push((*prev, prev_write, write, region, s.len as usize));
+                        }
+                        ok
+                    },
+                );
+                for prev in fence_checks {
+                    if let Who::Warp { at, .. } = prev.who() {
+                        if !self.fenced(at, &issue_vc) {
+                            let (f, pc) = prev.site();
+                            let address = describe(global, region, s.len as usize, site.rank);
+                            let name = op_name(engine, op);
+                            let what = if write { "overwrites" } else { "reads" };
+                            self.report(
+                                "missing-proxy-fence",
+                                site,
+                                format!("the {name} (async proxy) {what} {address}, last written by an ordinary store at line {{L}} that no fence.proxy.async orders before it"),
+                                "after the ordinary stores, execute fence.proxy.async (cuda::ptx::fence_proxy_async) in the writing threads, before the barrier that orders them before the bulk copy",
+                                address,
+                                Some((f, pc, "the ordinary store (generic proxy)".into())),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for (prev, prev_write, write, region, len) in met {
+            self.op_conflict(
+                engine, global, op, site, prev, prev_write, write, region, len,
+            );
+        }
+        self.warps[site.rank as usize][site.warp as usize].tick();
+    }
+
+    /// Whether the writer `at` executed `fence.proxy.async` after that write, and the fence is
+    /// ordered before a point with clock `vc`.
+    fn fenced(&self, at: Epoch, vc: &Vc) -> bool {
+        self.proxy_fences.get(&at.agent).is_some_and(|fs| {
+            fs.iter()
+                .find(|&&f| f >= at.clock)
+                .is_some_and(|&f| vc.get(at.agent) >= f)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn op_conflict(
+        &mut self,
+        engine: &Engine,
+        global: &Global,
+        op: OpId,
+        site: Site,
+        prev: Stamp,
+        prev_write: bool,
+        write: bool,
+        region: Region,
+        len: usize,
+    ) {
+        let name = op_name(engine, op);
+        let address = describe(global, region, len, site.rank);
+        let (kind, message, help, related) = match prev.who() {
+            Who::Warp { at, .. } => {
+                let (f, pc) = prev.site();
+                let warp = self.warp_of(at.agent);
+                if prev_write {
+                    (
+                        "data-race",
+                        format!("the {name} {} {address}, written by {warp} at line {{L}} with nothing ordering that store before the copy's issue", if write { "writes" } else { "reads" }),
+                        "order the store before the copy's issue (bar.sync, or an mbarrier arrive/wait pair)",
+                        (f, pc, format!("the unordered store ({warp})")),
+                    )
+                } else {
+                    (
+                        "async-write-after-read",
+                        format!("the {name} writes {address}, which {warp} reads at line {{L}}, and that read is not ordered before the copy's issue: it may read the new bytes"),
+                        "make every reader finish before the copy is issued: a bar.sync (or an mbarrier the readers arrive on and the issuer waits on) between the last read and the refill",
+                        (f, pc, format!("the read ({warp}) not ordered before the issue")),
+                    )
+                }
+            }
+            Who::Op { op: p, .. } => {
+                let pname = op_name(engine, p);
+                let iss = engine.ops[p as usize].spec.issuer;
+                let (kind, verb) = match (prev_write, write) {
+                    (true, true) => ("write-before-complete", "writes bytes that the in-flight"),
+                    (true, false) => ("read-before-complete", "reads bytes that the in-flight"),
+                    _ => (
+                        "source-modified-before-complete",
+                        "overwrites bytes that the in-flight",
+                    ),
+                };
+                (
+                    kind,
+                    format!("the {name} {verb} {pname} at line {{L}} {} ({address})", if prev_write { "writes" } else { "reads" }),
+                    "wait for the earlier operation (its async-group or mbarrier phase) before issuing this one",
+                    (iss.func, iss.pc, format!("the in-flight {pname}")),
+                )
+            }
+        };
+        self.report(kind, site, message, help, address, Some(related));
+    }
+
+    /// An atomic access's synchronisation through the location's clock (PTX atomics default to
+    /// `.relaxed`; a relaxed write publishes the clock of the writer's last fence, a relaxed
+    /// read leaves what it saw for the reader's next fence).
+    pub fn atomic_sync(
+        &mut self,
+        site: Site,
+        region: Region,
+        write: bool,
+        read: bool,
+        sem: Option<Sem>,
+    ) {
+        let key = match region {
+            Region::Global(a) => (0, a),
+            Region::Shared(r, o) => (r + 1, o),
+        };
+        let w = &mut self.warps[site.rank as usize][site.warp as usize];
+        let release = matches!(sem, Some(Sem::Release | Sem::AcqRel | Sem::Sc));
+        let acquire = matches!(sem, Some(Sem::Acquire | Sem::AcqRel | Sem::Sc));
+        let loc = self.atomics.entry(key).or_default();
+        if write {
+            loc.join(if release { &w.vc } else { &w.fence_release });
+        }
+        if read {
+            if acquire {
+                w.vc.join(loc);
+            } else {
+                w.acquire_pending.join(loc);
+            }
+        }
+        if release {
+            w.tick();
+        }
+    }
+
+    /// `fence.proxy.async` by a warp.
+    pub fn proxy_fence(&mut self, rank: u32, warp: u32) {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        let now = w.now();
+        w.tick();
+        self.proxy_fences
+            .entry(now.agent)
+            .or_default()
+            .push(now.clock);
+    }
+
+    /// A warp arrives at named barrier `id` (`bar.sync`, `bar.arrive`, `bar.red`).
+    pub fn bar_arrive(&mut self, rank: u32, warp: u32, id: usize) {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        self.bars[rank as usize][id].join(&w.vc);
+        w.tick();
+    }
+
+    /// Named barrier `id` completed: the released warps acquire what every arrival released,
+    /// and what exited threads did before they exited.
+    pub fn bar_release(&mut self, rank: u32, id: usize, warps: &[u32]) {
+        let mut released = std::mem::take(&mut self.bars[rank as usize][id]);
+        released.join(&self.exited[rank as usize]);
+        for &w in warps {
+            self.warps[rank as usize][w as usize].vc.join(&released);
+        }
+    }
+
+    /// Lanes of a warp exited: what they did is released to every later barrier phase.
+    pub fn exit(&mut self, rank: u32, warp: u32) {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        self.exited[rank as usize].join(&w.vc);
+        self.cluster_arrived.join(&w.vc);
+        w.tick();
+    }
+
+    /// `barrier.cluster.arrive` (`.relaxed`: releases nothing).
+    pub fn cluster_arrive(&mut self, rank: u32, warp: u32, relaxed: bool) {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        if !relaxed {
+            self.cluster_arrived.join(&w.vc);
+        }
+        w.tick();
+    }
+
+    /// The cluster barrier's phase completed.
+    pub fn cluster_complete(&mut self) {
+        self.cluster_done.join(&self.cluster_arrived);
+    }
+
+    /// `barrier.cluster.wait` returned.
+    pub fn cluster_wait(&mut self, rank: u32, warp: u32) {
+        let done = self.cluster_done.clone();
+        self.warps[rank as usize][warp as usize].vc.join(&done);
+    }
+
+    /// The warp's clock, for an arrive-on that fires later (`cp.async.mbarrier.arrive`), with
+    /// its `cp.async` completion clock raised to `cp_done`.
+    pub fn arrive_on_release(&mut self, rank: u32, warp: u32, cp_done: u32) -> Vc {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        let mut vc = w.vc.clone();
+        vc.raise(w.cp, cp_done);
+        w.tick();
+        vc
+    }
+}
+
+/// `buffer+offset (n bytes)` or `shared+offset (n bytes)` for reports; `own` is the accessing
+/// CTA's rank.
+pub(crate) fn describe(global: &Global, region: Region, len: usize, own: u32) -> String {
+    match region {
+        Region::Global(a) => format!("{} ({len} bytes)", global.describe(a)),
+        Region::Shared(r, o) if r == own => format!("shared+{o:#x} ({len} bytes)"),
+        Region::Shared(r, o) => format!("shared+{o:#x} of CTA rank {r} ({len} bytes)"),
+    }
+}

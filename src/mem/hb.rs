@@ -1,0 +1,215 @@
+//! Happens-before bookkeeping (PTX ISA 9.0 chapter 8 "Memory Consistency Model", in the style of
+//! FastTrack and Miri's data-race detector): vector clocks over *agents*, and the epochs that
+//! stamp accesses.
+//!
+//! Agents: every warp is one agent (its lanes' accesses are treated as ordered, so ptxrun does not
+//! report races between lanes of one warp). Asynchronous operations are agents too, observed
+//! through their completion mechanism, which gives each a completion epoch on a mechanism clock:
+//! a warp's non-bulk async-groups complete in commit order, so "the first n `cp.async` of warp W
+//! completed" is the epoch (W's cp agent, n); likewise its bulk groups (one clock for completion,
+//! one for `.read`); and an operation that completes on an mbarrier has the epoch (the mbarrier's
+//! agent, phase + 1) of the phase its complete-tx counted towards. A wait that observes a
+//! completion joins that epoch into the waiter's clock; barriers, mbarrier arrivals and waits,
+//! the cluster barrier, atomics and fences join clocks as their release/acquire semantics say.
+
+/// An agent id; 0 is "nobody".
+pub type Agent = u32;
+
+/// A point in an agent's history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Epoch {
+    pub agent: Agent,
+    pub clock: u32,
+}
+
+/// A vector clock: sorted (agent, clock) pairs, absent = 0. Small in practice: warps and
+/// mechanism clocks of one cluster, plus what atomics carried in from other CTAs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Vc(Vec<(Agent, u32)>);
+
+impl Vc {
+    pub fn new() -> Self {
+        Vc(Vec::new())
+    }
+
+    pub fn get(&self, a: Agent) -> u32 {
+        match self.0.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) => self.0[i].1,
+            Err(_) => 0,
+        }
+    }
+
+    /// Raises the entry of `a` to at least `c`.
+    pub fn raise(&mut self, a: Agent, c: u32) {
+        match self.0.binary_search_by_key(&a, |e| e.0) {
+            Ok(i) => self.0[i].1 = self.0[i].1.max(c),
+            Err(i) => self.0.insert(i, (a, c)),
+        }
+    }
+
+    /// Whether the event `e` happens before (or is) a point with this clock.
+    pub fn covers(&self, e: Epoch) -> bool {
+        e.agent == 0 || self.get(e.agent) >= e.clock
+    }
+
+    /// Pointwise maximum.
+    pub fn join(&mut self, o: &Vc) {
+        if o.0.is_empty() {
+            return;
+        }
+        if self.0.is_empty() {
+            self.0.clone_from(&o.0);
+            return;
+        }
+        let mut out = Vec::with_capacity(self.0.len() + o.0.len());
+        let (mut i, mut j) = (0, 0);
+        while i < self.0.len() && j < o.0.len() {
+            let (a, b) = (self.0[i], o.0[j]);
+            match a.0.cmp(&b.0) {
+                std::cmp::Ordering::Less => {
+                    out.push(a);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(b);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push((a.0, a.1.max(b.1)));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&self.0[i..]);
+        out.extend_from_slice(&o.0[j..]);
+        self.0 = out;
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The happens-before state of one warp (one agent) and its mechanism clocks.
+#[derive(Debug, Clone)]
+pub struct WarpClock {
+    /// The warp's own agent, and the agents counting its completed non-bulk operations, its
+    /// completed bulk-group operations, and its bulk-group operations that finished reading.
+    pub me: Agent,
+    pub cp: Agent,
+    pub bulk: Agent,
+    pub bulk_read: Agent,
+    pub vc: Vc,
+    /// Its clock at its last release fence (what a relaxed atomic write publishes).
+    pub fence_release: Vc,
+    /// What relaxed atomic reads saw, acquired at the next fence.
+    pub acquire_pending: Vc,
+    /// Operations issued so far on the non-bulk and bulk-group sequences.
+    pub cp_issued: u32,
+    pub bulk_issued: u32,
+}
+
+impl WarpClock {
+    /// A fresh warp whose four agents start at `first`.
+    pub fn new(first: Agent) -> Self {
+        let mut vc = Vc::new();
+        vc.raise(first, 1);
+        WarpClock {
+            me: first,
+            cp: first + 1,
+            bulk: first + 2,
+            bulk_read: first + 3,
+            vc,
+            fence_release: Vc::new(),
+            acquire_pending: Vc::new(),
+            cp_issued: 0,
+            bulk_issued: 0,
+        }
+    }
+
+    /// Agents a warp uses.
+    pub const AGENTS: u32 = 4;
+
+    /// The epoch of the warp's next access.
+    pub fn now(&self) -> Epoch {
+        Epoch {
+            agent: self.me,
+            clock: self.vc.get(self.me),
+        }
+    }
+
+    /// After a release: later accesses are not covered by what was released.
+    pub fn tick(&mut self) {
+        let c = self.vc.get(self.me);
+        self.vc.raise(self.me, c + 1);
+    }
+
+    /// A fence (`fence.sc`, `fence.acq_rel`, `membar`): acquires what relaxed reads saw,
+    /// and becomes the clock relaxed writes publish.
+    pub fn fence(&mut self) {
+        let pending = std::mem::take(&mut self.acquire_pending);
+        self.vc.join(&pending);
+        self.fence_release = self.vc.clone();
+        self.tick();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vc(p: &[(u32, u32)]) -> Vc {
+        let mut v = Vc::new();
+        for &(a, c) in p {
+            v.raise(a, c);
+        }
+        v
+    }
+
+    #[test]
+    fn join_is_pointwise_max() {
+        let mut a = vc(&[(1, 3), (4, 1), (9, 2)]);
+        a.join(&vc(&[(2, 5), (4, 7), (9, 1), (12, 1)]));
+        assert_eq!(a, vc(&[(1, 3), (2, 5), (4, 7), (9, 2), (12, 1)]));
+        assert_eq!(a.get(3), 0);
+        assert!(a.covers(Epoch { agent: 4, clock: 7 }));
+        assert!(!a.covers(Epoch { agent: 4, clock: 8 }));
+        assert!(a.covers(Epoch::default()));
+    }
+
+    #[test]
+    fn ticks_separate_accesses_from_releases() {
+        let mut w = WarpClock::new(10);
+        let before = w.now();
+        let released = w.vc.clone();
+        w.tick();
+        let after = w.now();
+        assert!(released.covers(before) && !released.covers(after));
+        assert_eq!((w.cp, w.bulk, w.bulk_read), (11, 12, 13));
+    }
+
+    #[test]
+    fn fences_acquire_what_relaxed_reads_saw() {
+        let mut w = WarpClock::new(1);
+        w.acquire_pending = vc(&[(20, 4)]);
+        assert!(!w.vc.covers(Epoch {
+            agent: 20,
+            clock: 4
+        }));
+        w.fence();
+        assert!(w.vc.covers(Epoch {
+            agent: 20,
+            clock: 4
+        }));
+        assert!(w.fence_release.covers(Epoch {
+            agent: 20,
+            clock: 4
+        }));
+        assert!(w.acquire_pending.is_empty());
+    }
+}
