@@ -3,11 +3,12 @@
 //!
 //! Stages, each a module, data flowing one way: [`lex`] -> [`parse`] -> [`ir`] -> [`exec`]
 //! (scheduler, warps) -> [`mem`] (spaces, async copy engine, mbarriers) -> [`latency`] ->
-//! [`trace`]; [`diag`] is shared by all of them. [`launch`] reads launch files and [`runner`]
-//! drives one launch from file to report.
+//! [`trace`]; [`diag`] is shared by all of them. [`launch`] reads launch files, [`runner`]
+//! drives one launch from file to report, and [`explore`] runs one under many schedules.
 
 pub mod diag;
 pub mod exec;
+pub mod explore;
 pub mod ir;
 pub mod latency;
 pub mod launch;

@@ -76,6 +76,33 @@ enum Command {
         #[arg(long)]
         no_check: bool,
     },
+    /// Run one launch under N schedules (scheduler seeds x latency models, adversarial included)
+    /// in parallel and report every distinct hazard with the schedule that first showed it.
+    /// Exit 0 no hazard, 1 hazards or faults found, 2 bad input.
+    Check {
+        path: PathBuf,
+        /// Number of schedules.
+        #[arg(long, default_value_t = 16)]
+        explore: usize,
+        /// The kernel to launch (overrides the launch file's `entry`).
+        #[arg(long)]
+        entry: Option<String>,
+        /// Only this latency model (default: the five standard models in turn).
+        #[arg(long)]
+        latency: Option<String>,
+        /// First scheduler seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Report format on stdout.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Stop a schedule with a fault after this many warp instructions.
+        #[arg(long, default_value_t = 1 << 32)]
+        max_steps: u64,
+        /// Worker threads (0: all cores).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+    },
     /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
     /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise.
     Test {
@@ -179,6 +206,66 @@ fn main() -> ExitCode {
             seed,
             latency,
         } => test(&paths, seed, &latency),
+        Command::Check {
+            path,
+            explore,
+            entry,
+            latency,
+            seed,
+            format,
+            max_steps,
+            jobs,
+        } => {
+            let mut base = ptxrun::runner::Settings::for_test(seed, "bandwidth");
+            base.entry = entry;
+            base.max_steps = max_steps;
+            check(&path, &base, explore, latency.as_deref(), jobs, format)
+        }
+    }
+}
+
+fn check(
+    path: &std::path::Path,
+    base: &ptxrun::runner::Settings,
+    n: usize,
+    latency: Option<&str>,
+    jobs: usize,
+    format: Format,
+) -> ExitCode {
+    if n == 0 {
+        eprintln!("error: --explore needs at least one schedule");
+        return ExitCode::from(2);
+    }
+    let scheds = ptxrun::explore::schedules(n, base.seed, latency);
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(n as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} schedules {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let r = ptxrun::explore::explore(path, base, scheds, jobs, &|| bar.inc(1));
+    bar.finish_and_clear();
+    match r {
+        Err(e) => {
+            eprintln!("{}", e.0.trim_end());
+            ExitCode::from(2)
+        }
+        Ok(x) => {
+            if format == Format::Json {
+                print!("{}", x.json());
+            } else {
+                eprint!("{}", x.human());
+            }
+            if x.found() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
     }
 }
 

@@ -76,7 +76,25 @@ impl Finished {
     }
 }
 
-pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
+/// A launch ready to run: the launch file, the compiled module, the entry, the grid, and the
+/// initial memory (buffers and parameter bytes). `check --explore` runs one under many
+/// schedules.
+#[derive(Clone)]
+pub struct Prepared {
+    pub launch: Launch,
+    pub module: Module,
+    pub src: String,
+    pub kernel_name: String,
+    pub entry: usize,
+    pub grid: Grid,
+    pub global: Global,
+    pub kparams: Vec<u8>,
+    /// (name, type, address, bytes) of each launch buffer.
+    pub buffers: Vec<(String, Type, u64, usize)>,
+}
+
+/// Loads, compiles and lays out a launch; `entry` overrides the launch file's.
+pub fn prepare(path: &Path, entry: Option<&str>) -> Result<Prepared, BadInput> {
     let launch = launch::load(path)?;
     let src_bytes = std::fs::read(&launch.kernel)
         .map_err(|e| BadInput(format!("{}: {e}", launch.kernel.display())))?;
@@ -84,7 +102,7 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
     let kernel_name = launch.kernel.display().to_string();
     let module =
         ir::compile(&src).map_err(|d| BadInput(diag::render(&d, &kernel_name, &src, false)))?;
-    let entry_name = s.entry.clone().or_else(|| launch.entry.clone());
+    let entry_name = entry.map(str::to_string).or_else(|| launch.entry.clone());
     let entries: Vec<&ir::Function> = module.entries().collect();
     let entry = match &entry_name {
         Some(n) => module
@@ -222,7 +240,6 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
             launch.grid
         )));
     }
-    let latency = crate::latency::parse(&s.latency, s.seed).map_err(BadInput)?;
     let grid = Grid {
         grid: launch.grid,
         block: launch.block,
@@ -230,6 +247,22 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
         cluster,
         explicit_cluster,
     };
+    Ok(Prepared {
+        launch,
+        module,
+        src,
+        kernel_name,
+        entry,
+        grid,
+        global,
+        kparams,
+        buffers,
+    })
+}
+
+/// Runs a prepared launch under the settings' schedule (seed, latency model, checking).
+pub fn execute(p: &Prepared, s: &Settings) -> Result<Outcome, BadInput> {
+    let latency = crate::latency::parse(&s.latency, s.seed).map_err(BadInput)?;
     let opts = Options {
         seed: s.seed,
         max_steps: s.max_steps,
@@ -239,14 +272,28 @@ pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
         trace_instructions: s.trace_instructions,
         check: s.check,
     };
-    let outcome = exec::run(
-        &module,
-        ir::FuncId(entry as u32),
-        &grid,
-        global,
-        kparams,
+    Ok(exec::run(
+        &p.module,
+        ir::FuncId(p.entry as u32),
+        &p.grid,
+        p.global.clone(),
+        p.kparams.clone(),
         opts,
-    );
+    ))
+}
+
+/// Runs one launch: prepare, execute, and write the `[outputs]` files if asked.
+pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
+    let p = prepare(path, s.entry.as_deref())?;
+    let outcome = execute(&p, s)?;
+    let Prepared {
+        launch,
+        module,
+        src,
+        kernel_name,
+        buffers,
+        ..
+    } = p;
     let done = Finished {
         launch,
         module,
@@ -400,7 +447,8 @@ impl Finished {
         out
     }
 
-    fn line_of(&self, at: (ir::FuncId, u32)) -> (usize, usize, String) {
+    /// (line, column, instruction text) of an instruction.
+    pub fn line_of(&self, at: (ir::FuncId, u32)) -> (usize, usize, String) {
         match self.src_of(at) {
             Some(s) => {
                 let (l, c) = diag::line_col(&self.src, s.span.start);
@@ -434,6 +482,19 @@ impl Finished {
         })
     }
 
+    /// A fault in the contract's JSON form.
+    pub fn fault_json(&self, f: &Fault) -> serde_json::Value {
+        let (line, column, instruction) = match f.at {
+            Some(at) => self.line_of(at),
+            None => (0, 0, String::new()),
+        };
+        serde_json::json!({
+            "kind": f.kind.name(), "severity": "error", "message": f.message,
+            "line": line, "column": column, "instruction": instruction,
+            "cta": f.cta, "thread": f.thread, "related": [],
+        })
+    }
+
     /// The contract's JSON report.
     pub fn json(&self) -> String {
         let st = self.outcome.stats;
@@ -444,31 +505,7 @@ impl Finished {
             .map(|h| self.hazard_json(h))
             .collect();
         if let Some(f) = &self.outcome.fault {
-            let (line, column, instruction) = match f.at.and_then(|(func, pc)| {
-                self.module
-                    .functions
-                    .get(func.0 as usize)?
-                    .srcs
-                    .get(pc as usize)
-            }) {
-                Some(s) => {
-                    let (l, c) = diag::line_col(&self.src, s.span.start);
-                    (
-                        l,
-                        c,
-                        self.src[s.span.clone()]
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    )
-                }
-                None => (0, 0, String::new()),
-            };
-            diags.push(serde_json::json!({
-                "kind": f.kind.name(), "severity": "error", "message": f.message,
-                "line": line, "column": column, "instruction": instruction,
-                "cta": f.cta, "thread": f.thread, "related": [],
-            }));
+            diags.push(self.fault_json(f));
         }
         let v = serde_json::json!({
             "status": self.status(),

@@ -236,3 +236,74 @@ fn latency_models_and_traces_from_the_command_line() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown model"), "{err}");
 }
+
+#[test]
+fn check_explores_schedules_and_reports_each_hazard_once() {
+    let (code, stdout, _) = ptxrun(&[
+        "check",
+        "ptx-samples/hazards/missing_proxy_fence",
+        "--explore",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "hazard");
+    assert_eq!(v["stats"]["schedules"], 10);
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let d = &diags[0];
+    assert_eq!(d["kind"], "missing-proxy-fence");
+    assert!(d["instruction"]
+        .as_str()
+        .unwrap()
+        .starts_with("cp.async.bulk"));
+    assert_eq!(d["schedule"]["index"], 0);
+    assert!(d["count"].as_u64().unwrap() >= 10);
+    let rel = &d["related"][0];
+    assert!(rel["line"].as_u64().unwrap() > 0 && rel["label"].is_string());
+
+    let (code, stdout, _) = ptxrun(&[
+        "check",
+        "ptx-samples/bulk/warp_specialized_ring",
+        "--explore",
+        "10",
+        "--format",
+        "json",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "ok");
+
+    let (code, _, err) = ptxrun(&["check", "tests/run/trace_small", "--latency", "slow"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn run_reports_hazards_with_two_labels_and_no_check_turns_it_off() {
+    let dir = out_dir("hazard-human");
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/cp_async_no_wait",
+        "--out-dir",
+        &dir,
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("read-before-complete"), "{err}");
+    assert!(
+        err.contains("the cp.async whose completion it is not ordered after"),
+        "{err}"
+    );
+    assert!(err.contains("help: wait for its group"), "{err}");
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/cp_async_no_wait",
+        "--out-dir",
+        &dir,
+        "--no-check",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

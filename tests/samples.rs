@@ -70,11 +70,12 @@ fn an_intra_warp_spin_lock_makes_progress_under_every_seed() {
 }
 
 /// The asynchronous-copy samples (cp.async, mbarriers, bulk and tensor copies, clusters) give the
-/// GPU's bytes whatever the copy latencies are: under every latency model, adversarial included,
-/// and several scheduler seeds.
+/// GPU's bytes whatever the copy latencies are, and the checker finds them clean, under every
+/// latency model, adversarial included, and several scheduler seeds; every buggy sample of
+/// `hazards/` is reported with its kind under all of them.
 #[test]
 fn async_samples_match_under_every_latency_model_and_seed() {
-    let themes = ["async", "bulk", "mbarrier", "tensor", "cluster"];
+    let themes = ["async", "bulk", "mbarrier", "tensor", "cluster", "hazards"];
     let dirs: Vec<PathBuf> = themes
         .iter()
         .map(|t| Path::new("ptx-samples").join(t))
@@ -115,5 +116,43 @@ fn a_wrong_parity_wait_is_reported_as_a_deadlock_under_every_model() {
             ),
             "{model}"
         );
+    }
+}
+
+/// The project's buggy hardware cases (`../shared/hw-cases`, when beside the checkout) are
+/// reported with the kind their `[expect]` names, at the offending access, under every model.
+#[test]
+fn buggy_hardware_cases_are_reported_at_the_offending_access() {
+    let dir = Path::new("../shared/hw-cases");
+    if !dir.is_dir() {
+        eprintln!("../shared/hw-cases not present; skipped");
+        return;
+    }
+    for (case, kind, access) in [
+        ("b1_no_wait", "read-before-complete", "ld.shared"),
+        ("b6_bulk_no_wait", "read-before-complete", "ld.shared"),
+        ("b3_war_refill", "async-write-after-read", "cp.async"),
+    ] {
+        for model in ptxrun::latency::STANDARD {
+            for seed in [0, 3] {
+                let path = dir.join(case);
+                assert!(
+                    matches!(
+                        test_with(&path, &Settings::for_test(seed, model)),
+                        Verdict::Pass
+                    ),
+                    "{case} under {model}, seed {seed}"
+                );
+                let done = run(&path, &Settings::for_test(seed, model)).unwrap();
+                let h = done
+                    .outcome
+                    .hazards
+                    .iter()
+                    .find(|h| h.kind == kind)
+                    .unwrap_or_else(|| panic!("{case}: no {kind} under {model}"));
+                let (_, _, text) = done.line_of(h.at);
+                assert!(text.starts_with(access), "{case}: reported at `{text}`");
+            }
+        }
     }
 }

@@ -222,6 +222,18 @@ pub(super) fn issue(
         }
         _ => None,
     };
+    let tx_phases = match &completion {
+        Completion::Mbarrier(t) => t
+            .iter()
+            .map(|&(r, o, _)| {
+                cx.smem
+                    .get(r as usize)
+                    .and_then(|s| s.mbars.get(&o))
+                    .map(|b| b.phase)
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let spec = OpSpec {
         class,
         kind,
@@ -235,6 +247,7 @@ pub(super) fn issue(
         src_desc,
         dst_desc,
         group_epochs,
+        tx_phases,
     };
     let now = cx.clock;
     let op = cx.engine.issue(spec, now, cx.trace);
@@ -386,15 +399,19 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
     let lanes_state = if bulk { &mut w.bulk } else { &mut w.cp };
     for lane in lanes(active) {
         let st = &mut lanes_state[lane];
+        // Only the groups beyond the N most recent are waited for: a newer group that happens
+        // to be complete is not observed (its writes are not yet visible to the thread).
+        let waited = st.groups.len().saturating_sub(n);
         if read_only {
             let read = st
                 .groups
                 .iter()
+                .take(waited)
                 .take_while(|g| g.iter().all(|&o| cx.engine.is_read(o)))
                 .count();
-            if st.groups.len() - read <= n {
+            if read == waited {
                 done |= 1 << lane;
-                for &o in st.groups.iter().take(read).flatten() {
+                for &o in st.groups.iter().take(waited).flatten() {
                     if !observed.contains(&o) {
                         observed.push(o);
                     }
@@ -402,10 +419,11 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
             }
             continue;
         }
-        while st
-            .groups
-            .front()
-            .is_some_and(|g| g.iter().all(|&o| cx.engine.is_complete(o)))
+        while st.groups.len() > n
+            && st
+                .groups
+                .front()
+                .is_some_and(|g| g.iter().all(|&o| cx.engine.is_complete(o)))
         {
             if let Some(g) = st.groups.pop_front() {
                 for o in g {

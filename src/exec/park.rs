@@ -205,7 +205,8 @@ impl Machine<'_> {
         r.map_err(|e| engine_fault(&e))
     }
 
-    /// The cluster's warps are done: operations still in flight complete.
+    /// The cluster's warps are done: operations still in flight complete, and an mbarrier left
+    /// with a negative tx-count received bytes that no expect-tx announced.
     pub(crate) fn drain(&mut self, cl: &mut Cluster) -> Res<()> {
         let mut notices = Vec::new();
         let mut sp = Spaces {
@@ -218,6 +219,39 @@ impl Machine<'_> {
             .map_err(|e| engine_fault(&e))?;
         self.now = self.now.max(last);
         self.stats.cycles = self.stats.cycles.max(self.now);
+        let Some(hb) = self.hb.as_mut() else {
+            return Ok(());
+        };
+        for (rank, smem) in cl.smem.iter().enumerate() {
+            for (&off, b) in &smem.mbars {
+                let Some(&op) = b.phase_ops.last() else {
+                    continue;
+                };
+                if b.tx >= 0 {
+                    continue;
+                }
+                let iss = self.engine.ops[op as usize].spec.issuer;
+                let site = super::hazard::Site {
+                    func: iss.func,
+                    pc: iss.pc,
+                    rank: iss.rank,
+                    cta: iss.cta,
+                    warp: iss.warp,
+                    lane: iss.lanes.trailing_zeros().min(31),
+                };
+                hb.report(
+                    "tx-count-underflow",
+                    site,
+                    format!(
+                        "the mbarrier at shared+{off:#x} of CTA rank {rank} ends the kernel with tx-count {}: its copies delivered {} bytes that no expect-tx announced (an earlier phase completed before all of its bytes arrived)",
+                        b.tx, -b.tx
+                    ),
+                    "announce every byte a phase's copies deliver (mbarrier.arrive.expect_tx / expect_tx with the total)",
+                    format!("shared+{off:#x} (8 bytes)"),
+                    None,
+                );
+            }
+        }
         Ok(())
     }
 

@@ -92,6 +92,9 @@ pub struct OpSpec {
     /// For the happens-before checker, an operation tracked by an async-group: the epochs of
     /// its completion and of the end of its source reads on the issuing warp's group clocks.
     pub group_epochs: Option<(Epoch, Epoch)>,
+    /// Per complete-tx target, the mbarrier's phase when the operation was issued (`None` if it
+    /// was not initialized yet): its bytes must count towards that phase.
+    pub tx_phases: Vec<Option<u32>>,
 }
 
 #[derive(Debug, Clone)]
@@ -416,7 +419,10 @@ impl Engine {
                     warp: iss.warp,
                 });
                 if let Completion::Mbarrier(targets) = op.spec.completion.clone() {
-                    for (rank, off, bytes) in targets {
+                    let phases = op.spec.tx_phases.clone();
+                    for (i, (rank, off, bytes)) in targets.into_iter().enumerate() {
+                        let issued = phases.get(i).copied().flatten();
+                        same_phase(mem, (rank, off, bytes), issued, &self.ops[id as usize])?;
                         let e =
                             complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
                         self.ops[id as usize].mbar_epochs.push((rank, e));
@@ -497,6 +503,33 @@ fn write(mem: &mut Spaces<'_>, dst: Loc, data: &[u8], reduce: Option<(SubOp, Typ
             Some((op, ty)) => super::reduce::reduce_bytes(op, ty, p, data),
             None => p.copy_from_slice(data),
         }
+    }
+}
+
+/// An operation's bytes must count towards the mbarrier phase that was current when it was
+/// issued: if that phase completed before they arrived, its expect-tx announced fewer bytes than
+/// the copies deliver (the phase completed early; the surplus lands on the next phase).
+fn same_phase(
+    mem: &Spaces<'_>,
+    (rank, off, bytes): (u32, u32, u64),
+    issued: Option<u32>,
+    op: &Op,
+) -> Result<(), EngineError> {
+    let now = mem
+        .smem
+        .get(rank as usize)
+        .and_then(|s| s.mbars.get(&off))
+        .map(|b| b.phase);
+    match (issued, now) {
+        (Some(p), Some(q)) if p != q => Err(mbar_error(
+            "tx-count-underflow",
+            format!(
+                "the {} was issued during phase {p} of the mbarrier at shared+{off:#x}, but phase {p} completed before its {bytes} bytes arrived: the phase's expect-tx announced fewer bytes than its copies deliver, and the surplus counts towards phase {q}",
+                op.spec.kind
+            ),
+            op.spec.issuer,
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -693,6 +726,7 @@ mod tests {
             src_desc: String::new(),
             dst_desc: String::new(),
             group_epochs: None,
+            tx_phases: Vec::new(),
         }
     }
 

@@ -1,0 +1,247 @@
+//! `ptxrun check PATH --explore N`: one launch under N schedules (scheduler seeds x latency
+//! models, `adversarial` included), run in parallel on all cores (rayon), with every distinct
+//! hazard reported once, with the schedule that first showed it. Schedules are independent
+//! runs of the same prepared launch, so the report depends only on the launch and N, never on
+//! how many cores ran it or in which order they finished.
+
+use crate::exec::{Fault, FaultKind, Hazard};
+use crate::latency::STANDARD;
+use crate::runner::{execute, prepare, BadInput, Finished, Prepared, Settings};
+use rayon::prelude::*;
+use std::path::Path;
+
+/// One schedule: a scheduler seed and a latency model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    pub seed: u64,
+    pub latency: String,
+}
+
+/// `n` schedules: the standard latency models in turn (or only `latency` when given), each
+/// with seeds counting up from `seed`.
+pub fn schedules(n: usize, seed: u64, latency: Option<&str>) -> Vec<Schedule> {
+    (0..n)
+        .map(|i| match latency {
+            Some(l) => Schedule {
+                seed: seed + i as u64,
+                latency: l.to_string(),
+            },
+            None => Schedule {
+                seed: seed + (i / STANDARD.len()) as u64,
+                latency: STANDARD[i % STANDARD.len()].to_string(),
+            },
+        })
+        .collect()
+}
+
+/// What exploring found: every distinct hazard and fault with the schedule (index into
+/// `schedules`) that first showed it.
+pub struct Explored {
+    /// The first schedule's run, for rendering (its module, source, buffers).
+    pub run: Finished,
+    pub schedules: Vec<Schedule>,
+    pub hazards: Vec<(Hazard, usize)>,
+    pub faults: Vec<(Fault, usize)>,
+    /// Thread instructions over all schedules.
+    pub thread_instructions: u64,
+}
+
+/// Runs the launch at `path` under `n` schedules on `jobs` threads (0: all cores); `tick` is
+/// called as each schedule finishes (for a progress bar).
+pub fn explore(
+    path: &Path,
+    base: &Settings,
+    scheds: Vec<Schedule>,
+    jobs: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Explored, BadInput> {
+    let p = prepare(path, base.entry.as_deref())?;
+    for s in &scheds {
+        crate::latency::parse(&s.latency, s.seed).map_err(BadInput)?;
+    }
+    let run_one = |s: &Schedule| {
+        let settings = Settings {
+            seed: s.seed,
+            latency: s.latency.clone(),
+            write_outputs: false,
+            out_dir: None,
+            trace: false,
+            trace_instructions: false,
+            entry: base.entry.clone(),
+            ..*base
+        };
+        let r = execute(&p, &settings);
+        tick();
+        r
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| BadInput(format!("cannot start {jobs} worker threads: {e}")))?;
+    let outcomes: Vec<_> = pool.install(|| scheds.par_iter().map(run_one).collect());
+    let mut hazards: Vec<(Hazard, usize)> = Vec::new();
+    let mut faults: Vec<(Fault, usize)> = Vec::new();
+    let mut thread_instructions = 0;
+    let mut first = None;
+    for (i, o) in outcomes.into_iter().enumerate() {
+        let o = o?;
+        thread_instructions += o.stats.thread_instructions;
+        for h in &o.hazards {
+            let rel = |x: &Hazard| x.related.first().map(|r| r.at);
+            match hazards
+                .iter_mut()
+                .find(|(x, _)| x.kind == h.kind && x.at == h.at && rel(x) == rel(h))
+            {
+                Some((x, _)) => x.count += h.count,
+                None => hazards.push((h.clone(), i)),
+            }
+        }
+        if let Some(f) = &o.fault {
+            if f.kind == FaultKind::Unsupported {
+                return Err(BadInput(f.message.clone()));
+            }
+            if !faults.iter().any(|(x, _)| x.kind == f.kind && x.at == f.at) {
+                faults.push((f.clone(), i));
+            }
+        }
+        if first.is_none() {
+            first = Some(o);
+        }
+    }
+    let Prepared {
+        launch,
+        module,
+        src,
+        kernel_name,
+        buffers,
+        ..
+    } = p;
+    let Some(outcome) = first else {
+        return Err(BadInput("--explore needs at least one schedule".into()));
+    };
+    Ok(Explored {
+        run: Finished {
+            launch,
+            module,
+            src,
+            kernel_name,
+            outcome,
+            buffers,
+        },
+        schedules: scheds,
+        hazards,
+        faults,
+        thread_instructions,
+    })
+}
+
+impl Explored {
+    /// Whether any schedule showed a hazard or a fault (exit code 1).
+    pub fn found(&self) -> bool {
+        !self.hazards.is_empty() || !self.faults.is_empty()
+    }
+
+    fn schedule_text(&self, i: usize) -> String {
+        let s = &self.schedules[i];
+        format!("schedule {i} (--seed {} --latency {})", s.seed, s.latency)
+    }
+
+    /// The human report: every distinct hazard and fault, then a summary line.
+    pub fn human(&self) -> String {
+        let mut diags = Vec::new();
+        for (h, i) in &self.hazards {
+            let d = self.run.hazard_diag(h);
+            let help = d.help.clone().unwrap_or_default();
+            diags.push(d.help(format!("{help}\nfirst seen in {}", self.schedule_text(*i))));
+        }
+        for (f, i) in &self.faults {
+            let d = self.run.fault_diag(f);
+            let help = d.help.clone().map_or(String::new(), |h| format!("{h}\n"));
+            diags.push(d.help(format!("{help}first seen in {}", self.schedule_text(*i))));
+        }
+        let mut out = if diags.is_empty() {
+            String::new()
+        } else {
+            crate::diag::render(&diags, &self.run.kernel_name, &self.run.src, false)
+        };
+        let n = self.schedules.len();
+        if self.found() {
+            out.push_str(&format!(
+                "{n} schedules: {} distinct hazard{}, {} fault{}\n",
+                self.hazards.len(),
+                if self.hazards.len() == 1 { "" } else { "s" },
+                self.faults.len(),
+                if self.faults.len() == 1 { "" } else { "s" }
+            ));
+        } else {
+            out.push_str(&format!(
+                "{n} schedules: no hazards ({} thread instructions)\n",
+                self.thread_instructions
+            ));
+        }
+        out
+    }
+
+    /// The contract's JSON report, each diagnostic with the schedule that first showed it.
+    pub fn json(&self) -> String {
+        let sched = |i: usize| {
+            let s = &self.schedules[i];
+            serde_json::json!({ "index": i, "seed": s.seed, "latency": s.latency })
+        };
+        let mut diags = Vec::new();
+        for (h, i) in &self.hazards {
+            let mut v = self.run.hazard_json(h);
+            v["schedule"] = sched(*i);
+            diags.push(v);
+        }
+        for (f, i) in &self.faults {
+            let mut v = self.run.fault_json(f);
+            v["schedule"] = sched(*i);
+            diags.push(v);
+        }
+        let status = match (self.hazards.is_empty(), self.faults.first()) {
+            (_, Some((f, _))) if f.kind == FaultKind::Deadlock && self.hazards.is_empty() => {
+                "deadlock"
+            }
+            (false, _) => "hazard",
+            (true, Some(_)) => "fault",
+            (true, None) => "ok",
+        };
+        let st = self.run.outcome.stats;
+        let v = serde_json::json!({
+            "status": status,
+            "diagnostics": diags,
+            "stats": { "thread_instructions": self.thread_instructions,
+                       "warp_instructions": st.warp_instructions, "cycles": st.cycles,
+                       "schedules": self.schedules.len() },
+        });
+        format!("{v}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_cycle_through_the_models_then_the_seeds() {
+        let s = schedules(7, 10, None);
+        assert_eq!(
+            s[0],
+            Schedule {
+                seed: 10,
+                latency: "immediate".into()
+            }
+        );
+        assert_eq!(s[4].latency, "adversarial");
+        assert_eq!(
+            s[5],
+            Schedule {
+                seed: 11,
+                latency: "immediate".into()
+            }
+        );
+        let f = schedules(3, 0, Some("fixed:9"));
+        assert_eq!(f.iter().map(|s| s.seed).collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
+}
