@@ -190,24 +190,25 @@ impl Checker {
     }
 
     /// The shadow and offset of a region, or `None` outside memory the checker follows.
-    fn shadow(
-        &mut self,
+    fn shadow<'s>(
+        shared: &'s mut [Shadow],
+        globals: &'s mut Vec<Option<Shadow>>,
         global: &Global,
         region: Region,
         len: usize,
-    ) -> Option<(&mut Shadow, usize)> {
+    ) -> Option<(&'s mut Shadow, usize)> {
         match region {
             Region::Shared(r, off) => {
-                let s = self.shared.get_mut(r as usize)?;
+                let s = shared.get_mut(r as usize)?;
                 Some((s, off as usize))
             }
             Region::Global(a) => {
                 let (i, off) = global.locate(a, len as u64).ok()?;
-                if self.global.len() <= i {
-                    self.global.resize(i + 1, None);
+                if globals.len() <= i {
+                    globals.resize(i + 1, None);
                 }
                 let size = global.allocs[i].data.len();
-                let s = self.global[i].get_or_insert_with(|| Shadow::new(size));
+                let s = globals[i].get_or_insert_with(|| Shadow::new(size));
                 Some((s, off))
             }
         }
@@ -225,15 +226,21 @@ impl Checker {
         write: bool,
         atomic: bool,
     ) {
-        let w = &self.warps[site.rank as usize][site.warp as usize];
-        let vc = w.vc.clone();
+        let Checker {
+            warps,
+            shared,
+            global: globals,
+            ..
+        } = self;
+        let w = &warps[site.rank as usize][site.warp as usize];
+        let vc = &w.vc;
         let new = Stamp::warp(w.now(), atomic, site.func, site.pc);
         let dst_rank = match region {
             Region::Shared(r, _) => r,
             Region::Global(_) => site.rank,
         };
         let mut met = Vec::new();
-        let Some((shadow, off)) = self.shadow(global, region, len) else {
+        let Some((shadow, off)) = Self::shadow(shared, globals, global, region, len) else {
             return;
         };
         shadow.access(off, len, new, write, &mut |prev, prev_write, conflict| {
@@ -254,6 +261,9 @@ impl Checker {
             }
             ok
         });
+        if met.is_empty() {
+            return;
+        }
         let address = describe(global, region, len, site.rank);
         for (prev, prev_write) in met {
             self.thread_conflict(engine, site, write, prev, prev_write, address.clone());
@@ -367,7 +377,13 @@ impl Checker {
                     Region::Shared(r, _) => r,
                     Region::Global(_) => site.rank,
                 };
-                let Some((shadow, off)) = self.shadow(global, region, s.len as usize) else {
+                let Some((shadow, off)) = Self::shadow(
+                    &mut self.shared,
+                    &mut self.global,
+                    global,
+                    region,
+                    s.len as usize,
+                ) else {
                     continue;
                 };
                 let mut fence_checks = Vec::new();
@@ -496,9 +512,11 @@ impl Checker {
         self.report(kind, site, message, help, address, Some(related));
     }
 
-    /// An atomic access's synchronisation through the location's clock (PTX atomics default to
-    /// `.relaxed`; a relaxed write publishes the clock of the writer's last fence, a relaxed
-    /// read leaves what it saw for the reader's next fence).
+    /// An atomic access's synchronisation through the location's clock (Miri's release
+    /// sequences). PTX atomics default to `.relaxed`: a relaxed write publishes the clock of the
+    /// writer's last fence, a release write its current clock. Reads acquire what the location
+    /// holds whatever their semantics: ptxrun does not report a missing acquire (a spin on a
+    /// volatile flag followed by plain loads is accepted), only missing releases.
     pub fn atomic_sync(
         &mut self,
         site: Site,
@@ -513,17 +531,12 @@ impl Checker {
         };
         let w = &mut self.warps[site.rank as usize][site.warp as usize];
         let release = matches!(sem, Some(Sem::Release | Sem::AcqRel | Sem::Sc));
-        let acquire = matches!(sem, Some(Sem::Acquire | Sem::AcqRel | Sem::Sc));
         let loc = self.atomics.entry(key).or_default();
         if write {
             loc.join(if release { &w.vc } else { &w.fence_release });
         }
         if read {
-            if acquire {
-                w.vc.join(loc);
-            } else {
-                w.acquire_pending.join(loc);
-            }
+            w.vc.join(loc);
         }
         if release {
             w.tick();
@@ -566,12 +579,11 @@ impl Checker {
         w.tick();
     }
 
-    /// `barrier.cluster.arrive` (`.relaxed`: releases nothing).
+    /// `barrier.cluster.arrive` (`.relaxed`: releases only what the warp's last fence did).
     pub fn cluster_arrive(&mut self, rank: u32, warp: u32, relaxed: bool) {
         let w = &mut self.warps[rank as usize][warp as usize];
-        if !relaxed {
-            self.cluster_arrived.join(&w.vc);
-        }
+        self.cluster_arrived
+            .join(if relaxed { &w.fence_release } else { &w.vc });
         w.tick();
     }
 

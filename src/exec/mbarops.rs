@@ -246,12 +246,17 @@ fn arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
                 format!("arrival count {count} is outside 1..=2^20-1"),
             ));
         }
-        // Arrivals release the warp's clock (`.release` is the default; `.relaxed` releases none).
+        // Arrivals release the warp's clock (`.release` is the default; `.relaxed` releases only
+        // what the warp's last fence did).
         let (wrank, warp) = (cx.rank, cx.warp_index);
-        let release = match (cx.hb.as_mut(), m.sem) {
-            (Some(hb), s) if s != Some(Sem::Relaxed) => Some(hb.warp(wrank, warp).vc.clone()),
-            _ => None,
-        };
+        let release = cx.hb.as_mut().map(|hb| {
+            let w = hb.warp(wrank, warp);
+            if m.sem == Some(Sem::Relaxed) {
+                w.fence_release.clone()
+            } else {
+                w.vc.clone()
+            }
+        });
         let r = with_mbar(cx, rank, off, lane, |b| {
             if let Some(vc) = &release {
                 b.release(vc);
@@ -334,8 +339,10 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             });
         }
     }
+    // Waits acquire what the observed phase released (`.relaxed` ones too: ptxrun does not
+    // report a missing acquire).
     let (wrank, warp) = (cx.rank, cx.warp_index);
-    if let (Some(hb), false) = (cx.hb.as_mut(), cx.ins.mods.sem == Some(Sem::Relaxed)) {
+    if let Some(hb) = cx.hb.as_mut() {
         hb.warp(wrank, warp).vc.join(&acquired);
     }
     // Woken because nothing else could happen: the waits that are still incomplete return false.

@@ -313,6 +313,64 @@ fn checked(
     }
 }
 
+/// The shared and global accesses of one warp instruction, merged into ranges: the lanes of a
+/// warp are one agent for the checker, so a coalesced access is checked as one range.
+struct Ranges {
+    /// (region: 0 global or 1 + rank, start, end, first lane).
+    r: [(u32, u64, u64, u32); WARP],
+    n: usize,
+}
+
+impl Ranges {
+    fn new() -> Self {
+        Ranges {
+            r: [(0, 0, 0, 0); WARP],
+            n: 0,
+        }
+    }
+
+    fn add(&mut self, tg: Target, len: usize, lane: usize) {
+        let (region, start) = match tg {
+            Target::Global(a) => (0, a),
+            Target::Shared(rank, o) => (rank + 1, o),
+            _ => return,
+        };
+        if self.n < WARP {
+            self.r[self.n] = (region, start, start + len as u64, lane as u32);
+            self.n += 1;
+        }
+    }
+
+    /// Sorts and merges overlapping or adjacent ranges of one region, then checks each.
+    fn check(mut self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
+        let rs = &mut self.r[..self.n];
+        rs.sort_unstable();
+        let mut i = 0;
+        while i < rs.len() {
+            let (region, start, mut end, mut lane) = rs[i];
+            let mut j = i + 1;
+            while j < rs.len() && rs[j].0 == region && rs[j].1 <= end {
+                end = end.max(rs[j].2);
+                lane = lane.min(rs[j].3);
+                j += 1;
+            }
+            let tg = match region {
+                0 => Target::Global(start),
+                r => Target::Shared(r - 1, start),
+            };
+            checked(
+                cx,
+                tg,
+                lane as usize,
+                (end - start) as usize,
+                access,
+                atomic,
+            );
+            i = j;
+        }
+    }
+}
+
 /// Whether a load or store with these modifiers is a strong (atomic-like) access.
 fn strong(cx: &Ctx<'_, '_>) -> bool {
     use crate::ir::mods::Sem;
@@ -326,16 +384,14 @@ fn load(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let n = regs.len().max(1);
     let space = cx.ins.mods.space;
     let mut buf = [0u8; 128];
+    let mut ranges = Ranges::new();
     for lane in lanes(cx.active) {
         let addr = address(cx, 1, lane);
         let tg = target(cx, space, addr);
         check_align(cx, addr, (esize * n) as u64, lane, tg)?;
         let bytes = &mut buf[..esize * n];
         read(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
-        if cx.hb.is_some() {
-            let atomic = strong(cx);
-            checked(cx, tg, lane, esize * n, (false, true), atomic);
-        }
+        ranges.add(tg, esize * n, lane);
         for (i, r) in regs.iter().enumerate() {
             let raw = mem::read_le(&bytes[i * esize..(i + 1) * esize]);
             let v = if t.is_signed() {
@@ -348,6 +404,10 @@ fn load(cx: &mut Ctx<'_, '_>) -> Res<()> {
             }
         }
     }
+    if cx.hb.is_some() {
+        let atomic = strong(cx);
+        ranges.check(cx, (false, true), atomic);
+    }
     Ok(())
 }
 
@@ -358,6 +418,7 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let n = vals.len().max(1);
     let space = cx.ins.mods.space;
     let mut buf = [0u8; 128];
+    let mut ranges = Ranges::new();
     for lane in lanes(cx.active) {
         let addr = address(cx, 0, lane);
         let tg = target(cx, space, addr);
@@ -367,10 +428,11 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
             mem::write_le(&mut buf[i * esize..(i + 1) * esize], x);
         }
         write(cx, tg, lane, &buf[..esize * n]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
-        if cx.hb.is_some() {
-            let atomic = strong(cx);
-            checked(cx, tg, lane, esize * n, (true, false), atomic);
-        }
+        ranges.add(tg, esize * n, lane);
+    }
+    if cx.hb.is_some() {
+        let atomic = strong(cx);
+        ranges.check(cx, (true, false), atomic);
     }
     Ok(())
 }

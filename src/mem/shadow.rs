@@ -1,27 +1,33 @@
-//! Shadow memory for the happens-before checker: per byte of shared and global memory, the last
-//! write and the reads since it (FastTrack's "read epoch", widened to a set when reads are not
-//! ordered with each other). A stamp names who accessed (a warp at an epoch, or an asynchronous
-//! operation), whether it was atomic (or a reduction), and the instruction, for reports.
+//! Shadow memory for the happens-before checker: per 4-byte word of shared and global memory,
+//! the last write and the reads since it (FastTrack's read epoch, widened to a small set when
+//! reads are not ordered with each other), each with the mask of the word's bytes it touched, so
+//! accesses of different bytes of one word never conflict. A stamp names who accessed (a warp at
+//! an epoch, or an asynchronous operation), whether it was atomic (or a reduction), and the
+//! instruction, for reports.
 //!
 //! The shadow does not judge: for every earlier access an access conflicts with (the last write,
 //! and for a write the reads since), it asks the caller whether that access is ordered before the
 //! new one, and the caller records a hazard when it is not; for a read it also asks about the
-//! reads it may replace, without a conflict, to keep the read set minimal. Runs of bytes with
+//! reads it may replace, without a conflict, to keep the read set minimal. Runs of words with
 //! equal shadow are judged once.
+//!
+//! The shadow is bounded: a word remembers its last write and at most [`READS`] reads, the
+//! oldest read forgotten beyond; and when a write covers only some bytes of a word, the earlier
+//! writer of the other bytes is forgotten. Forgetting can only hide a race, never report one
+//! that is not there.
 
 use super::hb::Epoch;
-use std::collections::BTreeMap;
 
 /// Marks an asynchronous operation in [`Stamp::who`]; the rest is the operation's id.
 const OP: u32 = 1 << 31;
 /// Marks an atomic access (or an operation that reduces).
 const ATOMIC: u32 = 1 << 30;
 const ID: u32 = ATOMIC - 1;
-/// `Cell::r.who` when the reads live in the region's side table.
-const MANY: u32 = u32::MAX;
+/// Reads a word remembers.
+pub const READS: usize = 4;
 
 /// One access in the shadow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Stamp {
     who: u32,
     clock: u32,
@@ -87,25 +93,31 @@ impl Stamp {
     }
 }
 
+/// An access and the bytes of the word it touched (bit i: byte i).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Entry {
+    s: Stamp,
+    mask: u8,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Cell {
-    w: Stamp,
-    r: Stamp,
+    w: Entry,
+    /// Reads since the last write, oldest first; unused entries have mask 0.
+    r: [Entry; READS],
 }
 
 /// The shadow of one region (a CTA's shared memory, or one global allocation).
 #[derive(Debug, Clone, Default)]
 pub struct Shadow {
     cells: Vec<Cell>,
-    /// Reads of bytes whose readers are not ordered with each other.
-    many: BTreeMap<u32, Vec<Stamp>>,
 }
 
 impl Shadow {
+    /// The shadow of `len` bytes.
     pub fn new(len: usize) -> Self {
         Shadow {
-            cells: vec![Cell::default(); len],
-            many: BTreeMap::new(),
+            cells: vec![Cell::default(); len.div_ceil(4)],
         }
     }
 
@@ -121,72 +133,79 @@ impl Shadow {
         write: bool,
         ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool,
     ) {
-        let end = (off + len).min(self.cells.len());
-        let mut seen: Option<(Cell, Cell)> = None;
-        for i in off..end {
+        if len == 0 {
+            return;
+        }
+        let (first, last) = (off / 4, (off + len - 1) / 4);
+        let mut seen: Option<(Cell, u8, Cell)> = None;
+        for i in first..=last.min(self.cells.len().saturating_sub(1)) {
+            let lo = if i == first { off % 4 } else { 0 };
+            let hi = if i == last { (off + len - 1) % 4 } else { 3 };
+            let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
             let before = self.cells[i];
-            if let Some((b, after)) = seen {
-                // Same shadow as the byte before: same judgement, same outcome.
-                if b == before && before.r.who != MANY {
+            if let Some((b, m, after)) = seen {
+                // Same shadow and bytes as the word before: same judgement, same outcome.
+                if b == before && m == mask {
                     self.cells[i] = after;
                     continue;
                 }
             }
             let c = &mut self.cells[i];
-            if !c.w.is_none() && !c.w.same(&new) {
-                ordered(&c.w, true, true);
+            if c.w.mask & mask != 0 && !c.w.s.is_none() && !c.w.s.same(&new) {
+                ordered(&c.w.s, true, true);
             }
             if write {
-                if c.r.who == MANY {
-                    for r in self.many.remove(&(i as u32)).unwrap_or_default() {
-                        if !r.same(&new) {
-                            ordered(&r, false, true);
-                        }
+                for e in c.r.iter_mut() {
+                    if e.mask & mask != 0 && !e.s.same(&new) {
+                        ordered(&e.s, false, true);
                     }
-                } else if !c.r.is_none() && !c.r.same(&new) {
-                    ordered(&c.r, false, true);
+                    e.mask &= !mask;
+                    if e.mask == 0 {
+                        *e = Entry::default();
+                    }
                 }
-                c.w = new;
-                c.r = Stamp::default();
-            } else if c.r.is_none()
-                || c.r.same(&new)
-                || (c.r.who != MANY && ordered(&c.r, false, false))
-            {
-                c.r = new;
+                compact(&mut c.r);
+                c.w = Entry { s: new, mask };
             } else {
-                let mut set = if c.r.who == MANY {
-                    self.many.remove(&(i as u32)).unwrap_or_default()
-                } else {
-                    vec![c.r]
-                };
-                set.retain(|r| !r.same(&new) && !ordered(r, false, false));
-                set.push(new);
-                if set.len() == 1 {
-                    c.r = new;
-                } else {
-                    c.r = Stamp {
-                        who: MANY,
-                        clock: 0,
-                        site: 0,
-                    };
-                    self.many.insert(i as u32, set);
-                }
+                read(c, new, mask, ordered);
             }
-            seen = Some((before, self.cells[i]));
+            seen = Some((before, mask, self.cells[i]));
         }
     }
+}
 
-    /// The last write of byte `off`, if any (for the proxy-fence rule).
-    pub fn last_write(&self, off: usize) -> Option<Stamp> {
-        self.cells.get(off).map(|c| c.w).filter(|w| !w.is_none())
+/// Adds a read to a word's read set: it replaces the same accessor's read and reads ordered
+/// before it (of no more bytes than it reads); with no room, the oldest read is forgotten.
+fn read(c: &mut Cell, new: Stamp, mask: u8, ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool) {
+    let mut mask = mask;
+    for e in c.r.iter_mut().filter(|e| e.mask != 0) {
+        if e.s.same(&new) {
+            mask |= e.mask;
+            *e = Entry::default();
+        } else if e.mask & !mask == 0 && ordered(&e.s, false, false) {
+            *e = Entry::default();
+        }
     }
+    compact(&mut c.r);
+    let free = c.r.iter().position(|e| e.mask == 0);
+    let slot = free.unwrap_or_else(|| {
+        c.r.rotate_left(1);
+        READS - 1
+    });
+    c.r[slot] = Entry { s: new, mask };
+}
 
-    pub fn len(&self) -> usize {
-        self.cells.len()
+/// Moves used entries to the front, keeping their order.
+fn compact(r: &mut [Entry; READS]) {
+    let mut k = 0;
+    for i in 0..READS {
+        if r[i].mask != 0 {
+            r[k] = r[i];
+            k += 1;
+        }
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
+    for e in r.iter_mut().skip(k) {
+        *e = Entry::default();
     }
 }
 
@@ -198,7 +217,7 @@ mod tests {
         Epoch { agent, clock }
     }
 
-    /// Accesses `s`, calling every earlier access unordered; returns what it met.
+    /// Accesses `s`, calling every earlier access unordered; returns the conflicts it met.
     fn touch(
         s: &mut Shadow,
         off: usize,
@@ -208,7 +227,7 @@ mod tests {
     ) -> Vec<(Stamp, bool)> {
         let mut met = Vec::new();
         s.access(off, len, new, write, &mut |p, w, conflict| {
-            if conflict {
+            if conflict && !met.contains(&(*p, w)) {
                 met.push((*p, w));
             }
             false
@@ -222,18 +241,32 @@ mod tests {
         let w1 = Stamp::warp(at(1, 1), false, 0, 3);
         let r2 = Stamp::warp(at(2, 1), false, 0, 4);
         let r3 = Stamp::warp(at(3, 1), false, 0, 5);
-        assert!(touch(&mut s, 0, 4, w1, true).is_empty());
-        assert_eq!(touch(&mut s, 0, 4, r2, false), vec![(w1, true)]);
+        assert!(touch(&mut s, 0, 8, w1, true).is_empty());
+        assert_eq!(touch(&mut s, 0, 8, r2, false), vec![(w1, true)]);
         // A read unordered with r2: both are kept.
-        touch(&mut s, 0, 4, r3, false);
+        touch(&mut s, 0, 8, r3, false);
         let w4 = Stamp::warp(at(4, 1), false, 0, 6);
-        let met = touch(&mut s, 0, 4, w4, true);
+        let met = touch(&mut s, 0, 8, w4, true);
         assert!(
             met.contains(&(w1, true)) && met.contains(&(r2, false)) && met.contains(&(r3, false))
         );
-        // The write cleared the reads.
-        assert_eq!(touch(&mut s, 0, 4, w4, true), vec![]);
-        assert_eq!(s.last_write(2), Some(w4));
+        // The write cleared the reads; the writer does not meet itself.
+        assert_eq!(touch(&mut s, 0, 8, w4, true), vec![]);
+    }
+
+    #[test]
+    fn different_bytes_of_a_word_do_not_conflict() {
+        let mut s = Shadow::new(8);
+        let a = Stamp::warp(at(1, 1), false, 0, 1);
+        let b = Stamp::warp(at(2, 1), false, 0, 2);
+        touch(&mut s, 0, 1, a, true);
+        assert!(touch(&mut s, 1, 1, b, true).is_empty());
+        assert!(touch(&mut s, 2, 2, b, false).is_empty());
+        assert_eq!(touch(&mut s, 1, 2, a, false), vec![(b, true)]);
+        // An access across two words meets each.
+        let c = Stamp::warp(at(3, 1), false, 0, 3);
+        touch(&mut s, 4, 4, c, true);
+        assert_eq!(touch(&mut s, 3, 2, a, true).len(), 2);
     }
 
     #[test]
@@ -245,6 +278,18 @@ mod tests {
         s.access(0, 4, r2, false, &mut |_, _, _| true);
         let w = Stamp::warp(at(3, 1), false, 0, 3);
         assert_eq!(touch(&mut s, 0, 4, w, true), vec![(r2, false)]);
+    }
+
+    #[test]
+    fn the_read_set_is_bounded() {
+        let mut s = Shadow::new(4);
+        for a in 1..=9 {
+            touch(&mut s, 0, 4, Stamp::warp(at(a, 1), false, 0, a), false);
+        }
+        let w = Stamp::warp(at(20, 1), false, 0, 9);
+        let met = touch(&mut s, 0, 4, w, true);
+        assert_eq!(met.len(), READS, "the newest {READS} reads are kept");
+        assert!(met.contains(&(Stamp::warp(at(9, 1), false, 0, 9), false)));
     }
 
     #[test]
