@@ -214,7 +214,9 @@ impl Checker {
         }
     }
 
-    /// An ordinary, atomic (`atomic`) or volatile access by a warp.
+    /// An ordinary, atomic (`atomic`) or volatile access by a warp: `len` bytes of `region`,
+    /// made of the lanes' accesses `lanes` (start, end, lane) for reports (empty: `site`'s lane
+    /// made all of it).
     #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
@@ -225,6 +227,7 @@ impl Checker {
         len: usize,
         write: bool,
         atomic: bool,
+        lanes: &[(u64, u64, u32)],
     ) {
         let Checker {
             warps,
@@ -243,30 +246,46 @@ impl Checker {
         let Some((shadow, off)) = Self::shadow(shared, globals, global, region, len) else {
             return;
         };
-        shadow.access(off, len, new, write, &mut |prev, prev_write, conflict| {
-            let ok = match prev.who() {
-                Who::Warp { at, atomic: a } => (a && atomic) || vc.covers(at),
-                Who::Op { op, reduce } => {
-                    let o = &engine.ops[op as usize];
-                    (reduce && atomic)
-                        || if prev_write {
-                            o.completion(dst_rank).is_some_and(|e| vc.covers(e))
-                        } else {
-                            o.sources_released().is_some_and(|e| vc.covers(e))
-                        }
+        shadow.access(
+            off,
+            len,
+            new,
+            write,
+            &mut |prev, prev_write, conflict, byte| {
+                let ok = match prev.who() {
+                    Who::Warp { at, atomic: a } => (a && atomic) || vc.covers(at),
+                    Who::Op { op, reduce } => {
+                        let o = &engine.ops[op as usize];
+                        (reduce && atomic)
+                            || if prev_write {
+                                o.completion(dst_rank).is_some_and(|e| vc.covers(e))
+                            } else {
+                                o.sources_released().is_some_and(|e| vc.covers(e))
+                            }
+                    }
+                };
+                if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize)| m.0 == *prev) {
+                    met.push((*prev, prev_write, byte));
                 }
-            };
-            if !ok && conflict {
-                met.push((*prev, prev_write));
-            }
-            ok
-        });
-        if met.is_empty() {
-            return;
-        }
-        let address = describe(global, region, len, site.rank);
-        for (prev, prev_write) in met {
-            self.thread_conflict(engine, site, write, prev, prev_write, address.clone());
+                ok
+            },
+        );
+        for (prev, prev_write, byte) in met {
+            // Report the lane whose own access met the conflict.
+            let addr = region_at(region, byte as u64 - off as u64);
+            let (start, end, lane) = lanes
+                .iter()
+                .copied()
+                .find(|&(s, e, _)| s <= addr_key(addr) && addr_key(addr) < e)
+                .unwrap_or((addr_key(region), addr_key(region) + len as u64, site.lane));
+            let at = Site { lane, ..site };
+            let address = describe(
+                global,
+                region_at(region, start - addr_key(region)),
+                (end - start) as usize,
+                site.rank,
+            );
+            self.thread_conflict(engine, at, write, prev, prev_write, address);
         }
     }
 
@@ -392,7 +411,7 @@ impl Checker {
                     s.len as usize,
                     stamp,
                     write,
-                    &mut |prev, prev_write, conflict| {
+                    &mut |prev, prev_write, conflict, _| {
                         let ok = match prev.who() {
                             Who::Warp { at, atomic } => {
                                 let ordered = (atomic && reduce) || issue_vc.covers(at);
@@ -606,6 +625,22 @@ impl Checker {
         vc.raise(w.cp, cp_done);
         w.tick();
         vc
+    }
+}
+
+/// The region `delta` bytes further.
+fn region_at(r: Region, delta: u64) -> Region {
+    match r {
+        Region::Global(a) => Region::Global(a + delta),
+        Region::Shared(rank, o) => Region::Shared(rank, o + delta),
+    }
+}
+
+/// A region's address, as the memory instructions' ranges key it.
+fn addr_key(r: Region) -> u64 {
+    match r {
+        Region::Global(a) => a,
+        Region::Shared(_, o) => o,
     }
 }
 

@@ -270,6 +270,7 @@ fn checked(
     len: usize,
     (write, read): (bool, bool),
     atomic: bool,
+    lanes: &[(u64, u64, u32)],
 ) {
     use super::hazard::Region;
     use crate::ir::mods::Sem;
@@ -284,7 +285,16 @@ fn checked(
         s => s,
     };
     let Some(hb) = cx.hb.as_mut() else { return };
-    hb.access(&*cx.engine, &*cx.global, site, region, len, write, atomic);
+    hb.access(
+        &*cx.engine,
+        &*cx.global,
+        site,
+        region,
+        len,
+        write,
+        atomic,
+        lanes,
+    );
     if atomic {
         hb.atomic_sync(site, region, write, read, sem);
     }
@@ -358,14 +368,12 @@ impl Ranges {
                 0 => Target::Global(start),
                 r => Target::Shared(r - 1, start),
             };
-            checked(
-                cx,
-                tg,
-                lane as usize,
-                (end - start) as usize,
-                access,
-                atomic,
-            );
+            let mut lanes = [(0u64, 0u64, 0u32); WARP];
+            for (k, x) in rs[i..j].iter().enumerate() {
+                lanes[k] = (x.1, x.2, x.3);
+            }
+            let span = (end - start) as usize;
+            checked(cx, tg, lane as usize, span, access, atomic, &lanes[..j - i]);
             i = j;
         }
     }
@@ -467,7 +475,7 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
         mem::write_le(&mut buf[..esize], new);
         write(cx, tg, lane, &buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
         if cx.hb.is_some() {
-            checked(cx, tg, lane, esize, (true, !is_red), true);
+            checked(cx, tg, lane, esize, (true, !is_red), true, &[]);
         }
         if !is_red {
             let v = if t.is_signed() {

@@ -294,9 +294,15 @@ impl Machine<'_> {
                     }
                     let fid = w.frames[g.frame as usize].func;
                     let f = &self.m.functions[fid.0 as usize];
-                    let line = f.srcs.get(g.pc as usize).map_or(0, |s| s.line);
+                    let src = f.srcs.get(g.pc as usize);
+                    let line = src.map_or(0, |s| s.line);
+                    let cuda = src
+                        .and_then(|s| s.loc)
+                        .map_or(String::new(), |(file, l, _)| {
+                            format!(", CUDA {}:{l}", self.m.file(file).unwrap_or("?"))
+                        });
                     let who = format!(
-                        "CTA {:?} warp {} lanes {:#010x} (line {line})",
+                        "CTA {:?} warp {} lanes {:#010x} (line {line}{cuda})",
                         cta.id, w.index, g.mask
                     );
                     first.get_or_insert((

@@ -122,16 +122,16 @@ impl Shadow {
     }
 
     /// Records an access of `len` bytes at `off` by `new`. `ordered(prev, prev_is_write,
-    /// conflict)` says whether an earlier access is ordered before `new`; `conflict` is true when
-    /// the two conflict (the caller records a hazard if they are unordered), false when the
-    /// shadow only asks whether a read may replace an earlier read.
+    /// conflict, at)` says whether an earlier access is ordered before `new`; `conflict` is true
+    /// when the two conflict at byte `at` (the caller records a hazard if they are unordered),
+    /// false when the shadow only asks whether a read may replace an earlier read.
     pub fn access(
         &mut self,
         off: usize,
         len: usize,
         new: Stamp,
         write: bool,
-        ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool,
+        ordered: &mut impl FnMut(&Stamp, bool, bool, usize) -> bool,
     ) {
         if len == 0 {
             return;
@@ -151,13 +151,14 @@ impl Shadow {
                 }
             }
             let c = &mut self.cells[i];
+            let at = (i * 4 + lo).max(off);
             if c.w.mask & mask != 0 && !c.w.s.is_none() && !c.w.s.same(&new) {
-                ordered(&c.w.s, true, true);
+                ordered(&c.w.s, true, true, at);
             }
             if write {
                 for e in c.r.iter_mut() {
                     if e.mask & mask != 0 && !e.s.same(&new) {
-                        ordered(&e.s, false, true);
+                        ordered(&e.s, false, true, at);
                     }
                     e.mask &= !mask;
                     if e.mask == 0 {
@@ -167,7 +168,7 @@ impl Shadow {
                 compact(&mut c.r);
                 c.w = Entry { s: new, mask };
             } else {
-                read(c, new, mask, ordered);
+                read(c, new, mask, &mut |p, w, k| ordered(p, w, k, at));
             }
             seen = Some((before, mask, self.cells[i]));
         }
@@ -226,7 +227,7 @@ mod tests {
         write: bool,
     ) -> Vec<(Stamp, bool)> {
         let mut met = Vec::new();
-        s.access(off, len, new, write, &mut |p, w, conflict| {
+        s.access(off, len, new, write, &mut |p, w, conflict, _| {
             if conflict && !met.contains(&(*p, w)) {
                 met.push((*p, w));
             }
@@ -274,8 +275,8 @@ mod tests {
         let mut s = Shadow::new(4);
         let r1 = Stamp::warp(at(1, 1), false, 0, 1);
         let r2 = Stamp::warp(at(2, 1), false, 0, 2);
-        s.access(0, 4, r1, false, &mut |_, _, _| true);
-        s.access(0, 4, r2, false, &mut |_, _, _| true);
+        s.access(0, 4, r1, false, &mut |_, _, _, _| true);
+        s.access(0, 4, r2, false, &mut |_, _, _, _| true);
         let w = Stamp::warp(at(3, 1), false, 0, 3);
         assert_eq!(touch(&mut s, 0, 4, w, true), vec![(r2, false)]);
     }
