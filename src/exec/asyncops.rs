@@ -234,6 +234,12 @@ pub(super) fn issue(
             .collect(),
         _ => Vec::new(),
     };
+    // st.async / red.async: complete-tx has .release semantics at cluster scope (PTX ISA 9.0
+    // section 9.7.9.12), so it releases what the issuer did before the issue.
+    let release = match (class, cx.hb.as_mut()) {
+        (OpClass::Remote, Some(hb)) => hb.warp(cx.rank, cx.warp_index).vc.clone(),
+        _ => Vc::new(),
+    };
     let spec = OpSpec {
         class,
         kind,
@@ -248,6 +254,7 @@ pub(super) fn issue(
         dst_desc,
         group_epochs,
         tx_phases,
+        release,
     };
     let now = cx.clock;
     let op = cx.engine.issue(spec, now, cx.trace);

@@ -154,9 +154,10 @@ impl<'m> Machine<'m> {
         }
         // Exited threads count as arrived: a barrier may now be complete.
         for b in 0..cta.bars.len() as u8 {
+            let all = cta.bars[b as usize].expected == 0;
             let released = try_release(self.m, cta, b);
             if let (Some(hb), false) = (self.hb.as_mut(), released.is_empty()) {
-                hb.bar_release(cta.rank, b as usize, &released);
+                hb.bar_release(cta.rank, b as usize, &released, all);
             }
         }
         if self.trace.enabled && warp_done {
@@ -473,9 +474,10 @@ impl<'m> Machine<'m> {
         } else {
             cta.warps[wi].groups[gi].wait = Wait::Bar(id as u8);
         }
+        let all = cta.bars[id as usize].expected == 0;
         let released = try_release(self.m, cta, id as u8);
         if let (Some(hb), false) = (self.hb.as_mut(), released.is_empty()) {
-            hb.bar_release(cta.rank, id as usize, &released);
+            hb.bar_release(cta.rank, id as usize, &released, all);
         }
         Ok(())
     }

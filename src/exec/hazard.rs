@@ -50,6 +50,25 @@ pub(crate) enum Region {
     Shared(u32, u64),
 }
 
+/// State spaces a proxy fence orders.
+pub(crate) const FENCE_SHARED: u8 = 1;
+pub(crate) const FENCE_GLOBAL: u8 = 2;
+
+/// An atomically accessed word.
+#[derive(Debug, Clone, Default)]
+struct AtomicWord {
+    sync: Vc,
+    last_write: Epoch,
+}
+
+/// The word a region byte belongs to, as atomics and observations key it.
+fn word_key(r: Region) -> (u32, u64) {
+    match r {
+        Region::Global(a) => (0, a & !3),
+        Region::Shared(rank, o) => (rank + 1, o & !3),
+    }
+}
+
 /// What makes a hazard distinct: its kind, instruction and related instruction.
 type HazardKey = (&'static str, (u32, u32), Option<(u32, u32)>);
 
@@ -63,8 +82,10 @@ pub(crate) struct Checker {
     next_agent: Agent,
     /// Per CTA rank of the running cluster, per warp.
     warps: Vec<Vec<WarpClock>>,
-    /// Per agent, the clocks at which it executed `fence.proxy.async`.
-    proxy_fences: BTreeMap<Agent, Vec<u32>>,
+    /// Per agent, the clocks at which it executed `fence.proxy.async` and the state spaces each
+    /// fence orders ([`FENCE_SHARED`], [`FENCE_GLOBAL`]); and its clock at its last one.
+    proxy_fences: BTreeMap<Agent, Vec<(u32, u8)>>,
+    last_proxy_fence: BTreeMap<Agent, (Vc, u8)>,
     /// Per global allocation (made on first access), and per CTA rank.
     global: Vec<Option<Shadow>>,
     shared: Vec<Shadow>,
@@ -75,8 +96,11 @@ pub(crate) struct Checker {
     /// The cluster barrier: released into its current phase, and by its last completed phase.
     cluster_arrived: Vc,
     cluster_done: Vc,
-    /// Synchronisation clocks of atomically accessed locations (Miri's release sequences).
-    atomics: BTreeMap<(u32, u64), Vc>,
+    /// Atomically accessed words: their synchronisation clocks (Miri's release sequences).
+    atomics: BTreeMap<(u32, u64), AtomicWord>,
+    /// Per (warp, word): the last atomic write a strong read of that word observed (a plain
+    /// access after it in the reader's program order is ordered after that write).
+    observed: BTreeMap<(Agent, (u32, u64)), Epoch>,
     hazards: Vec<Hazard>,
     seen: BTreeMap<HazardKey, usize>,
 }
@@ -130,6 +154,9 @@ impl Checker {
         self.exited = warps_per_cta.iter().map(|_| Vc::new()).collect();
         self.cluster_arrived = Vc::new();
         self.cluster_done = Vc::new();
+        // Shared memory is new: its atomic words and observations are gone.
+        self.atomics.retain(|k, _| k.0 == 0);
+        self.observed.retain(|k, _| k.1 .0 == 0);
     }
 
     pub fn new_agent(&mut self) -> Agent {
@@ -233,9 +260,11 @@ impl Checker {
             warps,
             shared,
             global: globals,
+            observed,
             ..
         } = self;
         let w = &warps[site.rank as usize][site.warp as usize];
+        let me = w.me;
         let vc = &w.vc;
         let new = Stamp::warp(w.now(), atomic, site.func, site.pc);
         let dst_rank = match region {
@@ -253,7 +282,18 @@ impl Checker {
             write,
             &mut |prev, prev_write, conflict, byte| {
                 let ok = match prev.who() {
-                    Who::Warp { at, atomic: a } => (a && atomic) || vc.covers(at),
+                    Who::Warp { at, atomic: a } => {
+                        (a && atomic)
+                            || vc.covers(at)
+                            || (a && prev_write && {
+                                // A strong read of this word saw that write: what follows it in the
+                                // reader's program order is ordered after the write.
+                                let key = word_key(region_at(region, (byte - off) as u64));
+                                observed
+                                    .get(&(me, key))
+                                    .is_some_and(|o| o.agent == at.agent && o.clock >= at.clock)
+                            })
+                    }
                     Who::Op { op, reduce } => {
                         let o = &engine.ops[op as usize];
                         (reduce && atomic)
@@ -414,11 +454,13 @@ impl Checker {
                     &mut |prev, prev_write, conflict, _| {
                         let ok = match prev.who() {
                             Who::Warp { at, atomic } => {
-                                let ordered = (atomic && reduce) || issue_vc.covers(at);
-                                if ordered && conflict && prev_write && async_proxy && !atomic {
+                                // An atomic and a bulk reduction of the same word need no order.
+                                let exempt = atomic && reduce;
+                                let ordered = issue_vc.covers(at);
+                                if ordered && !exempt && conflict && prev_write && async_proxy {
                                     fence_checks.push(*prev);
                                 }
-                                ordered
+                                ordered || exempt
                             }
                             Who::Op { op: p, reduce: pr } => {
                                 let po = &engine.ops[p as usize];
@@ -436,9 +478,14 @@ impl Checker {
                         ok
                     },
                 );
+                let space = match region {
+                    Region::Shared(..) => FENCE_SHARED,
+                    Region::Global(_) => FENCE_GLOBAL,
+                };
+                let issuer = self.warps[site.rank as usize][site.warp as usize].me;
                 for prev in fence_checks {
                     if let Who::Warp { at, .. } = prev.who() {
-                        if !self.fenced(at, &issue_vc) {
+                        if !self.fenced(at, space, &issue_vc, issuer) {
                             let (f, pc) = prev.site();
                             let address = describe(global, region, s.len as usize, site.rank);
                             let name = op_name(engine, op);
@@ -464,14 +511,20 @@ impl Checker {
         self.warps[site.rank as usize][site.warp as usize].tick();
     }
 
-    /// Whether the writer `at` executed `fence.proxy.async` after that write, and the fence is
-    /// ordered before a point with clock `vc`.
-    fn fenced(&self, at: Epoch, vc: &Vc) -> bool {
-        self.proxy_fences.get(&at.agent).is_some_and(|fs| {
+    /// Whether a `fence.proxy.async` of state space `space` lies between the write `at` and an
+    /// issue by `issuer` with clock `vc`: one the writer executed after the write that is
+    /// ordered before the issue, or one the issuer executed once the write was visible to it.
+    fn fenced(&self, at: Epoch, space: u8, vc: &Vc, issuer: Agent) -> bool {
+        let by_writer = self.proxy_fences.get(&at.agent).is_some_and(|fs| {
             fs.iter()
-                .find(|&&f| f >= at.clock)
-                .is_some_and(|&f| vc.get(at.agent) >= f)
-        })
+                .find(|&&(f, sp)| f >= at.clock && sp & space != 0)
+                .is_some_and(|&(f, _)| vc.get(at.agent) >= f)
+        });
+        let by_issuer = self
+            .last_proxy_fence
+            .get(&issuer)
+            .is_some_and(|(fvc, sp)| sp & space != 0 && fvc.covers(at));
+        by_writer || by_issuer
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -544,33 +597,37 @@ impl Checker {
         read: bool,
         sem: Option<Sem>,
     ) {
-        let key = match region {
-            Region::Global(a) => (0, a),
-            Region::Shared(r, o) => (r + 1, o),
-        };
+        let key = word_key(region);
         let w = &mut self.warps[site.rank as usize][site.warp as usize];
         let release = matches!(sem, Some(Sem::Release | Sem::AcqRel | Sem::Sc));
         let loc = self.atomics.entry(key).or_default();
-        if write {
-            loc.join(if release { &w.vc } else { &w.fence_release });
-        }
         if read {
-            w.vc.join(loc);
+            w.vc.join(&loc.sync);
+            if loc.last_write.agent != 0 {
+                self.observed.insert((w.me, key), loc.last_write);
+            }
+        }
+        if write {
+            loc.sync
+                .join(if release { &w.vc } else { &w.fence_release });
+            loc.last_write = w.now();
         }
         if release {
             w.tick();
         }
     }
 
-    /// `fence.proxy.async` by a warp.
-    pub fn proxy_fence(&mut self, rank: u32, warp: u32) {
+    /// `fence.proxy.async` (of the state spaces `spaces`) by a warp.
+    pub fn proxy_fence(&mut self, rank: u32, warp: u32, spaces: u8) {
         let w = &mut self.warps[rank as usize][warp as usize];
         let now = w.now();
+        self.last_proxy_fence
+            .insert(now.agent, (w.vc.clone(), spaces));
         w.tick();
         self.proxy_fences
             .entry(now.agent)
             .or_default()
-            .push(now.clock);
+            .push((now.clock, spaces));
     }
 
     /// A warp arrives at named barrier `id` (`bar.sync`, `bar.arrive`, `bar.red`).
@@ -581,10 +638,13 @@ impl Checker {
     }
 
     /// Named barrier `id` completed: the released warps acquire what every arrival released,
-    /// and what exited threads did before they exited.
-    pub fn bar_release(&mut self, rank: u32, id: usize, warps: &[u32]) {
+    /// and, when the phase waited for every thread of the CTA (`all`), what exited threads did
+    /// before they exited (they count as arrived).
+    pub fn bar_release(&mut self, rank: u32, id: usize, warps: &[u32], all: bool) {
         let mut released = std::mem::take(&mut self.bars[rank as usize][id]);
-        released.join(&self.exited[rank as usize]);
+        if all {
+            released.join(&self.exited[rank as usize]);
+        }
         for &w in warps {
             self.warps[rank as usize][w as usize].vc.join(&released);
         }

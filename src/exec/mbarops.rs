@@ -52,6 +52,25 @@ pub(crate) fn with_mbar<T>(
     lane: usize,
     f: impl FnOnce(&mut Mbarrier) -> Result<T, MbarError>,
 ) -> Res<T> {
+    // A use must be ordered after the mbarrier.init (a barrier or cluster barrier between them).
+    let init = cx.smem[rank as usize]
+        .mbars
+        .get(&(off as u32))
+        .and_then(|b| b.init);
+    let site = cx.site(lane);
+    let what = cx.ins.op.name();
+    if let (Some((e, f, pc)), Some(hb)) = (init, cx.hb.as_mut()) {
+        if !hb.warp(site.rank, site.warp).vc.covers(e) {
+            hb.report(
+                "uninitialized-mbarrier",
+                site,
+                format!("`{what}` on the mbarrier at shared+{off:#x}, whose mbarrier.init at line {{L}} is not ordered before it"),
+                "order the initialization before every use: mbarrier.init, then fence.mbarrier_init / bar.sync (or the cluster barrier) before other threads touch it",
+                format!("shared+{off:#x} (8 bytes)"),
+                Some((f, pc, "the mbarrier.init".into())),
+            );
+        }
+    }
     let smem = &mut cx.smem[rank as usize];
     let Some(b) = smem.mbars.get_mut(&(off as u32)) else {
         let what = cx.ins.op.name();
@@ -148,6 +167,7 @@ fn init(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         let site = cx.site(lane);
         if let Some(hb) = cx.hb.as_mut() {
             b.agent = hb.new_agent();
+            b.init = Some((hb.warp(site.rank, site.warp).now(), site.func, site.pc));
             if in_use {
                 hb.report(
                     "mbarrier-misuse",

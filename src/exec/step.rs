@@ -563,9 +563,28 @@ impl<'m> Machine<'m> {
                 | Applypriority => {
                     let (rank, warp) = (cx.rank, cx.warp_index);
                     if let Some(hb) = cx.hb.as_mut() {
+                        use super::hazard::{FENCE_GLOBAL, FENCE_SHARED};
+                        use crate::ir::Space;
                         match ins.op {
-                            Membar | Fence => hb.warp(rank, warp).fence(),
-                            FenceProxyAsync | FenceProxyAsyncGeneric => hb.proxy_fence(rank, warp),
+                            // fence.mbarrier_init.release.cluster releases prior mbarrier.init
+                            // (CUTLASS: init, this fence, then a relaxed cluster barrier).
+                            Membar | Fence | FenceMbarrierInit | FenceProxyTensormap => {
+                                hb.warp(rank, warp).fence()
+                            }
+                            FenceProxyAsync => {
+                                let spaces = match ins.mods.space {
+                                    Some(Space::Shared | Space::SharedCluster) => FENCE_SHARED,
+                                    Some(Space::Global) => FENCE_GLOBAL,
+                                    _ => FENCE_SHARED | FENCE_GLOBAL,
+                                };
+                                hb.proxy_fence(rank, warp, spaces);
+                            }
+                            // fence.proxy.async::generic.{release,acquire}: a proxy fence that
+                            // also releases (or acquires) like an ordinary fence.
+                            FenceProxyAsyncGeneric => {
+                                hb.warp(rank, warp).fence();
+                                hb.proxy_fence(rank, warp, FENCE_SHARED | FENCE_GLOBAL);
+                            }
                             _ => {}
                         }
                     }

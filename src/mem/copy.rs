@@ -95,6 +95,9 @@ pub struct OpSpec {
     /// Per complete-tx target, the mbarrier's phase when the operation was issued (`None` if it
     /// was not initialized yet): its bytes must count towards that phase.
     pub tx_phases: Vec<Option<u32>>,
+    /// What its complete-tx releases (`st.async`/`red.async`: the issuer's clock at the issue;
+    /// empty for copies, whose complete-tx releases nothing of the issuer's).
+    pub release: Vc,
 }
 
 #[derive(Debug, Clone)]
@@ -420,9 +423,17 @@ impl Engine {
                 });
                 if let Completion::Mbarrier(targets) = op.spec.completion.clone() {
                     let phases = op.spec.tx_phases.clone();
+                    let release = op.spec.release.clone();
                     for (i, (rank, off, bytes)) in targets.into_iter().enumerate() {
                         let issued = phases.get(i).copied().flatten();
                         same_phase(mem, (rank, off, bytes), issued, &self.ops[id as usize])?;
+                        if let Some(b) = mem
+                            .smem
+                            .get_mut(rank as usize)
+                            .and_then(|s| s.mbars.get_mut(&off))
+                        {
+                            b.release(&release);
+                        }
                         let e =
                             complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
                         self.ops[id as usize].mbar_epochs.push((rank, e));
@@ -727,6 +738,7 @@ mod tests {
             dst_desc: String::new(),
             group_epochs: None,
             tx_phases: Vec::new(),
+            release: Vc::new(),
         }
     }
 

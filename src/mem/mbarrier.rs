@@ -47,6 +47,9 @@ pub struct Mbarrier {
     pub released: Vc,
     /// The clocks of the last completed phases: (phase, clock a wait that observes it acquires).
     pub completed: Vec<(u32, Vc)>,
+    /// The `mbarrier.init` that made it: its epoch and instruction (function, index); a use
+    /// must be ordered after it.
+    pub init: Option<(Epoch, u32, u32)>,
 }
 
 /// Completed phases whose clocks an mbarrier keeps (waits on older tokens get a later one).
