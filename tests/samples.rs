@@ -75,7 +75,9 @@ fn an_intra_warp_spin_lock_makes_progress_under_every_seed() {
 /// `hazards/` is reported with its kind under all of them.
 #[test]
 fn async_samples_match_under_every_latency_model_and_seed() {
-    let themes = ["async", "bulk", "mbarrier", "tensor", "cluster", "hazards"];
+    let themes = [
+        "async", "bulk", "mbarrier", "tensor", "cluster", "checker", "hazards",
+    ];
     let dirs: Vec<PathBuf> = themes
         .iter()
         .map(|t| Path::new("ptx-samples").join(t))
