@@ -168,6 +168,7 @@ fn main() -> ExitCode {
                 trace: trace.is_some(),
                 trace_instructions,
                 check: !no_check,
+                fast: true,
             };
             match ptxrun::runner::run(&path, &settings) {
                 Err(e) => {

@@ -35,6 +35,8 @@ pub struct Settings {
     pub trace_instructions: bool,
     /// Check for hazards (happens-before); `--no-check` turns it off.
     pub check: bool,
+    /// Use the fast forms of hot instructions (only tests turn this off, to compare).
+    pub fast: bool,
 }
 
 /// The latency model `run` and `test` use unless told otherwise.
@@ -54,6 +56,7 @@ impl Settings {
             trace: false,
             trace_instructions: false,
             check: true,
+            fast: true,
         }
     }
 }
@@ -271,6 +274,7 @@ pub fn execute(p: &Prepared, s: &Settings) -> Result<Outcome, BadInput> {
         trace: s.trace,
         trace_instructions: s.trace_instructions,
         check: s.check,
+        fast: s.fast,
     };
     Ok(exec::run(
         &p.module,

@@ -28,6 +28,23 @@ fn every_golden_sample_matches_the_gpu() {
     );
 }
 
+/// The general handlers stay the reference: with the warp-wide fast forms turned off, every
+/// golden sample still gives the GPU's bytes (and every buggy one its hazard).
+#[test]
+fn every_golden_sample_matches_without_fast_forms() {
+    let launches = find_launches(&[PathBuf::from("ptx-samples")]);
+    let mut settings = Settings::for_test(0, ptxrun::runner::DEFAULT_LATENCY);
+    settings.fast = false;
+    let failures: Vec<String> = launches
+        .iter()
+        .filter_map(|l| match test_with(l, &settings) {
+            Verdict::Pass => None,
+            Verdict::Fail(m) | Verdict::Error(m) => Some(format!("{}: {m}", l.display())),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn correct_kernels_give_the_same_bytes_under_every_seed() {
     for sample in [

@@ -325,21 +325,21 @@ fn checked(
 
 /// The shared and global accesses of one warp instruction, merged into ranges: the lanes of a
 /// warp are one agent for the checker, so a coalesced access is checked as one range.
-struct Ranges {
+pub(crate) struct Ranges {
     /// (region: 0 global or 1 + rank, start, end, first lane).
     r: [(u32, u64, u64, u32); WARP],
     n: usize,
 }
 
 impl Ranges {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Ranges {
             r: [(0, 0, 0, 0); WARP],
             n: 0,
         }
     }
 
-    fn add(&mut self, tg: Target, len: usize, lane: usize) {
+    pub(crate) fn add(&mut self, tg: Target, len: usize, lane: usize) {
         let (region, start) = match tg {
             Target::Global(a) => (0, a),
             Target::Shared(rank, o) => (rank + 1, o),
@@ -352,7 +352,7 @@ impl Ranges {
     }
 
     /// Sorts and merges overlapping or adjacent ranges of one region, then checks each.
-    fn check(mut self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
+    pub(crate) fn check(mut self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
         let rs = &mut self.r[..self.n];
         rs.sort_unstable();
         let mut i = 0;

@@ -20,22 +20,27 @@
 //! `warpops.rs` (shuffles, votes, reductions), `control.rs` (branches, calls, barriers),
 //! `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `mbarops.rs` (mbarriers and the
 //! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
-//! groups and reports deadlocks.
+//! groups and reports deadlocks. The hottest instructions also have warp-wide fast forms
+//! (`fast.rs`, chosen once per launch by `translate.rs`; loads and stores in `memfast.rs`) that
+//! compute the same bits over whole register rows.
 
 mod alu;
 mod asyncops;
 mod control;
 mod ctx;
 mod cvt;
+mod fast;
 mod fp;
 mod hazard;
 mod layout;
 mod mbarops;
+mod memfast;
 mod memops;
 mod park;
 mod printf;
 mod step;
 mod tensorops;
+mod translate;
 mod warpops;
 
 use crate::ir::{FuncId, Module};
@@ -62,6 +67,9 @@ pub struct Options {
     pub trace_instructions: bool,
     /// Check happens-before (hazards); off for speed with `--no-check`.
     pub check: bool,
+    /// Run the hot instructions through their warp-wide fast forms (`fast.rs`); off only to
+    /// compare them with the general handlers.
+    pub fast: bool,
 }
 
 impl Default for Options {
@@ -74,6 +82,7 @@ impl Default for Options {
             trace: false,
             trace_instructions: false,
             check: true,
+            fast: true,
         }
     }
 }
@@ -231,6 +240,17 @@ pub fn run(
         latency,
         hazards,
     }
+}
+
+/// How many instructions of a module have a warp-wide fast form, of how many (`fast.rs`).
+pub fn fast_coverage(m: &Module) -> (usize, usize) {
+    let var_addr = vec![0; m.vars.len()];
+    m.functions
+        .iter()
+        .flat_map(|f| translate::translate(m, f, &var_addr))
+        .fold((0, 0), |(n, t), f| {
+            (n + usize::from(f != fast::Fast::Slow), t + 1)
+        })
 }
 
 /// Sign-extends the low `bits` of `v` (for reports).

@@ -49,6 +49,8 @@ pub(crate) struct Machine<'m> {
     pub progress: u64,
     /// The happens-before checker, unless checking is off.
     pub hb: Option<super::hazard::Checker>,
+    /// Per function, the fast form of each instruction (`fast.rs`); empty when turned off.
+    pub fast: Vec<Vec<super::fast::Fast>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +213,14 @@ impl<'m> Machine<'m> {
                 Some(e),
             ),
         };
+        let fast = if opts.fast {
+            m.functions
+                .iter()
+                .map(|f| super::translate::translate(m, f, &layout.var_addr))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Machine {
             m,
             entry,
@@ -230,6 +240,7 @@ impl<'m> Machine<'m> {
             now: 0,
             progress: 0,
             hb: opts.check.then(|| super::hazard::Checker::new(m)),
+            fast,
         }
     }
 
@@ -478,6 +489,31 @@ impl<'m> Machine<'m> {
                 cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
                 what: What::Instr { text },
             });
+        }
+        if let Some(&form) = self
+            .fast
+            .get(fid.0 as usize)
+            .and_then(|c| c.get(pc as usize))
+        {
+            if form.is_mem() && active != 0 {
+                let done = {
+                    let mut cx = self.ctx(cl, ci, wi, gi, &ins, func, active);
+                    super::memfast::access(&mut cx, form)
+                };
+                let first = warp_index * WARP as u32 + active.trailing_zeros();
+                if done.map_err(|f| at(f, fid, pc, first))? {
+                    cl.ctas[ci].warps[wi].groups[gi].pc += 1;
+                    return Ok(());
+                }
+            } else if form != super::fast::Fast::Slow {
+                let warp = &mut cl.ctas[ci].warps[wi];
+                let fi = warp.groups[gi].frame as usize;
+                if active != 0 {
+                    super::fast::exec(form, &mut warp.frames[fi].regs, active);
+                }
+                warp.groups[gi].pc += 1;
+                return Ok(());
+            }
         }
         let first = if active != 0 {
             warp_index * WARP as u32 + active.trailing_zeros()

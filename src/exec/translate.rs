@@ -1,0 +1,338 @@
+//! Translation of a function's instructions into fast forms (`fast.rs`), once per launch, as
+//! wasmi translates before it executes. An instruction gets a fast form only when every operand
+//! is a plain register of the width the instruction reads, or an immediate, and no modifier
+//! changes the result (saturation, carry, flush-to-zero, another rounding, contraction, a
+//! predicate combiner, a memory-order semantic, a vector); everything else is [`Fast::Slow`] and
+//! runs through the general handlers.
+
+use super::fast::{FOp, Fast, IntOp, Key, Rel, Src, Widen};
+use crate::ir::mods::{Cmp, Rounding, SubOp};
+use crate::ir::{AddrBase, Flags, Function, Instr, Module, Op, Operand, Space, Symbol, Type};
+
+/// The fast forms of a function's instructions, parallel to its code. `var_addr` is the
+/// launch's layout of variables (a `[smem + 4]` address becomes a constant).
+pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast> {
+    f.code
+        .iter()
+        .map(|i| {
+            let form = match i.op {
+                Op::Ld | Op::St => mem_form(m, f, i, var_addr),
+                _ => form(f, i),
+            };
+            form.unwrap_or(Fast::Slow)
+        })
+        .collect()
+}
+
+/// A scalar 4- or 8-byte `ld`/`st` of `.shared` or `.global` with a plain address.
+fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fast> {
+    let md = i.mods;
+    if md.flags != Flags::NONE || md.sem.is_some() || md.vec > 1 || i.ops.len != 2 {
+        return None;
+    }
+    let global = match md.space? {
+        Space::Shared => false,
+        Space::Global => true,
+        _ => return None,
+    };
+    let t = md.ty()?;
+    let w = t.size();
+    if w != 4 && w != 8 {
+        return None;
+    }
+    let ops = f.ops(i);
+    let (addr, data) = if i.op == Op::Ld {
+        (&ops[1], &ops[0])
+    } else {
+        (&ops[0], &ops[1])
+    };
+    let (base, off) = match *addr {
+        Operand::Addr(AddrBase::Reg(r), off) => {
+            reg_width(f, r)?;
+            (Some(r.0), off as u64)
+        }
+        Operand::Addr(AddrBase::None, off) => (None, off as u64),
+        Operand::Addr(AddrBase::Sym(Symbol::Var(v)), off) => {
+            let var = m.vars.get(v.0 as usize)?;
+            let same = if global {
+                var.space == Space::Global
+            } else {
+                var.space == Space::Shared
+            };
+            same.then_some(())?;
+            (None, var_addr.get(v.0 as usize)?.wrapping_add(off as u64))
+        }
+        _ => return None,
+    };
+    let w8 = w as u8;
+    if i.op == Op::Ld {
+        Some(Fast::Ld {
+            global,
+            w: w8,
+            d: dst(f, Some(data), w)?,
+            base,
+            off,
+        })
+    } else {
+        let v = if t == Type::F32 {
+            fsrc(f, Some(data))?
+        } else if int_width(t).is_some() {
+            isrc(f, Some(data), w)?
+        } else {
+            match *data {
+                Operand::Reg(r) if reg_width(f, r) == Some(w) => Src::Reg(r.0),
+                _ => return None,
+            }
+        };
+        Some(Fast::St {
+            global,
+            w: w8,
+            v,
+            base,
+            off,
+        })
+    }
+}
+
+/// The width in bytes a register holds, if it is a plain scalar of a non-predicate type.
+fn reg_width(f: &Function, r: crate::ir::RegId) -> Option<u32> {
+    let info = f.regs.get(r.0 as usize)?;
+    (info.vec == 1 && info.ty != Type::Pred).then(|| info.ty.size())
+}
+
+fn is_pred(f: &Function, r: crate::ir::RegId) -> bool {
+    f.regs
+        .get(r.0 as usize)
+        .is_some_and(|i| i.ty == Type::Pred && i.vec == 1)
+}
+
+/// A destination register of `width` bytes.
+fn dst(f: &Function, o: Option<&Operand>, width: u32) -> Option<u32> {
+    match o? {
+        Operand::Reg(r) if reg_width(f, *r) == Some(width) => Some(r.0),
+        _ => None,
+    }
+}
+
+/// An integer source read at `width` bytes.
+fn isrc(f: &Function, o: Option<&Operand>, width: u32) -> Option<Src> {
+    match *o? {
+        Operand::Reg(r) if reg_width(f, r) == Some(width) => Some(Src::Reg(r.0)),
+        Operand::Imm(v) => Some(Src::Imm(cut(v as u64, width))),
+        _ => None,
+    }
+}
+
+/// An `f32` source: a register, or a literal as the general handler converts it.
+fn fsrc(f: &Function, o: Option<&Operand>) -> Option<Src> {
+    match *o? {
+        Operand::Reg(r) if reg_width(f, r) == Some(4) => Some(Src::Reg(r.0)),
+        Operand::F32(b) => Some(Src::Imm(u64::from(b))),
+        Operand::Imm(v) => Some(Src::Imm(u64::from((v as f32).to_bits()))),
+        _ => None,
+    }
+}
+
+fn cut(v: u64, width: u32) -> u64 {
+    if width >= 8 {
+        v
+    } else {
+        v & ((1u64 << (width * 8)) - 1)
+    }
+}
+
+fn int_width(t: Type) -> Option<u32> {
+    match t {
+        Type::B32 | Type::U32 | Type::S32 => Some(4),
+        Type::B64 | Type::U64 | Type::S64 => Some(8),
+        _ => None,
+    }
+}
+
+fn form(f: &Function, i: &Instr) -> Option<Fast> {
+    let m = i.mods;
+    if m.flags != Flags::NONE || m.bool_op.is_some() || m.sem.is_some() || m.vec > 1 {
+        return None;
+    }
+    let ops = f.ops(i);
+    let t = m.ty()?;
+    let o = |k: usize| ops.get(k);
+    if t == Type::F32 {
+        return float_form(f, i, ops);
+    }
+    match i.op {
+        Op::Cvt => {
+            let st = m.types[1]?;
+            let (dw, sw) = (int_width(t)?, int_width(st)?);
+            if m.rnd.is_some() || ops.len() != 2 {
+                return None;
+            }
+            let w = match (dw, sw) {
+                (8, 4) if st.is_signed() => Widen::Sext,
+                (8, 4) => Widen::Zext,
+                (4, 8) => Widen::Trunc,
+                _ => return None,
+            };
+            return Some(Fast::Cvt {
+                w,
+                d: dst(f, o(0), dw)?,
+                a: isrc(f, o(1), sw)?,
+            });
+        }
+        Op::Mov => {
+            let w = int_width(t)?;
+            if ops.len() != 2 {
+                return None;
+            }
+            return Some(Fast::Mov {
+                d: dst(f, o(0), w)?,
+                a: isrc(f, o(1), w)?,
+            });
+        }
+        _ => {}
+    }
+    let w = int_width(t)?;
+    let signed = t.is_signed();
+    let two = |op: IntOp| -> Option<Fast> {
+        if ops.len() != 3 {
+            return None;
+        }
+        let (d, a) = (dst(f, o(0), w)?, isrc(f, o(1), w)?);
+        // Shift amounts are .u32 whatever the shifted type.
+        let bw = if matches!(op, IntOp::Shl | IntOp::ShrU | IntOp::ShrS) {
+            4
+        } else {
+            w
+        };
+        let b = isrc(f, o(2), bw)?;
+        Some(if w == 4 {
+            Fast::I32 { op, d, a, b }
+        } else {
+            Fast::I64 { op, d, a, b }
+        })
+    };
+    match (i.op, m.sub) {
+        (Op::Add, None) => two(IntOp::Add),
+        (Op::Sub, None) => two(IntOp::Sub),
+        (Op::Mul, Some(SubOp::Lo)) => two(IntOp::MulLo),
+        (Op::Mul, Some(SubOp::Hi)) if signed => two(IntOp::MulHiS),
+        (Op::Mul, Some(SubOp::Hi)) => two(IntOp::MulHiU),
+        (Op::Mul, Some(SubOp::Wide)) if w == 4 && ops.len() == 3 => Some(Fast::MulWide {
+            signed,
+            d: dst(f, o(0), 8)?,
+            a: isrc(f, o(1), 4)?,
+            b: isrc(f, o(2), 4)?,
+        }),
+        (Op::Mad, Some(SubOp::Lo)) if ops.len() == 4 => {
+            let (d, a, b, c) = (
+                dst(f, o(0), w)?,
+                isrc(f, o(1), w)?,
+                isrc(f, o(2), w)?,
+                isrc(f, o(3), w)?,
+            );
+            Some(if w == 4 {
+                Fast::Mad32 { d, a, b, c }
+            } else {
+                Fast::Mad64 { d, a, b, c }
+            })
+        }
+        (Op::Mad, Some(SubOp::Wide)) if w == 4 && ops.len() == 4 => Some(Fast::MadWide {
+            signed,
+            d: dst(f, o(0), 8)?,
+            a: isrc(f, o(1), 4)?,
+            b: isrc(f, o(2), 4)?,
+            c: isrc(f, o(3), 8)?,
+        }),
+        (Op::And, None) => two(IntOp::And),
+        (Op::Or, None) => two(IntOp::Or),
+        (Op::Xor, None) => two(IntOp::Xor),
+        (Op::Shl, None) => two(IntOp::Shl),
+        (Op::Shr, None) if signed => two(IntOp::ShrS),
+        (Op::Shr, None) => two(IntOp::ShrU),
+        (Op::Min, None) if signed => two(IntOp::MinS),
+        (Op::Min, None) => two(IntOp::MinU),
+        (Op::Max, None) if signed => two(IntOp::MaxS),
+        (Op::Max, None) => two(IntOp::MaxU),
+        (Op::Setp, None) if ops.len() == 3 => {
+            let rel = match m.cmp? {
+                Cmp::Eq => Rel::Eq,
+                Cmp::Ne => Rel::Ne,
+                Cmp::Lt | Cmp::Lo => Rel::Lt,
+                Cmp::Le | Cmp::Ls => Rel::Le,
+                Cmp::Gt | Cmp::Hi => Rel::Gt,
+                Cmp::Ge | Cmp::Hs => Rel::Ge,
+                _ => return None,
+            };
+            let key = match (w, signed) {
+                (4, true) => Key::S32,
+                (4, false) => Key::U32,
+                (_, true) => Key::S64,
+                (_, false) => Key::U64,
+            };
+            Some(Fast::Setp {
+                key,
+                rel,
+                d: pred_dst(f, o(0))?,
+                a: isrc(f, o(1), w)?,
+                b: isrc(f, o(2), w)?,
+            })
+        }
+        (Op::Selp, None) if ops.len() == 4 => Some(Fast::Selp {
+            d: dst(f, o(0), w)?,
+            a: isrc(f, o(1), w)?,
+            b: isrc(f, o(2), w)?,
+            p: match o(3)? {
+                Operand::Reg(p) if is_pred(f, *p) => p.0,
+                _ => return None,
+            },
+        }),
+        _ => None,
+    }
+}
+
+fn pred_dst(f: &Function, o: Option<&Operand>) -> Option<u32> {
+    match o? {
+        Operand::Reg(r) if is_pred(f, *r) => Some(r.0),
+        _ => None,
+    }
+}
+
+fn float_form(f: &Function, i: &Instr, ops: &[Operand]) -> Option<Fast> {
+    let m = i.mods;
+    if !matches!(m.rnd, None | Some(Rounding::Rn)) || m.sub.is_some() {
+        return None;
+    }
+    let o = |k: usize| ops.get(k);
+    let bin = |op: FOp| -> Option<Fast> {
+        (ops.len() == 3).then_some(())?;
+        Some(Fast::F32 {
+            op,
+            d: dst(f, o(0), 4)?,
+            a: fsrc(f, o(1))?,
+            b: fsrc(f, o(2))?,
+        })
+    };
+    match i.op {
+        Op::Add => bin(FOp::Add),
+        Op::Sub => bin(FOp::Sub),
+        Op::Mul => bin(FOp::Mul),
+        // `fma.rn.f32`; `mad.f32` without a rounding is not fused the same way on every target.
+        Op::Fma if m.rnd == Some(Rounding::Rn) && ops.len() == 4 => Some(Fast::Fma32 {
+            d: dst(f, o(0), 4)?,
+            a: fsrc(f, o(1))?,
+            b: fsrc(f, o(2))?,
+            c: fsrc(f, o(3))?,
+        }),
+        Op::Mov if ops.len() == 2 && m.rnd.is_none() => Some(Fast::Mov {
+            d: dst(f, o(0), 4)?,
+            a: fsrc(f, o(1))?,
+        }),
+        Op::Setp if ops.len() == 3 && m.rnd.is_none() => Some(Fast::SetpF32 {
+            cmp: m.cmp?,
+            d: pred_dst(f, o(0))?,
+            a: fsrc(f, o(1))?,
+            b: fsrc(f, o(2))?,
+        }),
+        _ => None,
+    }
+}

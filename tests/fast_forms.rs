@@ -1,0 +1,366 @@
+//! The fast forms of hot instructions (`src/exec/fast.rs`, `memfast.rs`) must compute exactly
+//! what the general handlers compute. One generated kernel applies every fast form (and, guarded
+//! by a per-lane predicate, a second time to half-active warps) to operands drawn from edge
+//! values and random bits; it runs with fast forms on and off and every output byte must agree.
+
+use proptest::prelude::*;
+use ptxrun::runner::{execute, prepare, Prepared, Settings};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+const THREADS: usize = 64;
+
+/// (PTX template, result register class): `D` destination, `A`/`B`/`C` sources of the class.
+const OPS32: &[&str] = &[
+    "add.s32 D, A, B",
+    "add.s32 D, A, -3",
+    "sub.s32 D, A, B",
+    "mul.lo.s32 D, A, B",
+    "mul.hi.s32 D, A, B",
+    "mul.hi.u32 D, A, B",
+    "mad.lo.s32 D, A, B, C",
+    "and.b32 D, A, B",
+    "or.b32 D, A, 255",
+    "xor.b32 D, A, B",
+    "shl.b32 D, A, B",
+    "shl.b32 D, A, 7",
+    "shr.u32 D, A, B",
+    "shr.s32 D, A, B",
+    "shr.s32 D, A, 31",
+    "min.s32 D, A, B",
+    "min.u32 D, A, B",
+    "max.s32 D, A, B",
+    "max.u32 D, A, B",
+    "mov.u32 D, A",
+    "mov.u32 D, -2128831035",
+];
+
+const OPS64: &[&str] = &[
+    "add.s64 D, A, B",
+    "add.s64 D, A, -5",
+    "sub.s64 D, A, B",
+    "mul.lo.s64 D, A, B",
+    "mul.hi.s64 D, A, B",
+    "mul.hi.u64 D, A, B",
+    "mad.lo.s64 D, A, B, C",
+    "and.b64 D, A, B",
+    "or.b64 D, A, B",
+    "xor.b64 D, A, B",
+    "min.s64 D, A, B",
+    "min.u64 D, A, B",
+    "max.s64 D, A, B",
+    "max.u64 D, A, B",
+    "mov.b64 D, A",
+];
+
+const OPSF: &[&str] = &[
+    "add.rn.f32 D, A, B",
+    "add.f32 D, A, 0f3f800000",
+    "sub.f32 D, A, B",
+    "mul.rn.f32 D, A, B",
+    "mul.f32 D, A, 0f40400000",
+    "fma.rn.f32 D, A, B, C",
+    "mov.f32 D, 0f7fc00001",
+    "mov.f32 D, A",
+];
+
+const CMPS_INT: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"];
+const CMPS_F: &[&str] = &[
+    "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+];
+
+/// The kernel: per thread, loads a, b, c of each class, runs every form unguarded and again
+/// guarded by `a & 1`, and stores every result (predicates through `selp`).
+fn kernel() -> (String, usize, usize, usize) {
+    let mut body = String::new();
+    let (mut n32, mut n64, mut nf) = (0usize, 0usize, 0usize);
+    let emit = |body: &mut String, class: &str, line: String, n: &mut usize| {
+        let (st, r, out, w) = match class {
+            "r" => ("st.global.u32", "%r9", "%rd20", 4),
+            "rd" => ("st.global.u64", "%rd9", "%rd21", 8),
+            _ => ("st.global.f32", "%f9", "%rd22", 4),
+        };
+        // Unguarded, then guarded over a result register that holds a known value.
+        for guard in ["", "@%p1 "] {
+            let init = match class {
+                "r" => "mov.u32 %r9, 305419896;".to_string(),
+                "rd" => "mov.u64 %rd9, 81985529216486895;".to_string(),
+                _ => "mov.f32 %f9, 0f3F000000;".to_string(),
+            };
+            let _ = writeln!(body, "\t{init}\n\t{guard}{line};");
+            let _ = writeln!(body, "\t{st} [{out}+{}], {r};", *n * w);
+            *n += 1;
+        }
+    };
+    let fill = |t: &str, d: &str, a: &str, b: &str, c: &str| {
+        t.replace('D', d)
+            .replace('A', a)
+            .replace('B', b)
+            .replace('C', c)
+    };
+    for t in OPS32 {
+        emit(
+            &mut body,
+            "r",
+            fill(t, "%r9", "%r1", "%r2", "%r3"),
+            &mut n32,
+        );
+    }
+    // Shift amounts of 64-bit shifts are 32-bit registers.
+    for t in [
+        "shl.b64 D, A, %r2",
+        "shr.u64 D, A, %r2",
+        "shr.s64 D, A, %r2",
+        "shr.s64 D, A, 70",
+        "mul.wide.s32 D, %r1, %r2",
+        "mul.wide.u32 D, %r1, %r2",
+        "mad.wide.s32 D, %r1, %r2, C",
+        "mad.wide.u32 D, %r1, %r2, C",
+        "cvt.s64.s32 D, %r1",
+        "cvt.u64.u32 D, %r1",
+        "cvt.u64.s32 D, %r1",
+        "selp.b64 D, A, B, %p2",
+    ] {
+        emit(
+            &mut body,
+            "rd",
+            fill(t, "%rd9", "%rd1", "%rd2", "%rd3"),
+            &mut n64,
+        );
+    }
+    for t in OPS64 {
+        emit(
+            &mut body,
+            "rd",
+            fill(t, "%rd9", "%rd1", "%rd2", "%rd3"),
+            &mut n64,
+        );
+    }
+    emit(&mut body, "r", "cvt.u32.u64 %r9, %rd1".into(), &mut n32);
+    emit(
+        &mut body,
+        "r",
+        "selp.b32 %r9, %r1, %r2, %p2".into(),
+        &mut n32,
+    );
+    for t in OPSF {
+        emit(&mut body, "f", fill(t, "%f9", "%f1", "%f2", "%f3"), &mut nf);
+    }
+    for (ty, a, b) in [
+        ("s32", "%r1", "%r2"),
+        ("u32", "%r1", "%r2"),
+        ("s64", "%rd1", "%rd2"),
+        ("u64", "%rd1", "%rd2"),
+        ("s32", "%r1", "-1"),
+    ] {
+        for c in CMPS_INT {
+            let line = format!("setp.{c}.{ty} %p3, {a}, {b};\n\tselp.u32 %r9, 1, 0, %p3");
+            emit(&mut body, "r", line, &mut n32);
+        }
+    }
+    for c in CMPS_F {
+        let line = format!("setp.{c}.f32 %p3, %f1, %f2;\n\tselp.u32 %r9, 1, 0, %p3");
+        emit(&mut body, "r", line, &mut n32);
+    }
+    // Shared memory: a store and a load back through a register address and a symbol.
+    emit(
+        &mut body,
+        "r",
+        "st.shared.u32 [%r8], %r1;\n\tbar.warp.sync -1;\n\tld.shared.u32 %r9, [%r7]".into(),
+        &mut n32,
+    );
+    emit(
+        &mut body,
+        "f",
+        "st.shared.f32 [sm+4], %f1;\n\tld.shared.f32 %f9, [sm+4]".into(),
+        &mut nf,
+    );
+    let ptx = format!(
+        r#".version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry fast_forms(.param .u64 in32, .param .u64 in64, .param .u64 inf,
+                           .param .u64 out32, .param .u64 out64, .param .u64 outf)
+{{
+	.reg .pred %p<4>;
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<30>;
+	.reg .f32 %f<10>;
+	.shared .align 4 .b8 sm[{smem}];
+	mov.u32 %r4, %tid.x;
+	mul.wide.u32 %rd10, %r4, 12;
+	mul.wide.u32 %rd11, %r4, 24;
+	ld.param.u64 %rd12, [in32];
+	ld.param.u64 %rd13, [in64];
+	ld.param.u64 %rd14, [inf];
+	add.s64 %rd12, %rd12, %rd10;
+	add.s64 %rd13, %rd13, %rd11;
+	add.s64 %rd14, %rd14, %rd10;
+	ld.global.u32 %r1, [%rd12];
+	ld.global.u32 %r2, [%rd12+4];
+	ld.global.u32 %r3, [%rd12+8];
+	ld.global.u64 %rd1, [%rd13];
+	ld.global.u64 %rd2, [%rd13+8];
+	ld.global.u64 %rd3, [%rd13+16];
+	ld.global.f32 %f1, [%rd14];
+	ld.global.f32 %f2, [%rd14+4];
+	ld.global.f32 %f3, [%rd14+8];
+	and.b32 %r5, %r1, 1;
+	setp.ne.s32 %p1, %r5, 0;
+	and.b32 %r5, %r2, 2;
+	setp.ne.s32 %p2, %r5, 0;
+	shl.b32 %r8, %r4, 2;
+	add.s32 %r8, %r8, 8;
+	xor.b32 %r7, %r8, 4;
+	ld.param.u64 %rd20, [out32];
+	ld.param.u64 %rd21, [out64];
+	ld.param.u64 %rd22, [outf];
+	mul.wide.u32 %rd23, %r4, {o32};
+	mul.wide.u32 %rd24, %r4, {o64};
+	mul.wide.u32 %rd25, %r4, {of};
+	add.s64 %rd20, %rd20, %rd23;
+	add.s64 %rd21, %rd21, %rd24;
+	add.s64 %rd22, %rd22, %rd25;
+{body}	ret;
+}}
+"#,
+        smem = 8 + 4 * THREADS + 8,
+        o32 = 4 * (n32 + 2),
+        o64 = 8 * (n64 + 2),
+        of = 4 * (nf + 2),
+    );
+    (ptx, n32 + 2, n64 + 2, nf + 2)
+}
+
+fn launch_dir() -> (PathBuf, (usize, usize, usize)) {
+    let (ptx, n32, n64, nf) = kernel();
+    let dir = std::env::temp_dir().join(format!("ptxrun-fast-forms-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernel.ptx"), ptx).unwrap();
+    let buf = |name: &str, ty: &str, len: usize| {
+        format!(
+            "[[params]]\nbuffer = \"{name}\"\ntype = \"{ty}\"\nlen = {len}\ninit = \"zeros\"\n\n"
+        )
+    };
+    let launch = format!(
+        "kernel = \"kernel.ptx\"\ngrid = 1\nblock = {THREADS}\n\n{}{}{}{}{}{}",
+        buf("in32", "u32", 3 * THREADS),
+        buf("in64", "u64", 3 * THREADS),
+        buf("inf", "f32", 3 * THREADS),
+        buf("out32", "u32", n32 * THREADS),
+        buf("out64", "u64", n64 * THREADS),
+        buf("outf", "f32", nf * THREADS),
+    );
+    std::fs::write(dir.join("launch.toml"), launch).unwrap();
+    (dir, (n32, n64, nf))
+}
+
+fn with_inputs(p: &Prepared, a: &[u32], b: &[u64], c: &[u32]) -> Prepared {
+    let mut p = p.clone();
+    for (name, bytes) in [
+        (
+            "in32",
+            a.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+        ),
+        ("in64", b.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        ("inf", c.iter().flat_map(|v| v.to_le_bytes()).collect()),
+    ] {
+        let (_, _, addr, len) = *p.buffers.iter().find(|x| x.0 == name).unwrap();
+        p.global
+            .write_init(addr, len)
+            .unwrap()
+            .copy_from_slice(&bytes);
+    }
+    p
+}
+
+fn outputs(p: &Prepared, fast: bool) -> Vec<Vec<u8>> {
+    let mut s = Settings::for_test(0, "immediate");
+    s.fast = fast;
+    s.check = false;
+    let o = execute(p, &s).unwrap();
+    assert!(o.fault.is_none(), "{:?}", o.fault);
+    ["out32", "out64", "outf"]
+        .iter()
+        .map(|n| {
+            let (_, _, addr, len) = *p.buffers.iter().find(|x| &x.0 == n).unwrap();
+            o.global.read(addr, len).unwrap().to_vec()
+        })
+        .collect()
+}
+
+fn word32() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        any::<u32>(),
+        prop::sample::select(vec![
+            0,
+            1,
+            2,
+            31,
+            32,
+            33,
+            63,
+            64,
+            0x7fff_ffff,
+            0x8000_0000,
+            u32::MAX
+        ]),
+    ]
+}
+
+fn word64() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        any::<u64>(),
+        prop::sample::select(vec![0, 1, 63, 64, 65, i64::MAX as u64, 1 << 63, u64::MAX]),
+        word32().prop_map(|v| i64::from(v as i32) as u64),
+    ]
+}
+
+fn float32() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        any::<f32>().prop_map(f32::to_bits),
+        any::<u32>(),
+        prop::sample::select(vec![
+            0,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0x0000_0001,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f7f_ffff,
+        ]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_forms_match_the_general_handlers(
+        a in prop::collection::vec(word32(), 3 * THREADS),
+        b in prop::collection::vec(word64(), 3 * THREADS),
+        c in prop::collection::vec(float32(), 3 * THREADS),
+    ) {
+        let (dir, _) = launch_dir();
+        let p = prepare(&dir.join("launch.toml"), None).unwrap();
+        let p = with_inputs(&p, &a, &b, &c);
+        prop_assert_eq!(outputs(&p, true), outputs(&p, false));
+    }
+}
+
+/// The kernel really exercises fast forms: nearly all of its instructions have one.
+#[test]
+fn the_kernel_is_made_of_fast_forms() {
+    let (dir, (n32, n64, nf)) = launch_dir();
+    let p = prepare(&dir.join("launch.toml"), None).unwrap();
+    let (fast, total) = ptxrun::exec::fast_coverage(&p.module);
+    assert!(n32 + n64 + nf > 150);
+    assert!(
+        fast * 10 >= total * 9,
+        "only {fast} of {total} instructions have a fast form"
+    );
+}
