@@ -193,29 +193,53 @@ const MAX_LEX_ERRORS: usize = 20;
 /// recursive walk over scopes far from the native stack's end on hostile input.
 pub const MAX_SCOPE_DEPTH: usize = 256;
 
-/// Lexes the whole source. Returns the tokens with their spans, and the errors met on the way.
-pub fn lex(src: &str) -> (Vec<(Tok<'_>, Span)>, Vec<LexError>) {
-    let mut toks = Vec::new();
+/// The tokens of `src` with their spans, made as the parser asks for them (a module of many
+/// megabytes is never held as a token vector); block comments and bad bytes are skipped, and
+/// [`errors`] reports the latter.
+pub fn tokens(src: &str) -> impl Iterator<Item = (Tok<'_>, Span)> {
+    Tok::lexer(src)
+        .spanned()
+        .filter_map(|(res, span)| match res {
+            Ok(Tok::BlockComment) | Err(()) => None,
+            Ok(t) => Some((t, span)),
+        })
+}
+
+/// The bytes no token matches, adjacent ones merged, at most [`MAX_LEX_ERRORS`].
+pub fn errors(src: &str) -> Vec<LexError> {
+    scan(src, |_, _| {})
+}
+
+/// One pass over `src`: every token (block comments skipped) goes to `on_token`; the bytes no
+/// token matches come back as errors, adjacent ones merged, at most [`MAX_LEX_ERRORS`].
+pub fn scan<'s>(src: &'s str, mut on_token: impl FnMut(&Tok<'s>, &Span)) -> Vec<LexError> {
     let mut errors: Vec<LexError> = Vec::new();
     for (res, span) in Tok::lexer(src).spanned() {
-        match res {
-            Ok(Tok::BlockComment) => {}
-            Ok(t) => toks.push((t, span)),
-            Err(()) => {
-                // Merge adjacent bad bytes into one error.
-                if let Some(last) = errors.last_mut() {
-                    if last.span.end == span.start {
-                        last.span.end = span.end;
-                        continue;
-                    }
-                }
-                if errors.len() < MAX_LEX_ERRORS {
-                    errors.push(LexError { span });
+        let Err(()) = res else {
+            if let Ok(t) = &res {
+                if *t != Tok::BlockComment {
+                    on_token(t, &span);
                 }
             }
+            continue;
+        };
+        // Merge adjacent bad bytes into one error.
+        if let Some(last) = errors.last_mut() {
+            if last.span.end == span.start {
+                last.span.end = span.end;
+                continue;
+            }
+        }
+        if errors.len() < MAX_LEX_ERRORS {
+            errors.push(LexError { span });
         }
     }
-    (toks, errors)
+    errors
+}
+
+/// Lexes the whole source into a vector: the tokens with their spans, and the errors.
+pub fn lex(src: &str) -> (Vec<(Tok<'_>, Span)>, Vec<LexError>) {
+    (tokens(src).collect(), errors(src))
 }
 
 /// A friendly name for a token kind, used in parse errors ("expected `;`").

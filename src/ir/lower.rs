@@ -14,7 +14,7 @@ use super::*;
 use crate::diag::Diag;
 use crate::parse::ast::{self, Expr, Stmt, UnOp, Word};
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
 
 /// Code of an error that only repeats an earlier one; never shown.
 const FOLLOW_ON: &str = "ir::follow-on";
@@ -24,12 +24,20 @@ pub const MAX_REGS_PER_FUNCTION: u64 = 1 << 18;
 
 pub fn lower(m: &ast::Module<'_>, src: &str) -> Result<Module, Vec<Diag>> {
     let mut lw = Lowerer::new(src);
-    lw.module_items(m);
-    if lw.diags.is_empty() {
-        Ok(lw.module)
-    } else {
-        Err(lw.diags)
+    for item in &m.items {
+        lw.item(item);
     }
+    lw.finish()
+}
+
+/// Parses and lowers a module item by item: each function's syntax tree is dropped once it is
+/// lowered, so memory is the IR's plus one function's tree. PTX needs every name declared before
+/// its use (ptxas rejects a call to a function defined later without a prototype), so one pass
+/// in source order sees everything a body refers to.
+pub fn compile(src: &str) -> Result<Module, Vec<Diag>> {
+    let mut lw = Lowerer::new(src);
+    crate::parse::parse_items(src, &mut |item| lw.item(&item))?;
+    lw.finish()
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -74,8 +82,17 @@ struct Scope<'s> {
 struct Lowerer<'s> {
     line_starts: Vec<usize>,
     diags: Vec<Diag>,
+    /// Diagnostics of function bodies, reported after the declarations'.
+    body_diags: Vec<Diag>,
+    /// The line [`Lowerer::line`] answered last.
+    last_line: std::cell::Cell<u32>,
+    /// A `.version` and a `.target` were seen.
+    version: bool,
+    target: bool,
     module: Module,
-    globals: IndexMap<&'s str, Symbol>,
+    globals: IndexMap<&'s str, Symbol, FxBuildHasher>,
+    /// Opcode tokens already decoded (nvcc repeats a few hundred of them).
+    decoded: HashMap<&'s str, super::opcode::Decoded>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -86,6 +103,10 @@ impl<'s> Lowerer<'s> {
         Lowerer {
             line_starts,
             diags: Vec::new(),
+            body_diags: Vec::new(),
+            last_line: std::cell::Cell::new(0),
+            version: false,
+            target: false,
             module: Module {
                 version: (0, 0),
                 targets: Vec::new(),
@@ -94,54 +115,81 @@ impl<'s> Lowerer<'s> {
                 vars: Vec::new(),
                 functions: Vec::new(),
             },
-            globals: IndexMap::new(),
+            globals: IndexMap::default(),
+            decoded: HashMap::default(),
         }
     }
 
+    /// The 1-based line of a byte offset. Instructions arrive in source order, so the search
+    /// starts from the previous answer's line when it can.
     fn line(&self, offset: usize) -> u32 {
-        self.line_starts.partition_point(|&s| s <= offset) as u32
+        let hint = self.last_line.get() as usize;
+        let starts = &self.line_starts;
+        let line = if hint > 0 && hint <= starts.len() && starts[hint - 1] <= offset {
+            // Walk forward a few lines, then fall back to a binary search of the rest.
+            let rest = &starts[hint..];
+            match rest.iter().take(8).position(|&s| s > offset) {
+                Some(k) => hint + k,
+                None => hint + rest.partition_point(|&s| s <= offset),
+            }
+        } else {
+            starts.partition_point(|&s| s <= offset)
+        };
+        self.last_line.set(line as u32);
+        line as u32
     }
 
-    fn module_items(&mut self, m: &ast::Module<'s>) {
-        let (mut version, mut target) = (false, false);
-        // Pass 1: directives and names.
-        for item in &m.items {
-            match item {
-                ast::Item::Version(w) => {
-                    version = true;
-                    match w.text.split_once('.').map(|(a, b)| (a.parse(), b.parse())) {
-                        Some((Ok(a), Ok(b))) => self.module.version = (a, b),
-                        _ => self.diags.push(
-                            Diag::error("ir::bad-version", "`.version` needs MAJOR.MINOR")
-                                .label(w.span.clone(), "here"),
-                        ),
-                    }
-                }
-                ast::Item::Target(ws, _) => {
-                    target = true;
-                    self.module
-                        .targets
-                        .extend(ws.iter().map(|w| w.text.to_string()));
-                }
-                ast::Item::AddressSize(w) => match parse_int(w) {
-                    Ok(v @ (32 | 64)) => self.module.address_size = v as u32,
+    /// Lowers one top-level item: directives and declarations at once, function bodies right
+    /// after their declaration.
+    fn item(&mut self, item: &ast::Item<'s>) {
+        match item {
+            ast::Item::Version(w) => {
+                self.version = true;
+                match w.text.split_once('.').map(|(a, b)| (a.parse(), b.parse())) {
+                    Some((Ok(a), Ok(b))) => self.module.version = (a, b),
                     _ => self.diags.push(
-                        Diag::error("ir::bad-address-size", "`.address_size` must be 32 or 64")
+                        Diag::error("ir::bad-version", "`.version` needs MAJOR.MINOR")
                             .label(w.span.clone(), "here"),
                     ),
-                },
-                ast::Item::File { index, path, .. } => {
-                    if let Ok(i) = parse_int(index) {
-                        let p = path.text.trim_matches('"').to_string();
-                        self.module.files.push((i as u32, p));
-                    }
                 }
-                ast::Item::Var(d) => self.module_var(d),
-                ast::Item::Function(f) => self.declare_function(f),
-                ast::Item::Section(_) | ast::Item::Pragma(..) | ast::Item::Error => {}
             }
+            ast::Item::Target(ws, _) => {
+                self.target = true;
+                self.module
+                    .targets
+                    .extend(ws.iter().map(|w| w.text.to_string()));
+            }
+            ast::Item::AddressSize(w) => match parse_int(w) {
+                Ok(v @ (32 | 64)) => self.module.address_size = v as u32,
+                _ => self.diags.push(
+                    Diag::error("ir::bad-address-size", "`.address_size` must be 32 or 64")
+                        .label(w.span.clone(), "here"),
+                ),
+            },
+            ast::Item::File { index, path, .. } => {
+                if let Ok(i) = parse_int(index) {
+                    let p = path.text.trim_matches('"').to_string();
+                    self.module.files.push((i as u32, p));
+                }
+            }
+            ast::Item::Var(d) => self.module_var(d),
+            ast::Item::Function(f) => {
+                self.declare_function(f);
+                if f.body.is_some() {
+                    // Body diagnostics come after every declaration's, as when bodies were
+                    // lowered in a second pass.
+                    let before = self.diags.len();
+                    self.define_function(f);
+                    self.body_diags.extend(self.diags.drain(before..));
+                }
+            }
+            ast::Item::Section(_) | ast::Item::Pragma(..) | ast::Item::Error => {}
         }
-        if !version {
+    }
+
+    /// The module, or every diagnostic: declarations', a missing `.version`/`.target`, bodies'.
+    fn finish(mut self) -> Result<Module, Vec<Diag>> {
+        if !self.version {
             self.diags.push(
                 Diag::error(
                     "ir::missing-version",
@@ -151,7 +199,7 @@ impl<'s> Lowerer<'s> {
                 .help("PTX modules start with `.version 9.0` (or the ISA version they need)"),
             );
         }
-        if !target {
+        if !self.target {
             self.diags.push(
                 Diag::error(
                     "ir::missing-target",
@@ -161,13 +209,11 @@ impl<'s> Lowerer<'s> {
                 .help("add e.g. `.target sm_90`"),
             );
         }
-        // Pass 2: bodies.
-        for item in &m.items {
-            if let ast::Item::Function(f) = item {
-                if f.body.is_some() {
-                    self.define_function(f);
-                }
-            }
+        self.diags.append(&mut self.body_diags);
+        if self.diags.is_empty() {
+            Ok(self.module)
+        } else {
+            Err(self.diags)
         }
     }
 
@@ -549,7 +595,7 @@ impl<'s> FuncLowerer<'_, 's> {
     /// Walk 1: instruction numbers of labels, block by block.
     fn collect_labels(&mut self, stmts: &[Stmt<'s>], count: &mut u32) {
         let me = self.block_labels.len();
-        self.block_labels.push(HashMap::new());
+        self.block_labels.push(HashMap::default());
         for (i, s) in stmts.iter().enumerate() {
             match s {
                 Stmt::Label(w) => {
@@ -805,14 +851,27 @@ impl<'s> FuncLowerer<'_, 's> {
     }
 
     fn instr(&mut self, i: &ast::Instr<'s>) {
-        let mut words = opcode_words(&i.opcode);
-        words.extend(
-            i.mods
-                .iter()
-                .map(|m| (&m.text[1..], m.span.start + 1..m.span.end)),
-        );
-        let decoded = match decode_words(&words) {
-            Ok(d) => d,
+        let words = || {
+            let mut words = opcode_words(&i.opcode);
+            words.extend(
+                i.mods
+                    .iter()
+                    .map(|m| (&m.text[1..], m.span.start + 1..m.span.end)),
+            );
+            words
+        };
+        let cached = if i.mods.is_empty() {
+            self.lw.decoded.get(i.opcode.text).cloned()
+        } else {
+            None
+        };
+        let decoded = match cached.map_or_else(|| decode_words(&words()), Ok) {
+            Ok(d) => {
+                if i.mods.is_empty() && d.raw.is_empty() {
+                    self.lw.decoded.insert(i.opcode.text, d.clone());
+                }
+                d
+            }
             Err(e) => return self.error(e),
         };
         let guard = match &i.guard {
@@ -869,10 +928,13 @@ impl<'s> FuncLowerer<'_, 's> {
         ) {
             return self.error(e);
         }
-        let raw = decoded
-            .op
-            .is_opaque()
-            .then(|| words.iter().map(|(w, _)| *w).collect::<Vec<_>>().join("."));
+        let raw = decoded.op.is_opaque().then(|| {
+            words()
+                .iter()
+                .map(|(w, _)| *w)
+                .collect::<Vec<_>>()
+                .join(".")
+        });
         self.srcs.push(SrcInfo {
             span: i.span.clone(),
             line: self.lw.line(i.span.start),

@@ -273,8 +273,7 @@ pub enum Operand {
 
 /// Everything one `ptxrun parse` needs: parse and lower, or every diagnostic.
 pub fn compile(src: &str) -> Result<Module, Vec<crate::diag::Diag>> {
-    let ast = crate::parse::parse(src)?;
-    lower(&ast, src)
+    lower::compile(src)
 }
 
 #[cfg(test)]

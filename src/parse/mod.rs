@@ -23,19 +23,42 @@ const MAX_OPERATORS_PER_STATEMENT: usize = 256;
 /// At most this many syntax errors are reported for one file.
 const MAX_PARSE_ERRORS: usize = 20;
 
-/// Parses a whole module. On failure returns every diagnostic found (several per file: the parser
-/// recovers at the next `;`).
+/// Parses a whole module into its syntax tree. On failure returns every diagnostic found
+/// (several per file: the parser recovers at the next `;`).
 pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
-    let (toks, lex_errors) = lex::lex(src);
+    let mut items = Vec::new();
+    parse_items(src, &mut |i| items.push(i))?;
+    Ok(ast::Module { items })
+}
+
+/// Parses a module, handing each top-level item to `sink` as soon as it is complete, in source
+/// order. Items reach `sink` even when a later one fails to parse; the error list is then
+/// returned and the caller discards what it made of them.
+pub fn parse_items<'s>(src: &'s str, sink: &mut dyn FnMut(ast::Item<'s>)) -> Result<(), Vec<Diag>> {
+    // Two passes of the (fast) lexer rather than one token vector: a 5 MB module would hold
+    // 80 MB of tokens, and allocating them cost more than lexing again. The first pass finds
+    // bad bytes and bounds nesting; the second feeds the parser.
+    let mut pre = Prescan::default();
+    let lex_errors = lex::scan(src, |t, span| pre.token(t, span));
     if !lex_errors.is_empty() {
         return Err(lex_errors
             .iter()
             .map(|e| lex_error(src, e.span.clone()))
             .collect());
     }
-    prescan(&toks)?;
-    let braces: Vec<(usize, bool)> = toks
-        .iter()
+    if let Some(d) = pre.error {
+        return Err(vec![d]);
+    }
+    let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, ()>> = Vec::new();
+    let result = grammar::ModuleParser::new().parse(
+        &mut recovered,
+        sink,
+        lex::tokens(src).map(|(t, s)| Ok((s.start, t, s.end))),
+    );
+    if recovered.is_empty() && result.is_ok() {
+        return Ok(());
+    }
+    let braces: Vec<(usize, bool)> = lex::tokens(src)
         .filter_map(|(t, s)| match t {
             Tok::LBrace => Some((s.start, true)),
             Tok::RBrace => Some((s.start, false)),
@@ -46,18 +69,13 @@ pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
         src,
         braces: &braces,
     };
-    let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, ()>> = Vec::new();
-    let result = grammar::ModuleParser::new().parse(
-        &mut recovered,
-        toks.into_iter().map(|(t, s)| Ok((s.start, t, s.end))),
-    );
     let mut diags: Vec<Diag> = recovered
         .into_iter()
         .map(|r| syntax_error(r.error, &ctx))
         .collect();
     match result {
-        Ok(module) if diags.is_empty() => Ok(module),
-        Ok(_) => Err(truncate(diags)),
+        Ok(()) if diags.is_empty() => Ok(()),
+        Ok(()) => Err(truncate(diags)),
         Err(e) => {
             diags.push(syntax_error(e, &ctx));
             Err(truncate(diags))
@@ -88,43 +106,56 @@ fn lex_error(src: &str, span: Span) -> Diag {
 }
 
 /// Bounds nesting and expression length before any recursive structure is built.
-fn prescan(toks: &[(Tok<'_>, Span)]) -> Result<(), Vec<Diag>> {
-    let mut depth = 0usize;
-    let mut operators = 0usize;
-    for (t, span) in toks {
+/// The linear pre-scan: brace nesting depth and operators per statement, and the first limit
+/// exceeded.
+#[derive(Default)]
+struct Prescan {
+    depth: usize,
+    operators: usize,
+    error: Option<Diag>,
+}
+
+impl Prescan {
+    fn token(&mut self, t: &Tok<'_>, span: &Span) {
+        if self.error.is_some() {
+            return;
+        }
         match t {
             Tok::LBrace | Tok::LParen | Tok::LBracket => {
-                depth += 1;
-                if depth > MAX_SCOPE_DEPTH {
-                    return Err(vec![Diag::error(
-                        "parse::nesting-too-deep",
-                        format!("braces nested more than {MAX_SCOPE_DEPTH} deep"),
-                    )
-                    .label(span.clone(), "this opens one level too many")
-                    .help("PTX compilers emit at most a few levels of `{ }` scopes")]);
+                self.depth += 1;
+                if self.depth > MAX_SCOPE_DEPTH {
+                    self.error = Some(
+                        Diag::error(
+                            "parse::nesting-too-deep",
+                            format!("braces nested more than {MAX_SCOPE_DEPTH} deep"),
+                        )
+                        .label(span.clone(), "this opens one level too many")
+                        .help("PTX compilers emit at most a few levels of `{ }` scopes"),
+                    );
                 }
             }
-            Tok::RBrace | Tok::RParen | Tok::RBracket => depth = depth.saturating_sub(1),
+            Tok::RBrace | Tok::RParen | Tok::RBracket => self.depth = self.depth.saturating_sub(1),
             _ => {}
         }
         match t {
-            Tok::Semi | Tok::LBrace | Tok::RBrace => operators = 0,
+            Tok::Semi | Tok::LBrace | Tok::RBrace => self.operators = 0,
             Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Bang | Tok::Tilde => {
-                operators += 1;
-                if operators > MAX_OPERATORS_PER_STATEMENT {
-                    return Err(vec![Diag::error(
-                        "parse::expression-too-long",
-                        format!(
-                            "more than {MAX_OPERATORS_PER_STATEMENT} operators in one statement"
-                        ),
-                    )
-                    .label(span.clone(), "here")]);
+                self.operators += 1;
+                if self.operators > MAX_OPERATORS_PER_STATEMENT {
+                    self.error = Some(
+                        Diag::error(
+                            "parse::expression-too-long",
+                            format!(
+                                "more than {MAX_OPERATORS_PER_STATEMENT} operators in one statement"
+                            ),
+                        )
+                        .label(span.clone(), "here"),
+                    );
                 }
             }
             _ => {}
         }
     }
-    Ok(())
 }
 
 /// What error reporting may look at besides the error itself.
