@@ -31,8 +31,11 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Lays the module out, placing global and constant variables into `global`.
-    pub fn new(m: &Module, global: &mut Global) -> Result<Layout, String> {
+    /// Lays the module out for a launch of `entry`, placing global and constant variables into
+    /// `global`. Shared memory holds the module's shared variables and those of `entry` and of
+    /// device functions, never those another kernel declares in its body (each kernel's static
+    /// shared memory is its own, as the driver allocates it).
+    pub fn new(m: &Module, entry: crate::ir::FuncId, global: &mut Global) -> Result<Layout, String> {
         let mut var_addr = vec![0u64; m.vars.len()];
         let nf = m.functions.len();
         let mut local_size = vec![0u64; nf];
@@ -71,6 +74,10 @@ impl Layout {
                 {
                     dynamic_align = dynamic_align.max(align);
                 }
+                Space::Shared | Space::SharedCluster
+                    if v.owner.is_some_and(|o| {
+                        o != entry && m.functions.get(o.0 as usize).is_some_and(|f| f.is_entry)
+                    }) => {}
                 Space::Shared | Space::SharedCluster => {
                     shared = shared.next_multiple_of(align);
                     var_addr[i] = shared;

@@ -198,7 +198,7 @@ impl<'m> Machine<'m> {
         kparams: Vec<u8>,
         opts: Options,
     ) -> Self {
-        let (layout, layout_error) = match Layout::new(m, &mut global) {
+        let (layout, layout_error) = match Layout::new(m, entry, &mut global) {
             Ok(l) => (l, None),
             Err(e) => (
                 Layout {
