@@ -35,7 +35,11 @@ impl Layout {
     /// `global`. Shared memory holds the module's shared variables and those of `entry` and of
     /// device functions, never those another kernel declares in its body (each kernel's static
     /// shared memory is its own, as the driver allocates it).
-    pub fn new(m: &Module, entry: crate::ir::FuncId, global: &mut Global) -> Result<Layout, String> {
+    pub fn new(
+        m: &Module,
+        entry: crate::ir::FuncId,
+        global: &mut Global,
+    ) -> Result<Layout, String> {
         let mut var_addr = vec![0u64; m.vars.len()];
         let nf = m.functions.len();
         let mut local_size = vec![0u64; nf];
