@@ -68,6 +68,8 @@ pub fn explore(
             trace: false,
             trace_instructions: false,
             entry: base.entry.clone(),
+            // The schedules already use every worker.
+            jobs: 1,
             ..*base
         };
         let r = execute(&p, &settings);

@@ -24,6 +24,7 @@
 //!         t.land.iter_mut().for_each(|l| *l = done);
 //!         t.complete_at = done;
 //!     }
+//!     fn fresh(&self) -> Box<dyn LatencyModel> { Box::new(Slow) }
 //! }
 //! ```
 //! and passing `Box::new(Slow)` as `exec::Options::latency`.
@@ -80,8 +81,20 @@ pub trait LatencyModel: Send {
     fn name(&self) -> String;
     /// Fills `t` for `op`; `t.land` has `op.pieces` entries.
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing);
-    /// A new cluster of CTAs starts: forget queues (it runs on fresh SMs).
-    fn reset(&mut self) {}
+    /// The grid's `cluster`-th cluster of CTAs (in launch order) starts: forget queues (it runs
+    /// on fresh SMs) and reseed, so that a cluster's timings depend only on the run's seed and
+    /// its index, never on which clusters ran before it (clusters may run on several threads).
+    fn reset(&mut self, cluster: u64) {
+        let _ = cluster;
+    }
+    /// The same model as `parse` made it, for another thread's clusters.
+    fn fresh(&self) -> Box<dyn LatencyModel>;
+}
+
+/// The seed of the `cluster`-th cluster's draws: the run's seed itself for the first, so a
+/// launch of one cluster draws exactly what the seed says.
+pub fn cluster_seed(seed: u64, cluster: u64) -> u64 {
+    seed ^ cluster.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Parses `--latency`. Seeded models draw from `seed`.
@@ -142,6 +155,9 @@ impl LatencyModel for Immediate {
     fn name(&self) -> String {
         "immediate".into()
     }
+    fn fresh(&self) -> Box<dyn LatencyModel> {
+        Box::new(Immediate)
+    }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
         t.read_at = op.issue;
         t.land.iter_mut().for_each(|l| *l = op.issue);
@@ -156,6 +172,9 @@ pub struct Fixed(pub u64);
 impl LatencyModel for Fixed {
     fn name(&self) -> String {
         format!("fixed:{}", self.0)
+    }
+    fn fresh(&self) -> Box<dyn LatencyModel> {
+        Box::new(Fixed(self.0))
     }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
         let n = self.0;
@@ -177,6 +196,7 @@ fn spread(t: &mut Timing, from: u64, to: u64) {
 pub struct Uniform {
     lo: u64,
     hi: u64,
+    seed: u64,
     rng: ChaCha8Rng,
 }
 
@@ -185,6 +205,7 @@ impl Uniform {
         Uniform {
             lo,
             hi,
+            seed,
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x756e_6966_6f72_6d00),
         }
     }
@@ -193,6 +214,14 @@ impl Uniform {
 impl LatencyModel for Uniform {
     fn name(&self) -> String {
         format!("uniform:{}-{}", self.lo, self.hi)
+    }
+    fn reset(&mut self, cluster: u64) {
+        let seed = self.seed;
+        *self = Uniform::new(self.lo, self.hi, cluster_seed(seed, cluster));
+        self.seed = seed;
+    }
+    fn fresh(&self) -> Box<dyn LatencyModel> {
+        Box::new(Uniform::new(self.lo, self.hi, self.seed))
     }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
         let lat = self.rng.gen_range(self.lo..=self.hi);
@@ -252,8 +281,11 @@ impl LatencyModel for Bandwidth {
         spread(t, start + lat, start + lat + busy);
         t.complete_at = start + lat + busy;
     }
-    fn reset(&mut self) {
+    fn reset(&mut self, _cluster: u64) {
         self.free_at.clear();
+    }
+    fn fresh(&self) -> Box<dyn LatencyModel> {
+        Box::new(Bandwidth::new(self.latency, self.bytes_per_cycle))
     }
 }
 
@@ -264,6 +296,7 @@ impl LatencyModel for Bandwidth {
 /// overwritten too early is copied overwritten) and the pieces land in a random order just
 /// before completion (a destination read too early shows stale or partial data).
 pub struct Adversarial {
+    seed: u64,
     rng: ChaCha8Rng,
 }
 
@@ -273,6 +306,7 @@ pub const ADVERSARIAL_DELAY: u64 = 1 << 20;
 impl Adversarial {
     pub fn new(seed: u64) -> Self {
         Adversarial {
+            seed,
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x6164_7665_7273_6172),
         }
     }
@@ -281,6 +315,14 @@ impl Adversarial {
 impl LatencyModel for Adversarial {
     fn name(&self) -> String {
         "adversarial".into()
+    }
+    fn reset(&mut self, cluster: u64) {
+        let seed = self.seed;
+        *self = Adversarial::new(cluster_seed(seed, cluster));
+        self.seed = seed;
+    }
+    fn fresh(&self) -> Box<dyn LatencyModel> {
+        Box::new(Adversarial::new(self.seed))
     }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
         let done = op.issue + ADVERSARIAL_DELAY + self.rng.gen_range(0..ADVERSARIAL_DELAY);
@@ -357,7 +399,7 @@ mod tests {
         let mut other = desc(0, 160, 1);
         other.sm = 1;
         assert_eq!(run(&mut m, &other).complete_at, 110);
-        m.reset();
+        m.reset(0);
         assert_eq!(run(&mut m, &desc(0, 160, 1)).complete_at, 110);
     }
 

@@ -80,6 +80,11 @@ enum Command {
         /// Do not check for hazards (faster; mbarrier misuse and deadlocks are still reported).
         #[arg(long)]
         no_check: bool,
+        /// Threads to run clusters on (0: all cores). Outputs, reports and exit codes are the
+        /// same for every N: clusters that touch each other's global bytes make the run fall
+        /// back to one thread, as do --trace and device malloc.
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
     },
     /// Run one launch under N schedules (scheduler seeds x latency models, adversarial included)
     /// in parallel and report every distinct hazard with the schedule that first showed it.
@@ -118,7 +123,18 @@ enum Command {
         /// Latency model for the asynchronous copies (see `run --help`).
         #[arg(long, default_value = ptxrun::runner::DEFAULT_LATENCY)]
         latency: String,
+        /// Threads each launch runs its clusters on (0: all cores; see `run --help`).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
     },
+}
+
+/// `--jobs 0` means every core.
+fn cores(jobs: usize) -> usize {
+    match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -161,6 +177,7 @@ fn main() -> ExitCode {
             trace_format,
             trace_instructions,
             no_check,
+            jobs,
         } => {
             let settings = ptxrun::runner::Settings {
                 entry,
@@ -174,6 +191,7 @@ fn main() -> ExitCode {
                 trace_instructions,
                 check: !no_check,
                 fast: true,
+                jobs: cores(jobs),
             };
             match ptxrun::runner::run(&path, &settings) {
                 Err(e) => {
@@ -211,7 +229,8 @@ fn main() -> ExitCode {
             paths,
             seed,
             latency,
-        } => test(&paths, seed, &latency),
+            jobs,
+        } => test(&paths, seed, &latency, cores(jobs)),
         Command::Check {
             path,
             explore,
@@ -275,13 +294,16 @@ fn check(
     }
 }
 
-fn test(paths: &[PathBuf], seed: u64, latency: &str) -> ExitCode {
+fn test(paths: &[PathBuf], seed: u64, latency: &str, jobs: usize) -> ExitCode {
     use ptxrun::runner::{find_launches, test_with, Settings, Verdict};
     if let Err(e) = ptxrun::latency::parse(latency, seed) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
-    let settings = Settings::for_test(seed, latency);
+    let settings = Settings {
+        jobs,
+        ..Settings::for_test(seed, latency)
+    };
     let launches = find_launches(paths);
     let (mut pass, mut fail) = (0, 0);
     for l in &launches {

@@ -37,6 +37,8 @@ pub struct Settings {
     pub check: bool,
     /// Use the fast forms of hot instructions (only tests turn this off, to compare).
     pub fast: bool,
+    /// Threads to run clusters on (`--jobs`); the results do not depend on it.
+    pub jobs: usize,
 }
 
 /// The latency model `run` and `test` use unless told otherwise.
@@ -57,6 +59,7 @@ impl Settings {
             trace_instructions: false,
             check: true,
             fast: true,
+            jobs: 1,
         }
     }
 }
@@ -275,6 +278,7 @@ pub fn execute(p: &Prepared, s: &Settings) -> Result<Outcome, BadInput> {
         trace_instructions: s.trace_instructions,
         check: s.check,
         fast: s.fast,
+        jobs: s.jobs.max(1),
     };
     Ok(exec::run(
         &p.module,

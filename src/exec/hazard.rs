@@ -70,7 +70,7 @@ fn word_key(r: Region) -> (u32, u64) {
 }
 
 /// What makes a hazard distinct: its kind, instruction and related instruction.
-type HazardKey = (&'static str, (u32, u32), Option<(u32, u32)>);
+pub(crate) type HazardKey = (&'static str, (u32, u32), Option<(u32, u32)>);
 
 /// Named barriers per CTA.
 const BARRIERS: usize = 16;

@@ -66,6 +66,16 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
         }
         at[lane] = o as usize;
     }
+    if let (true, Some(log)) = (global, &cx.global.log) {
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        for lane in lanes(active) {
+            if store.is_some() {
+                log.write(addr[lane], addr[lane] + w);
+            } else {
+                log.read(addr[lane], addr[lane] + w);
+            }
+        }
+    }
     let mem: &mut [u8] = match alloc {
         Some((i, _)) => &mut cx.global.allocs[i].data,
         None => &mut cx.smem[cx.rank as usize].bytes,

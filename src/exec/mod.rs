@@ -31,6 +31,7 @@ mod ctx;
 mod cvt;
 mod fast;
 mod fp;
+mod grid;
 mod hazard;
 mod layout;
 mod mbarops;
@@ -70,6 +71,8 @@ pub struct Options {
     /// Run the hot instructions through their warp-wide fast forms (`fast.rs`); off only to
     /// compare them with the general handlers.
     pub fast: bool,
+    /// Threads to run clusters on (`grid.rs`): results are the same as with one.
+    pub jobs: usize,
 }
 
 impl Default for Options {
@@ -83,6 +86,7 @@ impl Default for Options {
             trace_instructions: false,
             check: true,
             fast: true,
+            jobs: 1,
         }
     }
 }
@@ -195,6 +199,9 @@ pub struct Outcome {
     pub latency: String,
     /// Hazards the checker found (the run goes on after a hazard).
     pub hazards: Vec<Hazard>,
+    /// How many threads ran the clusters: 1 unless `Options::jobs` allowed more and the clusters
+    /// did not interact (`grid.rs`). Nothing else in the outcome depends on it.
+    pub threads: usize,
 }
 
 /// Runs `entry` over the grid. `global` holds the launch's buffers; `kparams` is the kernel
@@ -207,39 +214,7 @@ pub fn run(
     kparams: Vec<u8>,
     opts: Options,
 ) -> Outcome {
-    let mut m = step::Machine::new(module, entry, grid, global, kparams, opts);
-    let latency = m.engine.model_name();
-    let mut fault = None;
-    let c = grid.cluster.map(|d| d.max(1));
-    'grid: for z in (0..grid.grid[2]).step_by(c[2] as usize) {
-        for y in (0..grid.grid[1]).step_by(c[1] as usize) {
-            for x in (0..grid.grid[0]).step_by(c[0] as usize) {
-                if let Err(mut f) = m.run_cluster([x, y, z]) {
-                    if let Some(t) = f.linear_thread {
-                        let [bx, by, _] = grid.block;
-                        f.thread = [t % bx, (t / bx) % by, t / (bx * by)];
-                    }
-                    fault = Some(*f);
-                    break 'grid;
-                }
-            }
-        }
-    }
-    let (global, stdout, stats, trace, mut hazards) = m.finish();
-    let [bx, by, _] = grid.block;
-    for h in &mut hazards {
-        let t = h.linear_thread;
-        h.thread = [t % bx, (t / bx) % by, t / (bx * by)];
-    }
-    Outcome {
-        global,
-        stdout,
-        stats,
-        fault,
-        trace,
-        latency,
-        hazards,
-    }
+    grid::run(module, entry, grid, global, kparams, opts)
 }
 
 /// How many instructions of a module have a warp-wide fast form, of how many (`fast.rs`).

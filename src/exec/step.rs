@@ -23,6 +23,13 @@ pub const MAX_CALL_DEPTH: usize = 1024;
 
 pub(crate) type Res<T> = Result<T, Box<Fault>>;
 
+/// How often (in warp instructions) a cluster running beside others asks its watch.
+pub const WATCH_EVERY: u64 = 1 << 20;
+
+/// Asked, with the warp instructions run so far, while a cluster runs beside others whether it
+/// must stop (`grid.rs`).
+pub(crate) type Watch = Box<dyn Fn(&Global, u64) -> bool + Send>;
+
 pub(crate) struct Machine<'m> {
     pub m: &'m Module,
     pub entry: FuncId,
@@ -31,6 +38,11 @@ pub(crate) struct Machine<'m> {
     pub global: Global,
     pub kparams: Vec<u8>,
     pub sched: Scheduler,
+    /// The run's seed; each cluster's scheduler is seeded from it and the cluster's index.
+    pub seed: u64,
+    /// While clusters run on several threads: asked every [`WATCH_EVERY`] warp instructions
+    /// whether this cluster has read what another one wrote (`grid.rs`); `true` stops it.
+    pub watch: Option<Watch>,
     pub max_steps: u64,
     pub instruction_cycles: u64,
     pub stdout: String,
@@ -229,6 +241,8 @@ impl<'m> Machine<'m> {
             global,
             kparams,
             sched: Scheduler::new(opts.seed),
+            seed: opts.seed,
+            watch: None,
             max_steps: opts.max_steps,
             instruction_cycles: opts.instruction_cycles.max(1),
             stdout: String::new(),
@@ -335,9 +349,9 @@ impl<'m> Machine<'m> {
         Ok(cta)
     }
 
-    /// Runs the cluster whose first CTA is `first`: its CTAs' warps interleave under one
-    /// scheduler and one clock.
-    pub fn run_cluster(&mut self, first: [u32; 3]) -> Res<()> {
+    /// Runs the cluster whose first CTA is `first`, the grid's `index`-th: its CTAs' warps
+    /// interleave under one scheduler and one clock, seeded from the run's seed and `index`.
+    pub fn run_cluster(&mut self, first: [u32; 3], index: u64) -> Res<()> {
         if let Some(e) = &self.layout_error {
             return Err(with_cta(fault(FaultKind::Memory, e.clone()), first));
         }
@@ -363,8 +377,10 @@ impl<'m> Machine<'m> {
                 }
             }
         }
-        self.engine.reset();
+        self.engine.reset(index);
+        self.sched = Scheduler::new(crate::latency::cluster_seed(self.seed, index));
         self.now = 0;
+        let mut next_watch = self.stats.warp_instructions + WATCH_EVERY;
         if let Some(hb) = &mut self.hb {
             let warps: Vec<usize> = cl.ctas.iter().map(|c| c.warps.len()).collect();
             hb.start_cluster(&warps, shared_bytes as usize);
@@ -413,6 +429,20 @@ impl<'m> Machine<'m> {
                 }
                 let id = cl.ctas[0].id;
                 return Err(with_cta(self.deadlock(&cl), id));
+            }
+            if self.stats.warp_instructions >= next_watch {
+                next_watch = self.stats.warp_instructions + WATCH_EVERY;
+                if self
+                    .watch
+                    .as_ref()
+                    .is_some_and(|w| w(&self.global, self.stats.warp_instructions))
+                {
+                    let f = fault(
+                        FaultKind::StepLimit,
+                        "stopped while running beside other clusters",
+                    );
+                    return Err(with_cta(f, cl.ctas[0].id));
+                }
             }
             let (ci, wi) = runnable[self.sched.pick(runnable.len())];
             let quantum = self.sched.quantum();

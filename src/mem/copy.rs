@@ -216,12 +216,13 @@ impl Engine {
         self.model.name()
     }
 
-    /// A new cluster starts on fresh SMs: queues are empty. Operation ids stay unique for the
-    /// whole launch (the checker's shadow of global memory names them).
-    pub fn reset(&mut self) {
+    /// The grid's `cluster`-th cluster starts on fresh SMs: queues are empty, the model reseeded.
+    /// Operation ids stay unique for the whole run (the checker's shadow of global memory names
+    /// them).
+    pub fn reset(&mut self, cluster: u64) {
         self.queue.clear();
         self.arrive_ons.clear();
-        self.model.reset();
+        self.model.reset(cluster);
     }
 
     pub fn is_complete(&self, op: OpId) -> bool {

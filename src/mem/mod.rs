@@ -103,11 +103,82 @@ pub struct Alloc {
 }
 
 /// Device global memory (and `.const`, which is read-only global memory here).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Global {
     /// Sorted by base address.
     pub allocs: Vec<Alloc>,
     next: u64,
+    /// The byte ranges accessed, while clusters run on several threads (`exec::grid` proves from
+    /// them that the clusters did not interact). A clone does not log.
+    pub log: Option<std::sync::Mutex<AccessLog>>,
+}
+
+impl Clone for Global {
+    fn clone(&self) -> Self {
+        Global {
+            allocs: self.allocs.clone(),
+            next: self.next,
+            log: None,
+        }
+    }
+}
+
+/// Byte ranges `[start, end)` of global memory read and written, in access order with
+/// neighbours merged; [`AccessLog::normalize`] sorts and merges them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessLog {
+    pub reads: Vec<(u64, u64)>,
+    pub writes: Vec<(u64, u64)>,
+}
+
+impl AccessLog {
+    fn add(v: &mut Vec<(u64, u64)>, start: u64, end: u64) {
+        if let Some(last) = v.last_mut() {
+            if start <= last.1 && end >= last.0 {
+                *last = (last.0.min(start), last.1.max(end));
+                return;
+            }
+        }
+        // Scattered accesses would grow the list with every access; merged, it stays within
+        // the number of bytes that exist, so compact whenever it has doubled.
+        if v.len() >= COMPACT_FROM && v.len().is_power_of_two() {
+            merge(v);
+        }
+        v.push((start, end));
+    }
+
+    pub fn read(&mut self, start: u64, end: u64) {
+        Self::add(&mut self.reads, start, end);
+    }
+
+    pub fn write(&mut self, start: u64, end: u64) {
+        Self::add(&mut self.writes, start, end);
+    }
+
+    /// Sorts both lists and merges overlapping or touching ranges.
+    pub fn normalize(&mut self) {
+        merge(&mut self.reads);
+        merge(&mut self.writes);
+    }
+}
+
+/// Length from which an [`AccessLog`] list is compacted as it grows.
+const COMPACT_FROM: usize = 1 << 12;
+
+/// Sorts `v` and merges its overlapping or touching ranges, in place.
+fn merge(v: &mut Vec<(u64, u64)>) {
+    v.sort_unstable();
+    let mut n = 0;
+    for i in 0..v.len() {
+        let (a, b) = v[i];
+        if n > 0 && a <= v[n - 1].1 {
+            v[n - 1].1 = v[n - 1].1.max(b);
+        } else {
+            v[n] = (a, b);
+            n += 1;
+        }
+    }
+    v.truncate(n);
 }
 
 impl Global {
@@ -115,6 +186,7 @@ impl Global {
         Global {
             allocs: Vec::new(),
             next: GLOBAL_BASE,
+            log: None,
         }
     }
 
@@ -164,11 +236,31 @@ impl Global {
     /// A readable slice of `len` bytes at `addr`.
     pub fn read(&self, addr: u64, len: usize) -> Result<&[u8], MemFault> {
         let (i, off) = self.locate(addr, len as u64)?;
+        self.note_read(addr, len as u64);
         Ok(&self.allocs[i].data[off..off + len])
+    }
+
+    /// Records a read of `[addr, addr + len)` when accesses are logged.
+    pub fn note_read(&self, addr: u64, len: u64) {
+        if let Some(l) = &self.log {
+            l.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .read(addr, addr + len);
+        }
+    }
+
+    /// Records a write of `[addr, addr + len)` when accesses are logged.
+    pub fn note_write(&self, addr: u64, len: u64) {
+        if let Some(l) = &self.log {
+            l.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write(addr, addr + len);
+        }
     }
 
     pub fn write(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemFault> {
         let (i, off) = self.locate(addr, len as u64)?;
+        self.note_write(addr, len as u64);
         let a = &mut self.allocs[i];
         if a.readonly {
             return Err(MemFault {
@@ -181,6 +273,7 @@ impl Global {
     /// Writable bytes even of a read-only allocation: for laying out initial data.
     pub fn write_init(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemFault> {
         let (i, off) = self.locate(addr, len as u64)?;
+        self.note_write(addr, len as u64);
         Ok(&mut self.allocs[i].data[off..off + len])
     }
 

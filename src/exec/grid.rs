@@ -1,0 +1,377 @@
+//! Running a grid: its clusters in launch order (PTX ISA 9.0 section 2.2: the clusters of a grid
+//! are independent; CTAs of different clusters can communicate only through global memory).
+//!
+//! On one thread the clusters simply run one after another. On several (`--jobs`), clusters that
+//! do not interact are run concurrently and the result must be byte-identical to the one-thread
+//! run. Each cluster's randomness (scheduler, latency model) is seeded from the run's seed and the
+//! cluster's index, so it does not depend on what ran before it; what remains is memory. Every
+//! worker thread runs clusters on its own copy of global memory, logging the byte ranges each
+//! cluster reads and writes. If no byte written by one cluster is read or written by another, no
+//! cluster could have seen another's effects, and neither could the hazard checker (every rule
+//! needs a write to a byte another agent touches), so the one-thread run would have done exactly
+//! the same: the written ranges are gathered into one memory, and reports, output and counters are
+//! merged in cluster order. For the same reason each worker keeps one checker for all its
+//! clusters, as the one-thread run keeps one for all: the shadow a cluster finds left by others
+//! holds only reads of bytes it may itself only read, which no rule can turn into a hazard. Otherwise the whole launch runs again on one thread. A cluster that
+//! spins on another's write is caught while it runs (its watch compares what it has read with
+//! what finished clusters wrote) instead of spinning until the step limit.
+
+use super::hazard::HazardKey;
+use super::step::Machine;
+use super::{Fault, FaultKind, Grid, Hazard, Options, Outcome, Stats};
+use crate::ir::{FuncId, Module};
+use crate::mem::{AccessLog, Global};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The first CTA of every cluster, in launch order (x fastest).
+pub(super) fn origins(grid: &Grid) -> Vec<[u32; 3]> {
+    let c = grid.cluster.map(|d| d.max(1) as usize);
+    let mut out = Vec::new();
+    for z in (0..grid.grid[2]).step_by(c[2]) {
+        for y in (0..grid.grid[1]).step_by(c[1]) {
+            for x in (0..grid.grid[0]).step_by(c[0]) {
+                out.push([x, y, z]);
+            }
+        }
+    }
+    out
+}
+
+/// Runs every cluster, on `opts.jobs` threads where that gives the one-thread result.
+pub(super) fn run(
+    module: &Module,
+    entry: FuncId,
+    grid: &Grid,
+    global: Global,
+    kparams: Vec<u8>,
+    opts: Options,
+) -> Outcome {
+    let origins = origins(grid);
+    let jobs = opts.jobs.min(origins.len());
+    // Traces number operations and events across the whole launch; device malloc hands out
+    // addresses in call order: both need the one-thread order.
+    if jobs > 1 && !opts.trace && module.function("malloc").is_none() {
+        if let Some(out) = parallel(
+            module, entry, grid, &global, &kparams, &opts, &origins, jobs,
+        ) {
+            return out;
+        }
+    }
+    sequential(module, entry, grid, global, kparams, opts, &origins)
+}
+
+fn sequential(
+    module: &Module,
+    entry: FuncId,
+    grid: &Grid,
+    global: Global,
+    kparams: Vec<u8>,
+    opts: Options,
+    origins: &[[u32; 3]],
+) -> Outcome {
+    let mut m = Machine::new(module, entry, grid, global, kparams, opts);
+    let latency = m.engine.model_name();
+    let mut fault = None;
+    for (i, &first) in origins.iter().enumerate() {
+        if let Err(f) = m.run_cluster(first, i as u64) {
+            fault = Some(*f);
+            break;
+        }
+    }
+    let (global, stdout, stats, trace, hazards) = m.finish();
+    outcome(
+        grid, global, stdout, stats, fault, trace, latency, hazards, 1,
+    )
+}
+
+/// Fills in thread coordinates from linear thread indices.
+#[allow(clippy::too_many_arguments)]
+fn outcome(
+    grid: &Grid,
+    global: Global,
+    stdout: String,
+    stats: Stats,
+    mut fault: Option<Fault>,
+    trace: crate::trace::Trace,
+    latency: String,
+    mut hazards: Vec<Hazard>,
+    threads: usize,
+) -> Outcome {
+    let [bx, by, _] = grid.block;
+    let coords = |t: u32| [t % bx, (t / bx) % by, t / (bx * by)];
+    if let Some(f) = &mut fault {
+        if let Some(t) = f.linear_thread {
+            f.thread = coords(t);
+        }
+    }
+    for h in &mut hazards {
+        h.thread = coords(h.linear_thread);
+    }
+    Outcome {
+        global,
+        stdout,
+        stats,
+        fault,
+        trace,
+        latency,
+        hazards,
+        threads,
+    }
+}
+
+/// What one cluster did, on whichever thread ran it.
+struct Done {
+    stats: Stats,
+    stdout: String,
+    hazards: Vec<Hazard>,
+    fault: Option<Box<Fault>>,
+    log: AccessLog,
+    worker: usize,
+}
+
+/// Disjoint byte ranges `start -> end`, merged as they are added.
+#[derive(Default)]
+struct RangeSet(BTreeMap<u64, u64>);
+
+impl RangeSet {
+    fn overlaps(&self, start: u64, end: u64) -> bool {
+        self.0
+            .range(..end)
+            .next_back()
+            .is_some_and(|(_, &e)| e > start)
+    }
+
+    fn insert(&mut self, mut start: u64, mut end: u64) {
+        while let Some((&s, &e)) = self.0.range(..=end).next_back() {
+            if e < start {
+                break;
+            }
+            start = start.min(s);
+            end = end.max(e);
+            self.0.remove(&s);
+        }
+        self.0.insert(start, end);
+    }
+}
+
+/// What finished clusters read and wrote.
+#[derive(Default)]
+struct Published {
+    reads: RangeSet,
+    writes: RangeSet,
+}
+
+impl Published {
+    /// Whether a cluster that read and wrote `log` touched bytes a finished one wrote, or wrote
+    /// bytes a finished one read.
+    fn conflicts(&self, log: &AccessLog) -> bool {
+        log.reads.iter().any(|&(a, b)| self.writes.overlaps(a, b))
+            || log
+                .writes
+                .iter()
+                .any(|&(a, b)| self.writes.overlaps(a, b) || self.reads.overlaps(a, b))
+    }
+
+    fn add(&mut self, log: &AccessLog) {
+        for &(a, b) in &log.reads {
+            self.reads.insert(a, b);
+        }
+        for &(a, b) in &log.writes {
+            self.writes.insert(a, b);
+        }
+    }
+}
+
+/// Locks `m`; a worker that panicked is a bug elsewhere, and the data it left is consistent.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn take_log(g: &Global) -> AccessLog {
+    let mut log = g
+        .log
+        .as_ref()
+        .map(|l| std::mem::take(&mut *lock(l)))
+        .unwrap_or_default();
+    log.normalize();
+    log
+}
+
+/// Runs the clusters on `jobs` threads; `None` when they interacted (or the step limit was
+/// reached), and the launch must run on one thread.
+#[allow(clippy::too_many_arguments)]
+fn parallel(
+    module: &Module,
+    entry: FuncId,
+    grid: &Grid,
+    global: &Global,
+    kparams: &[u8],
+    opts: &Options,
+    origins: &[[u32; 3]],
+    jobs: usize,
+) -> Option<Outcome> {
+    let n = origins.len();
+    let next = AtomicUsize::new(0);
+    // The first cluster that faulted: later ones are not part of the run.
+    let stop = AtomicUsize::new(usize::MAX);
+    let abort = Arc::new(AtomicBool::new(false));
+    // Warp instructions of the finished clusters.
+    let spent = Arc::new(AtomicU64::new(0));
+    let published = Arc::new(Mutex::new(Published::default()));
+    let done: Mutex<Vec<Option<Done>>> = Mutex::new((0..n).map(|_| None).collect());
+    let (seed, max_steps, instruction_cycles, check, fast) = (
+        opts.seed,
+        opts.max_steps,
+        opts.instruction_cycles,
+        opts.check,
+        opts.fast,
+    );
+    let models: Vec<_> = (0..jobs).map(|_| opts.latency.fresh()).collect();
+    let machines: Vec<Machine<'_>> = std::thread::scope(|s| {
+        let handles: Vec<_> = models
+            .into_iter()
+            .enumerate()
+            .map(|(w, latency)| {
+                let (next, stop, abort, published, done, spent) =
+                    (&next, &stop, &abort, &published, &done, &spent);
+                s.spawn(move || {
+                    let mut g = global.clone();
+                    g.log = Some(Mutex::new(AccessLog::default()));
+                    let worker_opts = Options {
+                        seed,
+                        max_steps,
+                        instruction_cycles,
+                        latency,
+                        trace: false,
+                        trace_instructions: false,
+                        check,
+                        fast,
+                        jobs: 1,
+                    };
+                    let mut m = Machine::new(module, entry, grid, g, kparams.to_vec(), worker_opts);
+                    let (p, a, sp) = (Arc::clone(published), Arc::clone(abort), Arc::clone(spent));
+                    m.watch = Some(Box::new(move |g: &Global, steps: u64| {
+                        // Past the launch's step limit counting finished clusters: the one-thread
+                        // run stops somewhere here too, so stop and let it say where.
+                        if a.load(Ordering::Relaxed)
+                            || sp.load(Ordering::Relaxed).saturating_add(steps) > max_steps
+                        {
+                            return true;
+                        }
+                        g.log.as_ref().is_some_and(|l| {
+                            let l = lock(l);
+                            let p = lock(&p);
+                            l.reads.iter().any(|&(s, e)| p.writes.overlaps(s, e))
+                        })
+                    }));
+                    // Layout wrote the module's initialised variables: not a cluster's doing.
+                    take_log(&m.global);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n
+                            || i > stop.load(Ordering::Relaxed)
+                            || abort.load(Ordering::Relaxed)
+                        {
+                            break;
+                        }
+                        m.stats = Stats::default();
+                        m.stdout.clear();
+                        let r = m.run_cluster(origins[i], i as u64);
+                        let log = take_log(&m.global);
+                        let fault = r.err();
+                        if fault
+                            .as_ref()
+                            .is_some_and(|f| f.kind == FaultKind::StepLimit)
+                        {
+                            abort.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        if fault.is_some() {
+                            stop.fetch_min(i, Ordering::Relaxed);
+                        }
+                        {
+                            let mut p = lock(published);
+                            if p.conflicts(&log) {
+                                abort.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                            p.add(&log);
+                        }
+                        spent.fetch_add(m.stats.warp_instructions, Ordering::Relaxed);
+                        let hazards = m.hb.as_mut().map(|h| h.take_hazards()).unwrap_or_default();
+                        let d = Done {
+                            stats: m.stats,
+                            stdout: std::mem::take(&mut m.stdout),
+                            hazards,
+                            fault,
+                            log,
+                            worker: w,
+                        };
+                        lock(done)[i] = Some(d);
+                    }
+                    m.watch = None;
+                    m
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    if abort.load(Ordering::Relaxed) || machines.len() != jobs {
+        return None;
+    }
+    let done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    let last = stop.load(Ordering::Relaxed).min(n - 1);
+    let mut stats = Stats::default();
+    let mut stdout = String::new();
+    let mut hazards: Vec<Hazard> = Vec::new();
+    let mut seen: BTreeMap<HazardKey, usize> = BTreeMap::new();
+    let mut fault = None;
+    let mut machines = machines;
+    // The launch's memory as every worker started from (buffers, then the module's variables),
+    // plus what each included cluster wrote.
+    let mut global = global.clone();
+    if super::layout::Layout::new(module, entry, &mut global).is_err() {
+        global = machines[0].global.clone();
+    }
+    for d in &done[..=last] {
+        let d = d.as_ref()?;
+        stats.thread_instructions += d.stats.thread_instructions;
+        stats.warp_instructions += d.stats.warp_instructions;
+        stats.cycles = stats.cycles.max(d.stats.cycles);
+        stdout.push_str(&d.stdout);
+        for h in &d.hazards {
+            let key = (
+                h.kind,
+                (h.at.0 .0, h.at.1),
+                h.related.first().map(|r| (r.at.0 .0, r.at.1)),
+            );
+            match seen.get(&key) {
+                Some(&k) => hazards[k].count += h.count,
+                None => {
+                    seen.insert(key, hazards.len());
+                    hazards.push(h.clone());
+                }
+            }
+        }
+        let from = &machines[d.worker].global;
+        for &(a, b) in &d.log.writes {
+            let len = (b - a) as usize;
+            let src = from.read(a, len).ok()?;
+            global.write_init(a, len).ok()?.copy_from_slice(src);
+        }
+        fault = d.fault.as_deref().cloned();
+    }
+    if stats.warp_instructions > max_steps {
+        return None;
+    }
+    let latency = machines[0].engine.model_name();
+    let trace = std::mem::replace(
+        &mut machines[0].trace,
+        crate::trace::Trace::new(false, false),
+    );
+    Some(outcome(
+        grid, global, stdout, stats, fault, trace, latency, hazards, jobs,
+    ))
+}
