@@ -39,8 +39,10 @@ pub(super) fn origins(grid: &Grid) -> Vec<[u32; 3]> {
     out
 }
 
-/// Runs every cluster, on `opts.jobs` threads where that gives the one-thread result.
-pub(super) fn run(
+/// Runs `entry` over the grid, every cluster, on `opts.jobs` threads where that gives the
+/// one-thread result. `global` holds the launch's buffers; `kparams` is the kernel parameter
+/// buffer laid out as `Function::params` says.
+pub fn run(
     module: &Module,
     entry: FuncId,
     grid: &Grid,

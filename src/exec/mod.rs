@@ -204,18 +204,7 @@ pub struct Outcome {
     pub threads: usize,
 }
 
-/// Runs `entry` over the grid. `global` holds the launch's buffers; `kparams` is the kernel
-/// parameter buffer laid out as `Function::params` says.
-pub fn run(
-    module: &Module,
-    entry: FuncId,
-    grid: &Grid,
-    global: Global,
-    kparams: Vec<u8>,
-    opts: Options,
-) -> Outcome {
-    grid::run(module, entry, grid, global, kparams, opts)
-}
+pub use grid::run;
 
 /// How many instructions of a module have a warp-wide fast form, of how many (`fast.rs`).
 pub fn fast_coverage(m: &Module) -> (usize, usize) {
