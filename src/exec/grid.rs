@@ -51,7 +51,10 @@ pub fn run(
     opts: Options,
 ) -> Outcome {
     let origins = origins(grid);
-    let jobs = opts.jobs.min(origins.len());
+    let jobs = opts
+        .jobs
+        .min(origins.len())
+        .min(workers_fitting(&global, opts.check));
     // Traces number operations and events across the whole launch; device malloc hands out
     // addresses in call order: both need the one-thread order.
     if jobs > 1 && !opts.trace && module.function("malloc").is_none() {
@@ -62,6 +65,21 @@ pub fn run(
         }
     }
     sequential(module, entry, grid, global, kparams, opts, &origins)
+}
+
+/// Memory the copies of global memory (and their shadows) of all workers may take together.
+const COPIES_BUDGET: usize = 4 << 30;
+
+/// How many workers' copies of `global` fit in [`COPIES_BUDGET`] (at least one: the one-thread
+/// run needs its own anyway).
+fn workers_fitting(global: &Global, check: bool) -> usize {
+    let shadow = if check {
+        crate::mem::shadow::BYTES_PER_BYTE
+    } else {
+        0
+    };
+    let each = global.size().saturating_mul(1 + shadow).max(1);
+    (COPIES_BUDGET / each).max(1)
 }
 
 fn sequential(
@@ -376,4 +394,56 @@ fn parallel(
     Some(outcome(
         grid, global, stdout, stats, fault, trace, latency, hazards, jobs,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_sets_merge_and_find_overlaps() {
+        let mut r = RangeSet::default();
+        r.insert(10, 20);
+        r.insert(30, 40);
+        assert!(!r.overlaps(20, 30), "touching is not overlapping");
+        assert!(r.overlaps(19, 21) && r.overlaps(0, 11) && r.overlaps(35, 36));
+        r.insert(20, 30);
+        assert_eq!(r.0.iter().collect::<Vec<_>>(), [(&10, &40)]);
+        r.insert(5, 50);
+        assert_eq!(r.0.iter().collect::<Vec<_>>(), [(&5, &50)]);
+        assert!(!r.overlaps(50, 60) && !r.overlaps(0, 5));
+    }
+
+    #[test]
+    fn a_cluster_conflicts_with_what_others_wrote_or_read() {
+        let mut p = Published::default();
+        p.add(&AccessLog {
+            reads: vec![(0, 8)],
+            writes: vec![(100, 108)],
+        });
+        let log = |reads: Vec<(u64, u64)>, writes: Vec<(u64, u64)>| AccessLog { reads, writes };
+        assert!(!p.conflicts(&log(vec![(0, 8), (200, 300)], vec![(8, 100)])));
+        assert!(
+            p.conflicts(&log(vec![(104, 105)], vec![])),
+            "read of a written byte"
+        );
+        assert!(
+            p.conflicts(&log(vec![], vec![(107, 120)])),
+            "write of a written byte"
+        );
+        assert!(
+            p.conflicts(&log(vec![], vec![(7, 9)])),
+            "write of a read byte"
+        );
+    }
+
+    #[test]
+    fn copies_of_large_memories_limit_the_workers() {
+        let mut g = Global::new();
+        g.alloc("small", vec![0; 1 << 18], false);
+        assert!(workers_fitting(&g, true) >= 64);
+        g.alloc("large", vec![0; 1 << 28], false);
+        assert_eq!(workers_fitting(&g, true), 1);
+        assert_eq!(workers_fitting(&g, false), 15);
+    }
 }

@@ -233,6 +233,11 @@ impl Global {
         })
     }
 
+    /// Bytes of all allocations.
+    pub fn size(&self) -> usize {
+        self.allocs.iter().map(|a| a.data.len()).sum()
+    }
+
     /// A readable slice of `len` bytes at `addr`.
     pub fn read(&self, addr: u64, len: usize) -> Result<&[u8], MemFault> {
         let (i, off) = self.locate(addr, len as u64)?;
@@ -368,6 +373,31 @@ pub fn write_le(b: &mut [u8], v: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn access_logs_merge_neighbours_and_stay_bounded() {
+        let mut log = AccessLog::default();
+        log.write(0, 4);
+        log.write(4, 8);
+        log.write(2, 6);
+        assert_eq!(log.writes, [(0, 8)]);
+        // Scattered accesses over 1000 distinct words, a hundred times over: compaction keeps
+        // the list near the number of distinct ranges, not the number of accesses.
+        for round in 0..100u64 {
+            for i in 0..1000u64 {
+                let w = (i * 7919 + round) % 1000;
+                log.read(1000 + w * 16, 1000 + w * 16 + 4);
+            }
+        }
+        assert!(
+            log.reads.len() <= 2 * 1000 + COMPACT_FROM,
+            "{}",
+            log.reads.len()
+        );
+        log.normalize();
+        assert_eq!(log.reads.len(), 1000);
+        assert_eq!(log.reads[0], (1000, 1004));
+    }
 
     #[test]
     fn allocations_are_aligned_and_separated() {

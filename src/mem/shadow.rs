@@ -107,6 +107,9 @@ struct Cell {
     r: [Entry; READS],
 }
 
+/// Bytes of shadow per byte of memory followed (rounded up).
+pub const BYTES_PER_BYTE: usize = std::mem::size_of::<Cell>().div_ceil(4);
+
 /// The shadow of one region (a CTA's shared memory, or one global allocation).
 #[derive(Debug, Clone, Default)]
 pub struct Shadow {
