@@ -36,8 +36,14 @@ pub enum Tok<'s> {
     AddressSize,
     #[token(".file")]
     File,
-    #[token(".loc")]
-    Loc,
+    /// `.loc`, with its file, line and column when they follow as plain decimals on the same
+    /// line (`.loc 1 17 3`, as nvcc writes every one): a third of a `-lineinfo` module's
+    /// statements, so one token instead of four. The token streams turn that form into
+    /// [`Tok::LocLine`]; a `Loc` they hand on is `.loc` alone, its operands separate tokens.
+    #[token(".loc", loc_numbers)]
+    Loc(&'s str),
+    /// `.loc FILE LINE COLUMN` in one token (made from [`Tok::Loc`], never by the lexer).
+    LocLine(&'s str),
     #[token(".entry")]
     Entry,
     #[token(".func")]
@@ -180,6 +186,37 @@ fn section_block<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Option<&'s str> {
     None
 }
 
+/// Extends `.loc` over ` FILE LINE COLUMN` when all three are there; otherwise the token is
+/// `.loc` alone and the grammar reads the operands as separate tokens (and reports what is
+/// wrong with them).
+fn loc_numbers<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> &'s str {
+    let rest = lex.remainder().as_bytes();
+    let mut at = 0;
+    for _ in 0..3 {
+        let blank = rest[at..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        let digits = rest[at + blank..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if blank == 0 || digits == 0 {
+            return lex.slice();
+        }
+        at += blank + digits;
+    }
+    // A number must end where the statement's words end: `.loc 1 2 3x` is not this form.
+    if rest
+        .get(at)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'))
+    {
+        return lex.slice();
+    }
+    lex.bump(at);
+    lex.slice()
+}
+
 /// One character (or run) that no token matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LexError {
@@ -201,8 +238,16 @@ pub fn tokens(src: &str) -> impl Iterator<Item = (Tok<'_>, Span)> {
         .spanned()
         .filter_map(|(res, span)| match res {
             Ok(Tok::BlockComment) | Err(()) => None,
-            Ok(t) => Some((t, span)),
+            Ok(t) => Some((plain_loc(t), span)),
         })
+}
+
+/// A `.loc` token that took its numbers becomes [`Tok::LocLine`].
+fn plain_loc(t: Tok<'_>) -> Tok<'_> {
+    match t {
+        Tok::Loc(s) if s.len() > ".loc".len() => Tok::LocLine(s),
+        t => t,
+    }
 }
 
 /// The bytes no token matches, adjacent ones merged, at most [`MAX_LEX_ERRORS`].
@@ -216,9 +261,9 @@ pub fn scan<'s>(src: &'s str, mut on_token: impl FnMut(&Tok<'s>, &Span)) -> Vec<
     let mut errors: Vec<LexError> = Vec::new();
     for (res, span) in Tok::lexer(src).spanned() {
         let Err(()) = res else {
-            if let Ok(t) = &res {
-                if *t != Tok::BlockComment {
-                    on_token(t, &span);
+            if let Ok(t) = res {
+                if t != Tok::BlockComment {
+                    on_token(&plain_loc(t), &span);
                 }
             }
             continue;
@@ -262,7 +307,7 @@ fn fixed_text(tok: &Tok<'_>) -> &'static str {
         Tok::Target => ".target",
         Tok::AddressSize => ".address_size",
         Tok::File => ".file",
-        Tok::Loc => ".loc",
+        Tok::Loc(_) | Tok::LocLine(_) => ".loc",
         Tok::Entry => ".entry",
         Tok::Func => ".func",
         Tok::CallPrototype => ".callprototype",
@@ -429,7 +474,7 @@ mod tests {
     fn directives_get_their_own_tokens() {
         assert_eq!(
             toks(".entry .func .loc"),
-            vec![Tok::Entry, Tok::Func, Tok::Loc]
+            vec![Tok::Entry, Tok::Func, Tok::Loc(".loc")]
         );
         assert_eq!(toks(".entryx"), vec![Tok::DotWord(".entryx")]);
         assert_eq!(toks(".maxntid"), vec![Tok::PerfDirective(".maxntid")]);
@@ -438,6 +483,32 @@ mod tests {
     #[test]
     fn comments_are_skipped() {
         assert_eq!(toks("// x\n/* y\n z */ ret"), vec![Tok::Ident("ret")]);
+    }
+
+    #[test]
+    fn a_plain_loc_is_one_token() {
+        assert_eq!(
+            toks(".loc\t1 17 3\n.loc 2 0 0, function_name $L__info_string0"),
+            vec![
+                Tok::LocLine(".loc\t1 17 3"),
+                Tok::LocLine(".loc 2 0 0"),
+                Tok::Comma,
+                Tok::Ident("function_name"),
+                Tok::Ident("$L__info_string0")
+            ]
+        );
+        // Anything else leaves the numbers to the grammar.
+        for (src, rest) in [
+            (".loc 1 2", 2),
+            (".loc 1 0x2 3", 3),
+            (".loc 1 2 3x", 4),
+            (".loc 1 2 3.5", 3),
+            (".loc\n1 2 3", 3),
+        ] {
+            let t = toks(src);
+            assert_eq!(t[0], Tok::Loc(".loc"), "{src}");
+            assert_eq!(t.len(), 1 + rest, "{src}: {t:?}");
+        }
     }
 
     #[test]

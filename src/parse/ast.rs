@@ -167,6 +167,28 @@ pub struct Loc<'s> {
     pub span: Span,
 }
 
+impl<'s> Loc<'s> {
+    /// From a `.loc FILE LINE COLUMN` token at `start`, statement ending at `end`.
+    pub fn from_token(t: &'s str, start: usize, end: usize) -> Self {
+        let mut words = t[".loc".len()..]
+            .split([' ', '\t'])
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                // `w` is a subslice of `t`: its offset is its distance from `t`'s start.
+                let at = start + (w.as_ptr() as usize - t.as_ptr() as usize);
+                Word::new(w, at, at + w.len())
+            });
+        let mut next = || words.next().unwrap_or(Word::new("0", start, start));
+        let (file, line, column) = (next(), next(), next());
+        Loc {
+            file,
+            line,
+            column,
+            span: start..end,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Guard<'s> {
     pub negated: bool,
