@@ -507,6 +507,10 @@ impl<'s> Lowerer<'s> {
         };
         let mut count = 0u32;
         fl.collect_labels(body, &mut count);
+        // One entry per instruction: sized once, no doubling slack (a big module's IR is
+        // mostly these two vectors).
+        fl.code.reserve_exact(count as usize);
+        fl.srcs.reserve_exact(count as usize);
         fl.next_block = 0;
         fl.block(body);
         let FuncLowerer {
