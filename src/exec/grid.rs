@@ -176,32 +176,35 @@ impl RangeSet {
     }
 }
 
-/// What finished clusters read and wrote.
-#[derive(Default)]
-struct Published {
-    reads: RangeSet,
-    writes: RangeSet,
-}
-
-impl Published {
-    /// Whether a cluster that read and wrote `log` touched bytes a finished one wrote, or wrote
-    /// bytes a finished one read.
-    fn conflicts(&self, log: &AccessLog) -> bool {
-        log.reads.iter().any(|&(a, b)| self.writes.overlaps(a, b))
-            || log
-                .writes
-                .iter()
-                .any(|&(a, b)| self.writes.overlaps(a, b) || self.reads.overlaps(a, b))
-    }
-
-    fn add(&mut self, log: &AccessLog) {
-        for &(a, b) in &log.reads {
-            self.reads.insert(a, b);
-        }
+/// Whether any cluster wrote a byte another cluster read or wrote: `logs[i]` is what cluster
+/// `i` accessed (normalised). Writes are few (a cluster's results); reads are many, and are
+/// only looked up, once, after the run, so workers never wait for each other over them.
+fn interacted(logs: &[&AccessLog]) -> bool {
+    // Every written range with its writer; writers' ranges must be disjoint.
+    let mut writes: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
+    for (i, log) in logs.iter().enumerate() {
         for &(a, b) in &log.writes {
-            self.writes.insert(a, b);
+            if writes
+                .range(..b)
+                .next_back()
+                .is_some_and(|(_, &(e, _))| e > a)
+            {
+                return true;
+            }
+            writes.insert(a, (b, i));
         }
     }
+    logs.iter().enumerate().any(|(i, log)| {
+        log.reads.iter().any(|&(a, b)| {
+            // The written ranges that end after `a`, among those that start before `b`
+            // (disjoint and sorted, so their ends are sorted too).
+            writes
+                .range(..b)
+                .rev()
+                .take_while(|(_, &(e, _))| e > a)
+                .any(|(_, &(_, w))| w != i)
+        })
+    })
 }
 
 /// Locks `m`; a worker that panicked is a bug elsewhere, and the data it left is consistent.
@@ -239,7 +242,8 @@ fn parallel(
     let abort = Arc::new(AtomicBool::new(false));
     // Warp instructions of the finished clusters.
     let spent = Arc::new(AtomicU64::new(0));
-    let published = Arc::new(Mutex::new(Published::default()));
+    // What finished clusters wrote: a cluster spinning on one of these bytes must stop.
+    let written = Arc::new(Mutex::new(RangeSet::default()));
     let done: Mutex<Vec<Option<Done>>> = Mutex::new((0..n).map(|_| None).collect());
     let (seed, max_steps, instruction_cycles, check, fast) = (
         opts.seed,
@@ -254,8 +258,8 @@ fn parallel(
             .into_iter()
             .enumerate()
             .map(|(w, latency)| {
-                let (next, stop, abort, published, done, spent) =
-                    (&next, &stop, &abort, &published, &done, &spent);
+                let (next, stop, abort, written, done, spent) =
+                    (&next, &stop, &abort, &written, &done, &spent);
                 s.spawn(move || {
                     let mut g = global.clone();
                     g.log = Some(Mutex::new(AccessLog::default()));
@@ -271,7 +275,7 @@ fn parallel(
                         jobs: 1,
                     };
                     let mut m = Machine::new(module, entry, grid, g, kparams.to_vec(), worker_opts);
-                    let (p, a, sp) = (Arc::clone(published), Arc::clone(abort), Arc::clone(spent));
+                    let (p, a, sp) = (Arc::clone(written), Arc::clone(abort), Arc::clone(spent));
                     m.watch = Some(Box::new(move |g: &Global, steps: u64| {
                         // Past the launch's step limit counting finished clusters: the one-thread
                         // run stops somewhere here too, so stop and let it say where.
@@ -283,7 +287,7 @@ fn parallel(
                         g.log.as_ref().is_some_and(|l| {
                             let l = lock(l);
                             let p = lock(&p);
-                            l.reads.iter().any(|&(s, e)| p.writes.overlaps(s, e))
+                            l.reads.iter().any(|&(s, e)| p.overlaps(s, e))
                         })
                     }));
                     // Layout wrote the module's initialised variables: not a cluster's doing.
@@ -312,12 +316,14 @@ fn parallel(
                             stop.fetch_min(i, Ordering::Relaxed);
                         }
                         {
-                            let mut p = lock(published);
-                            if p.conflicts(&log) {
+                            let mut wr = lock(written);
+                            if log.writes.iter().any(|&(a, b)| wr.overlaps(a, b)) {
                                 abort.store(true, Ordering::Relaxed);
                                 break;
                             }
-                            p.add(&log);
+                            for &(a, b) in &log.writes {
+                                wr.insert(a, b);
+                            }
                         }
                         spent.fetch_add(m.stats.warp_instructions, Ordering::Relaxed);
                         let hazards = m.hb.as_mut().map(|h| h.take_hazards()).unwrap_or_default();
@@ -343,6 +349,13 @@ fn parallel(
     }
     let done = done.into_inner().unwrap_or_else(|e| e.into_inner());
     let last = stop.load(Ordering::Relaxed).min(n - 1);
+    let logs: Option<Vec<&AccessLog>> = done[..=last]
+        .iter()
+        .map(|d| Some(&d.as_ref()?.log))
+        .collect();
+    if logs.is_none_or(|l| interacted(&l)) {
+        return None;
+    }
     let mut stats = Stats::default();
     let mut stdout = String::new();
     let mut hazards: Vec<Hazard> = Vec::new();
@@ -415,25 +428,32 @@ mod tests {
     }
 
     #[test]
-    fn a_cluster_conflicts_with_what_others_wrote_or_read() {
-        let mut p = Published::default();
-        p.add(&AccessLog {
-            reads: vec![(0, 8)],
-            writes: vec![(100, 108)],
-        });
+    fn clusters_interact_when_one_writes_what_another_touches() {
         let log = |reads: Vec<(u64, u64)>, writes: Vec<(u64, u64)>| AccessLog { reads, writes };
-        assert!(!p.conflicts(&log(vec![(0, 8), (200, 300)], vec![(8, 100)])));
+        let a = log(vec![(0, 8), (300, 400)], vec![(100, 108)]);
+        let quiet = log(vec![(0, 8), (200, 300)], vec![(8, 100), (108, 120)]);
         assert!(
-            p.conflicts(&log(vec![(104, 105)], vec![])),
-            "read of a written byte"
+            !interacted(&[&a, &quiet]),
+            "shared reads and touching writes"
+        );
+        let own = log(vec![(100, 104)], vec![]);
+        assert!(interacted(&[&a, &own]), "read of another's write");
+        assert!(interacted(&[&own, &a]), "whichever comes first");
+        assert!(
+            interacted(&[&a, &log(vec![], vec![(107, 120)])]),
+            "write over a write"
         );
         assert!(
-            p.conflicts(&log(vec![], vec![(107, 120)])),
-            "write of a written byte"
-        );
-        assert!(
-            p.conflicts(&log(vec![], vec![(7, 9)])),
+            interacted(&[&a, &log(vec![], vec![(7, 9)])]),
             "write of a read byte"
+        );
+        // A read spanning several writes, only the first of which is another's.
+        let wide = log(vec![(90, 130)], vec![(110, 120)]);
+        assert!(interacted(&[&a, &wide]));
+        let alone = log(vec![(110, 130)], vec![(110, 120)]);
+        assert!(
+            !interacted(&[&a, &alone]),
+            "a cluster reading its own writes"
         );
     }
 
