@@ -6,7 +6,7 @@
 
 use crate::exec::{Fault, FaultKind, Hazard};
 use crate::latency::STANDARD;
-use crate::runner::{execute, prepare, BadInput, Finished, Prepared, Settings};
+use crate::runner::{execute, prepare, BadInput, Finished, Settings};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -110,26 +110,11 @@ pub fn explore(
             first = Some(o);
         }
     }
-    let Prepared {
-        launch,
-        module,
-        src,
-        kernel_name,
-        buffers,
-        ..
-    } = p;
     let Some(outcome) = first else {
         return Err(BadInput("--explore needs at least one schedule".into()));
     };
     Ok(Explored {
-        run: Finished {
-            launch,
-            module,
-            src,
-            kernel_name,
-            outcome,
-            buffers,
-        },
+        run: p.finished(outcome),
         schedules: scheds,
         hazards,
         faults,

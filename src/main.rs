@@ -10,6 +10,21 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `print!`, `println!`, `eprint!` and `eprintln!` that ignore a closed stream: `ptxrun ... | head`
+/// must not panic (the std macros do when the reader has gone).
+macro_rules! out {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = write!(std::io::stdout(), $($t)*); }};
+}
+macro_rules! outln {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = writeln!(std::io::stdout(), $($t)*); }};
+}
+macro_rules! err {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = write!(std::io::stderr(), $($t)*); }};
+}
+macro_rules! errln {
+    ($($t:tt)*) => {{ use std::io::Write as _; let _ = writeln!(std::io::stderr(), $($t)*); }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "ptxrun",
@@ -195,9 +210,9 @@ fn main() -> ExitCode {
             };
             match ptxrun::runner::run(&path, &settings) {
                 Err(e) => {
-                    eprint!("{}", e.0);
+                    err!("{}", e.0);
                     if !e.0.ends_with('\n') {
-                        eprintln!();
+                        errln!();
                     }
                     ExitCode::from(2)
                 }
@@ -205,15 +220,15 @@ fn main() -> ExitCode {
                     if let Some(path) = &trace {
                         let text = done.trace_text(trace_format == TraceFormat::Chrome);
                         if let Err(e) = std::fs::write(path, text) {
-                            eprintln!("error: cannot write the trace to {}: {e}", path.display());
+                            errln!("error: cannot write the trace to {}: {e}", path.display());
                             return ExitCode::from(2);
                         }
                     }
-                    print!("{}", done.outcome.stdout);
+                    out!("{}", done.outcome.stdout);
                     if format == Format::Json {
-                        print!("{}", done.json());
+                        out!("{}", done.json());
                     } else {
-                        eprint!("{}", done.human());
+                        err!("{}", done.human());
                     }
                     match &done.outcome.fault {
                         Some(f) if f.kind == ptxrun::exec::FaultKind::Unsupported => {
@@ -258,7 +273,7 @@ fn check(
     format: Format,
 ) -> ExitCode {
     if n == 0 {
-        eprintln!("error: --explore needs at least one schedule");
+        errln!("error: --explore needs at least one schedule");
         return ExitCode::from(2);
     }
     let scheds = ptxrun::explore::schedules(n, base.seed, latency);
@@ -276,14 +291,14 @@ fn check(
     bar.finish_and_clear();
     match r {
         Err(e) => {
-            eprintln!("{}", e.0.trim_end());
+            errln!("{}", e.0.trim_end());
             ExitCode::from(2)
         }
         Ok(x) => {
             if format == Format::Json {
-                print!("{}", x.json());
+                out!("{}", x.json());
             } else {
-                eprint!("{}", x.human());
+                err!("{}", x.human());
             }
             if x.found() {
                 ExitCode::from(1)
@@ -297,7 +312,7 @@ fn check(
 fn test(paths: &[PathBuf], seed: u64, latency: &str, jobs: usize) -> ExitCode {
     use ptxrun::runner::{find_launches, test_with, Settings, Verdict};
     if let Err(e) = ptxrun::latency::parse(latency, seed) {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return ExitCode::from(2);
     }
     let settings = Settings {
@@ -312,22 +327,22 @@ fn test(paths: &[PathBuf], seed: u64, latency: &str, jobs: usize) -> ExitCode {
         match test_with(l, &settings) {
             Verdict::Pass => {
                 pass += 1;
-                println!("PASS {dir} ({} ms)", t.elapsed().as_millis());
+                outln!("PASS {dir} ({} ms)", t.elapsed().as_millis());
             }
             Verdict::Fail(m) => {
                 fail += 1;
-                println!("FAIL {dir}: {m}");
+                outln!("FAIL {dir}: {m}");
             }
             Verdict::Error(m) => {
                 fail += 1;
-                println!("FAIL {dir}: {}", m.trim_end());
+                outln!("FAIL {dir}: {}", m.trim_end());
             }
         }
     }
     if launches.is_empty() {
-        println!("no launch.toml found");
+        outln!("no launch.toml found");
     }
-    println!("{pass} passed, {fail} failed");
+    outln!("{pass} passed, {fail} failed");
     if fail == 0 && !launches.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -342,7 +357,7 @@ fn parse(files: &[PathBuf], emit: Option<Emit>, color: bool) -> ExitCode {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("error: cannot read {name}: {e}");
+                errln!("error: cannot read {name}: {e}");
                 ok = false;
                 continue;
             }
@@ -351,10 +366,10 @@ fn parse(files: &[PathBuf], emit: Option<Emit>, color: bool) -> ExitCode {
         match ptxrun::ir::compile(&src) {
             Ok(module) => {
                 match emit {
-                    Some(Emit::Ir) => print!("{}", ptxrun::ir::print_module(&module)),
+                    Some(Emit::Ir) => out!("{}", ptxrun::ir::print_module(&module)),
                     None => {
                         let instrs: usize = module.functions.iter().map(|f| f.code.len()).sum();
-                        println!(
+                        outln!(
                             "{name}: ok ({} functions, {instrs} instructions)",
                             module.functions.len()
                         );
@@ -366,9 +381,9 @@ fn parse(files: &[PathBuf], emit: Option<Emit>, color: bool) -> ExitCode {
             }
             Err(diags) => {
                 ok = false;
-                eprint!("{}", ptxrun::diag::render(&diags, &name, &src, color));
+                err!("{}", ptxrun::diag::render(&diags, &name, &src, color));
                 let n = diags.len();
-                eprintln!("{name}: {n} error{}", if n == 1 { "" } else { "s" });
+                errln!("{name}: {n} error{}", if n == 1 { "" } else { "s" });
             }
         }
     }

@@ -99,6 +99,20 @@ pub struct Prepared {
     pub buffers: Vec<(String, Type, u64, usize)>,
 }
 
+impl Prepared {
+    /// The launch with the outcome of one of its runs.
+    pub fn finished(self, outcome: Outcome) -> Finished {
+        Finished {
+            launch: self.launch,
+            module: self.module,
+            src: self.src,
+            kernel_name: self.kernel_name,
+            outcome,
+            buffers: self.buffers,
+        }
+    }
+}
+
 /// Loads, compiles and lays out a launch; `entry` overrides the launch file's.
 pub fn prepare(path: &Path, entry: Option<&str>) -> Result<Prepared, BadInput> {
     let launch = launch::load(path)?;
@@ -294,22 +308,7 @@ pub fn execute(p: &Prepared, s: &Settings) -> Result<Outcome, BadInput> {
 pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
     let p = prepare(path, s.entry.as_deref())?;
     let outcome = execute(&p, s)?;
-    let Prepared {
-        launch,
-        module,
-        src,
-        kernel_name,
-        buffers,
-        ..
-    } = p;
-    let done = Finished {
-        launch,
-        module,
-        src,
-        kernel_name,
-        outcome,
-        buffers,
-    };
+    let done = p.finished(outcome);
     if s.write_outputs {
         for (name, path) in &done.launch.outputs {
             let path = match &s.out_dir {

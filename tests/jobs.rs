@@ -73,14 +73,17 @@ fn independent_ctas_run_in_parallel() {
     assert_eq!(threads("ptx-samples/async/hw_sgemm_cpasync", 2), 2);
 }
 
-/// A CTA that waits for a flag another CTA sets, and a last-block reduction that reads every
-/// CTA's partial result: clusters that see each other's bytes run on one thread.
+/// A CTA that waits for a flag another CTA sets, a last-block reduction that reads every CTA's
+/// partial result, a lock, device malloc: clusters that see each other's bytes, or allocate,
+/// run on one thread.
 #[test]
 fn communicating_ctas_fall_back_to_one_thread() {
     for sample in [
         "ptx-samples/checker/flag_plain_read",
         "ptx-samples/checker/last_block_reduce",
         "ptx-samples/checker/spinlock",
+        // Device malloc: addresses are handed out in call order.
+        "tests/run/device_malloc",
     ] {
         assert_eq!(threads(sample, 3), 1, "{sample}");
     }

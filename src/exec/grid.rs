@@ -12,9 +12,11 @@
 //! the same: the written ranges are gathered into one memory, and reports, output and counters are
 //! merged in cluster order. For the same reason each worker keeps one checker for all its
 //! clusters, as the one-thread run keeps one for all: the shadow a cluster finds left by others
-//! holds only reads of bytes it may itself only read, which no rule can turn into a hazard. Otherwise the whole launch runs again on one thread. A cluster that
-//! spins on another's write is caught while it runs (its watch compares what it has read with
-//! what finished clusters wrote) instead of spinning until the step limit.
+//! holds only reads of bytes it may itself only read, which no rule can turn into a hazard.
+//! Otherwise, and when a cluster allocates (device `malloc` numbers its allocations in call
+//! order), the whole launch runs again on one thread. A cluster that spins on another's write is
+//! caught while it runs (its watch compares what it has read with what finished clusters wrote)
+//! instead of spinning until the step limit.
 
 use super::hazard::HazardKey;
 use super::step::Machine;
@@ -50,21 +52,32 @@ pub fn run(
     kparams: Vec<u8>,
     opts: Options,
 ) -> Outcome {
-    let origins = origins(grid);
+    let k = Kernel {
+        module,
+        entry,
+        grid,
+        origins: origins(grid),
+    };
     let jobs = opts
         .jobs
-        .min(origins.len())
+        .min(k.origins.len())
         .min(workers_fitting(&global, opts.check));
-    // Traces number operations and events across the whole launch; device malloc hands out
-    // addresses in call order: both need the one-thread order.
-    if jobs > 1 && !opts.trace && module.function("malloc").is_none() {
-        if let Some(out) = parallel(
-            module, entry, grid, &global, &kparams, &opts, &origins, jobs,
-        ) {
+    // Traces number operations and events across the whole launch: they need one thread.
+    if jobs > 1 && !opts.trace {
+        if let Some(out) = parallel(&k, &global, &kparams, &opts, jobs) {
             return out;
         }
     }
-    sequential(module, entry, grid, global, kparams, opts, &origins)
+    sequential(&k, global, kparams, opts)
+}
+
+/// What every cluster of a launch runs.
+struct Kernel<'m> {
+    module: &'m Module,
+    entry: FuncId,
+    grid: &'m Grid,
+    /// The first CTA of every cluster, in launch order.
+    origins: Vec<[u32; 3]>,
 }
 
 /// Memory the copies of global memory (and their shadows) of all workers may take together.
@@ -82,19 +95,11 @@ fn workers_fitting(global: &Global, check: bool) -> usize {
     (COPIES_BUDGET / each).max(1)
 }
 
-fn sequential(
-    module: &Module,
-    entry: FuncId,
-    grid: &Grid,
-    global: Global,
-    kparams: Vec<u8>,
-    opts: Options,
-    origins: &[[u32; 3]],
-) -> Outcome {
-    let mut m = Machine::new(module, entry, grid, global, kparams, opts);
+fn sequential(k: &Kernel<'_>, global: Global, kparams: Vec<u8>, opts: Options) -> Outcome {
+    let mut m = Machine::new(k.module, k.entry, k.grid, global, kparams, opts);
     let latency = m.engine.model_name();
     let mut fault = None;
-    for (i, &first) in origins.iter().enumerate() {
+    for (i, &first) in k.origins.iter().enumerate() {
         if let Err(f) = m.run_cluster(first, i as u64) {
             fault = Some(*f);
             break;
@@ -102,7 +107,7 @@ fn sequential(
     }
     let (global, stdout, stats, trace, hazards) = m.finish();
     outcome(
-        grid, global, stdout, stats, fault, trace, latency, hazards, 1,
+        k.grid, global, stdout, stats, fault, trace, latency, hazards, 1,
     )
 }
 
@@ -224,18 +229,14 @@ fn take_log(g: &Global) -> AccessLog {
 
 /// Runs the clusters on `jobs` threads; `None` when they interacted (or the step limit was
 /// reached), and the launch must run on one thread.
-#[allow(clippy::too_many_arguments)]
 fn parallel(
-    module: &Module,
-    entry: FuncId,
-    grid: &Grid,
+    k: &Kernel<'_>,
     global: &Global,
     kparams: &[u8],
     opts: &Options,
-    origins: &[[u32; 3]],
     jobs: usize,
 ) -> Option<Outcome> {
-    let n = origins.len();
+    let n = k.origins.len();
     let next = AtomicUsize::new(0);
     // The first cluster that faulted: later ones are not part of the run.
     let stop = AtomicUsize::new(usize::MAX);
@@ -274,7 +275,8 @@ fn parallel(
                         fast,
                         jobs: 1,
                     };
-                    let mut m = Machine::new(module, entry, grid, g, kparams.to_vec(), worker_opts);
+                    let mut m =
+                        Machine::new(k.module, k.entry, k.grid, g, kparams.to_vec(), worker_opts);
                     let (p, a, sp) = (Arc::clone(written), Arc::clone(abort), Arc::clone(spent));
                     m.watch = Some(Box::new(move |g: &Global, steps: u64| {
                         // Past the launch's step limit counting finished clusters: the one-thread
@@ -292,6 +294,9 @@ fn parallel(
                     }));
                     // Layout wrote the module's initialised variables: not a cluster's doing.
                     take_log(&m.global);
+                    // Device `malloc` hands out addresses in call order: a cluster that
+                    // allocates needs the one-thread order.
+                    let allocations = m.global.allocs.len();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= n
@@ -302,12 +307,13 @@ fn parallel(
                         }
                         m.stats = Stats::default();
                         m.stdout.clear();
-                        let r = m.run_cluster(origins[i], i as u64);
+                        let r = m.run_cluster(k.origins[i], i as u64);
                         let log = take_log(&m.global);
                         let fault = r.err();
                         if fault
                             .as_ref()
                             .is_some_and(|f| f.kind == FaultKind::StepLimit)
+                            || m.global.allocs.len() != allocations
                         {
                             abort.store(true, Ordering::Relaxed);
                             break;
@@ -361,11 +367,10 @@ fn parallel(
     let mut hazards: Vec<Hazard> = Vec::new();
     let mut seen: BTreeMap<HazardKey, usize> = BTreeMap::new();
     let mut fault = None;
-    let mut machines = machines;
     // The launch's memory as every worker started from (buffers, then the module's variables),
     // plus what each included cluster wrote.
     let mut global = global.clone();
-    if super::layout::Layout::new(module, entry, &mut global).is_err() {
+    if super::layout::Layout::new(k.module, k.entry, &mut global).is_err() {
         global = machines[0].global.clone();
     }
     for d in &done[..=last] {
@@ -400,12 +405,10 @@ fn parallel(
         return None;
     }
     let latency = machines[0].engine.model_name();
-    let trace = std::mem::replace(
-        &mut machines[0].trace,
-        crate::trace::Trace::new(false, false),
-    );
+    // Workers do not trace (`run` sends traced launches to one thread).
+    let trace = crate::trace::Trace::new(false, false);
     Some(outcome(
-        grid, global, stdout, stats, fault, trace, latency, hazards, jobs,
+        k.grid, global, stdout, stats, fault, trace, latency, hazards, jobs,
     ))
 }
 
