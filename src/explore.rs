@@ -4,9 +4,10 @@
 //! runs of the same prepared launch, so the report depends only on the launch and N, never on
 //! how many cores ran it or in which order they finished.
 
+use crate::api::{self, Prepared, Report, RunOptions};
 use crate::exec::{Fault, FaultKind, Hazard};
 use crate::latency::STANDARD;
-use crate::runner::{execute, prepare, BadInput, Finished, Settings};
+use crate::runner::{prepare, BadInput, Settings};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -38,7 +39,7 @@ pub fn schedules(n: usize, seed: u64, latency: Option<&str>) -> Vec<Schedule> {
 /// `schedules`) that first showed it.
 pub struct Explored {
     /// The first schedule's run, for rendering (its module, source, buffers).
-    pub run: Finished,
+    pub run: Report,
     pub schedules: Vec<Schedule>,
     pub hazards: Vec<(Hazard, usize)>,
     pub faults: Vec<(Fault, usize)>,
@@ -56,30 +57,41 @@ pub fn explore(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Explored, BadInput> {
     let p = prepare(path, base.entry.as_deref())?;
+    Ok(explore_prepared(&p, &base.options(), scheds, jobs, tick)?)
+}
+
+/// Runs a prepared launch under each schedule (its seed and latency model replace those of
+/// `base`) on `jobs` threads.
+pub fn explore_prepared(
+    p: &Prepared,
+    base: &RunOptions,
+    scheds: Vec<Schedule>,
+    jobs: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Explored, api::Error> {
     for s in &scheds {
-        crate::latency::parse(&s.latency, s.seed).map_err(BadInput)?;
+        crate::latency::parse(&s.latency, s.seed).map_err(api::Error::InvalidLaunch)?;
     }
     let run_one = |s: &Schedule| {
-        let settings = Settings {
+        let opts = RunOptions {
             seed: s.seed,
             latency: s.latency.clone(),
-            write_outputs: false,
-            out_dir: None,
             trace: false,
             trace_instructions: false,
-            entry: base.entry.clone(),
             // The schedules already use every worker.
             jobs: 1,
-            ..*base
+            ..base.clone()
         };
-        let r = execute(&p, &settings);
+        let r = p.execute(&opts);
         tick();
         r
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| BadInput(format!("cannot start {jobs} worker threads: {e}")))?;
+        .map_err(|e| {
+            api::Error::InvalidLaunch(format!("cannot start {jobs} worker threads: {e}"))
+        })?;
     let outcomes: Vec<_> = pool.install(|| scheds.par_iter().map(run_one).collect());
     let mut hazards: Vec<(Hazard, usize)> = Vec::new();
     let mut faults: Vec<(Fault, usize)> = Vec::new();
@@ -100,7 +112,7 @@ pub fn explore(
         }
         if let Some(f) = &o.fault {
             if f.kind == FaultKind::Unsupported {
-                return Err(BadInput(f.message.clone()));
+                return Err(api::Error::Unsupported(f.message.clone()));
             }
             if !faults.iter().any(|(x, _)| x.kind == f.kind && x.at == f.at) {
                 faults.push((f.clone(), i));
@@ -111,10 +123,12 @@ pub fn explore(
         }
     }
     let Some(outcome) = first else {
-        return Err(BadInput("--explore needs at least one schedule".into()));
+        return Err(api::Error::InvalidLaunch(
+            "--explore needs at least one schedule".into(),
+        ));
     };
     Ok(Explored {
-        run: p.finished(outcome),
+        run: p.report(outcome),
         schedules: scheds,
         hazards,
         faults,
@@ -149,7 +163,12 @@ impl Explored {
         let mut out = if diags.is_empty() {
             String::new()
         } else {
-            crate::diag::render(&diags, &self.run.kernel_name, &self.run.src, false)
+            crate::diag::render(
+                &diags,
+                &self.run.compiled.name,
+                &self.run.compiled.text,
+                false,
+            )
         };
         let n = self.schedules.len();
         if self.found() {

@@ -172,6 +172,114 @@ impl TensorMapDesc {
     }
 }
 
+/// A tensor map's shape as `cuTensorMapEncodeTiled` takes it, before any checks: what a launch
+/// file's `tensormap` entry or a library caller gives.
+#[derive(Debug, Clone)]
+pub struct MapShape<'a> {
+    pub elem: Type,
+    /// Elements per dimension, innermost first (1 to 5 dimensions).
+    pub dims: Vec<u64>,
+    /// Byte strides of dimensions 1..; `None`: dense.
+    pub strides: Option<Vec<u64>>,
+    pub boxdim: Vec<u32>,
+    /// `None`: all 1.
+    pub element_strides: Option<Vec<u32>>,
+    /// `none`, `32B`, `64B` or `128B`.
+    pub swizzle: &'a str,
+    /// `zero` (or `none`) or `nan`.
+    pub oob_fill: &'a str,
+    /// Only `none`.
+    pub interleave: &'a str,
+    /// `none`, `64B`, `128B` or `256B` (no effect on results).
+    pub l2_promotion: &'a str,
+}
+
+impl TensorMapDesc {
+    /// Checks a shape (all but the address, which comes at launch); an error starts with the
+    /// field at fault (`.box: ...`).
+    pub fn new(s: MapShape<'_>) -> Result<TensorMapDesc, String> {
+        use crate::mem::tensormap::Swizzle;
+        let rank = s.dims.len();
+        if !(1..=5).contains(&rank) {
+            return Err(format!(
+                ".dims: a tensor map has 1 to 5 dimensions, not {rank}"
+            ));
+        }
+        if s.boxdim.len() != rank {
+            return Err(format!(
+                ".box: {} entries for {rank} dimensions",
+                s.boxdim.len()
+            ));
+        }
+        let strides = match s.strides {
+            Some(st) if st.len() + 1 == rank => st,
+            Some(st) => {
+                return Err(format!(
+                    ".strides: {} entries; a rank-{rank} map takes {} (bytes, for dimensions 1..)",
+                    st.len(),
+                    rank - 1
+                ))
+            }
+            None => {
+                let mut acc = u64::from(s.elem.size());
+                s.dims[..rank - 1]
+                    .iter()
+                    .map(|d| {
+                        acc = acc.saturating_mul(*d);
+                        acc
+                    })
+                    .collect()
+            }
+        };
+        let element_strides = match s.element_strides {
+            Some(e) if e.len() == rank => e,
+            Some(e) => {
+                return Err(format!(
+                    ".element_strides: {} entries for {rank} dimensions",
+                    e.len()
+                ))
+            }
+            None => vec![1; rank],
+        };
+        let swizzle = match s.swizzle {
+            "none" => Swizzle::None,
+            "32B" => Swizzle::B32,
+            "64B" => Swizzle::B64,
+            "128B" => Swizzle::B128,
+            other => return Err(format!(".swizzle: `{other}` (use none, 32B, 64B or 128B)")),
+        };
+        let nan_fill = match s.oob_fill {
+            "zero" | "none" => false,
+            "nan" => true,
+            other => return Err(format!(".oob_fill: `{other}` (use zero or nan)")),
+        };
+        if s.interleave != "none" {
+            return Err(format!(
+                ".interleave: `{}`: ptxrun supports only none",
+                s.interleave
+            ));
+        }
+        if !["none", "64B", "128B", "256B"].contains(&s.l2_promotion) {
+            return Err(format!(
+                ".l2_promotion: `{}` (use none, 64B, 128B or 256B)",
+                s.l2_promotion
+            ));
+        }
+        let desc = TensorMapDesc {
+            elem: s.elem,
+            dims: s.dims,
+            strides,
+            boxdim: s.boxdim,
+            element_strides,
+            swizzle,
+            nan_fill,
+        };
+        // Validate the shape now (the address is checked at launch).
+        desc.at(0).validate().map_err(|e| format!(": {e}"))?;
+        Ok(desc)
+    }
+}
+
 /// Largest buffer a launch file may ask for.
 const MAX_BUFFER_BYTES: u64 = 1 << 31;
 
@@ -255,24 +363,8 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
     };
     let grid = raw.grid.get();
     let block = raw.block.get();
-    for (field, d) in [("grid", grid), ("block", block)] {
-        if d.contains(&0) {
-            return err(format!("{name}: `{field}` has a zero dimension"));
-        }
-    }
-    let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
-    if threads > 1024 {
-        return err(format!(
-            "{name}: `block` has {threads} threads; at most 1024 are allowed"
-        ));
-    }
-    let ctas = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
-    if ctas > 1 << 20 {
-        return err(format!(
-            "{name}: `grid` has {ctas} CTAs; ptxrun runs at most {}",
-            1 << 20
-        ));
-    }
+    // The launch's shape (zero dimensions, block and grid sizes, clusters) is checked by the
+    // facade, `api::Kernel::prepare`, for every caller.
     let mut params = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, p) in raw.params.iter().enumerate() {
@@ -406,7 +498,6 @@ fn tensormap_param(
     field: &str,
     seen: &mut std::collections::HashSet<String>,
 ) -> Result<LaunchParam, LaunchError> {
-    use crate::mem::tensormap::Swizzle;
     if p.buffer.is_some() || p.value.is_some() {
         return err(format!(
             "{field}: a tensormap entry takes no `buffer` or `value` (`tensormap` names its buffer)"
@@ -417,97 +508,22 @@ fn tensormap_param(
             "{field}.dims: missing (elements per dimension, innermost first)"
         ));
     };
-    let rank = dims.len();
-    if !(1..=5).contains(&rank) {
-        return err(format!(
-            "{field}.dims: a tensor map has 1 to 5 dimensions, not {rank}"
-        ));
-    }
     let Some(boxdim) = p.boxdim.clone() else {
         return err(format!("{field}.box: missing (box size per dimension)"));
     };
-    if boxdim.len() != rank {
-        return err(format!(
-            "{field}.box: {} entries for {rank} dimensions",
-            boxdim.len()
-        ));
-    }
     let es = u64::from(ty.size());
-    let strides = match &p.strides {
-        Some(s) if s.len() + 1 == rank => s.clone(),
-        Some(s) => {
-            return err(format!(
-            "{field}.strides: {} entries; a rank-{rank} map takes {} (bytes, for dimensions 1..)",
-            s.len(),
-            rank - 1
-        ))
-        }
-        None => {
-            let mut acc = es;
-            dims[..rank - 1]
-                .iter()
-                .map(|d| {
-                    acc = acc.saturating_mul(*d);
-                    acc
-                })
-                .collect()
-        }
-    };
-    let element_strides = match &p.element_strides {
-        Some(e) if e.len() == rank => e.clone(),
-        Some(e) => {
-            return err(format!(
-                "{field}.element_strides: {} entries for {rank} dimensions",
-                e.len()
-            ))
-        }
-        None => vec![1; rank],
-    };
-    let swizzle = match p.swizzle.as_deref().unwrap_or("none") {
-        "none" => Swizzle::None,
-        "32B" => Swizzle::B32,
-        "64B" => Swizzle::B64,
-        "128B" => Swizzle::B128,
-        s => {
-            return err(format!(
-                "{field}.swizzle: `{s}` (use none, 32B, 64B or 128B)"
-            ))
-        }
-    };
-    let nan_fill = match p.oob_fill.as_deref().unwrap_or("zero") {
-        "zero" | "none" => false,
-        "nan" => true,
-        s => return err(format!("{field}.oob_fill: `{s}` (use zero or nan)")),
-    };
-    match p.interleave.as_deref().unwrap_or("none") {
-        "none" => {}
-        s => {
-            return err(format!(
-                "{field}.interleave: `{s}`: ptxrun supports only none"
-            ))
-        }
-    }
-    match p.l2_promotion.as_deref().unwrap_or("none") {
-        "none" | "64B" | "128B" | "256B" => {}
-        s => {
-            return err(format!(
-                "{field}.l2_promotion: `{s}` (use none, 64B, 128B or 256B)"
-            ))
-        }
-    }
-    let desc = TensorMapDesc {
+    let shape = MapShape {
         elem: ty,
         dims,
-        strides,
+        strides: p.strides.clone(),
         boxdim,
-        element_strides,
-        swizzle,
-        nan_fill,
+        element_strides: p.element_strides.clone(),
+        swizzle: p.swizzle.as_deref().unwrap_or("none"),
+        oob_fill: p.oob_fill.as_deref().unwrap_or("zero"),
+        interleave: p.interleave.as_deref().unwrap_or("none"),
+        l2_promotion: p.l2_promotion.as_deref().unwrap_or("none"),
     };
-    // Validate the shape now (the address is checked at launch).
-    desc.at(0)
-        .validate()
-        .map_err(|e| LaunchError(format!("{field}: {e}")))?;
+    let desc = TensorMapDesc::new(shape).map_err(|e| LaunchError(format!("{field}{e}")))?;
     let created = match p.len {
         Some(len) => {
             if !seen.insert(name.to_string()) {

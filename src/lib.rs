@@ -3,9 +3,13 @@
 //!
 //! Stages, each a module, data flowing one way: [`lex`] -> [`parse`] -> [`ir`] -> [`exec`]
 //! (scheduler, warps) -> [`mem`] (spaces, async copy engine, mbarriers) -> [`latency`] ->
-//! [`trace`]; [`diag`] is shared by all of them. [`launch`] reads launch files, [`runner`]
-//! drives one launch from file to report, and [`explore`] runs one under many schedules.
+//! [`trace`]; [`diag`] is shared by all of them. [`api`] is the library facade every caller
+//! goes through (a [`api::Module`], its kernels, a launch, a [`report::Report`]); [`launch`]
+//! reads launch files and [`runner`] turns one into a facade launch; [`explore`] runs a launch
+//! under many schedules; [`cli`] is the command line.
 
+pub mod api;
+pub mod cli;
 pub mod diag;
 pub mod exec;
 pub mod explore;
@@ -15,5 +19,7 @@ pub mod launch;
 pub mod lex;
 pub mod mem;
 pub mod parse;
+pub mod report;
 pub mod runner;
+pub mod source;
 pub mod trace;

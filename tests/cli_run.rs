@@ -118,7 +118,7 @@ fn bad_launch_files_exit_2_naming_the_field() {
             "two-params",
             format!("grid = 1\nblock = 64\n{buf}[[params]]\ntype = \"i32\"\nvalue = 1\n"),
             vec![],
-            "takes 1 parameters but the launch file gives 2",
+            "takes 1 parameters but the launch gives 2",
         ),
         (
             "scalar-for-pointer",

@@ -357,7 +357,7 @@ proptest! {
 fn the_kernel_is_made_of_fast_forms() {
     let (dir, (n32, n64, nf)) = launch_dir();
     let p = prepare(&dir.join("launch.toml"), None).unwrap();
-    let (fast, total) = ptxrun::exec::fast_coverage(&p.module);
+    let (fast, total) = ptxrun::exec::fast_coverage(p.module.ir());
     assert!(n32 + n64 + nf > 150);
     assert!(
         fast * 10 >= total * 9,

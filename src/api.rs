@@ -1,0 +1,518 @@
+//! The library facade: the one way into ptxrun for the command line (through `runner`, which
+//! reads launch files), the Python package and any other program.
+//!
+//! A [`Module`] is a parsed and lowered PTX module, shared cheaply between launches;
+//! [`Module::kernel`] picks one of its `.entry` functions; a [`Launch`] describes one launch the
+//! way `cuLaunchKernelEx` does (grid, block, cluster, dynamic shared memory, the kernel's
+//! arguments) plus the device buffers the arguments point into; [`Kernel::launch`] runs it under
+//! [`RunOptions`] (seed, latency model, checking) and returns a [`Report`] whose buffers hold
+//! what the kernel left in device memory. Parameters are laid out as the CUDA ABI lays out the
+//! PTX `.param` list (PTX ISA 9.0 section 5.1.6.1, "Kernel Function Parameters"); cluster rules
+//! follow section 2.2.1 and the `.reqnctapercluster` directive (section 11.4).
+//!
+//! Every check of a launch's shape is made here, so a library caller cannot reach the
+//! executor with a zero block dimension, a grid that is not a multiple of the cluster, or an
+//! argument of the wrong size: each is an [`Error`], never a panic.
+//!
+//! ```
+//! use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions};
+//! use ptxrun::ir::Type;
+//!
+//! let ptx = r#"
+//! .version 8.0
+//! .target sm_80
+//! .address_size 64
+//! .visible .entry twice(.param .u64 p, .param .u32 n)
+//! {
+//!     .reg .b32 %r<4>;
+//!     .reg .b64 %rd<4>;
+//!     .reg .pred %p<2>;
+//!     ld.param.u64 %rd1, [p];
+//!     ld.param.u32 %r1, [n];
+//!     mov.u32 %r2, %tid.x;
+//!     setp.ge.u32 %p1, %r2, %r1;
+//!     @%p1 ret;
+//!     mul.wide.u32 %rd2, %r2, 4;
+//!     add.s64 %rd3, %rd1, %rd2;
+//!     ld.global.u32 %r3, [%rd3];
+//!     shl.b32 %r3, %r3, 1;
+//!     st.global.u32 [%rd3], %r3;
+//!     ret;
+//! }
+//! "#;
+//! let module = Module::parse(ptx).unwrap();
+//! let kernel = module.kernel(Some("twice")).unwrap();
+//! let data: Vec<u8> = (0u32..32).flat_map(|v| v.to_le_bytes()).collect();
+//! let launch = Launch {
+//!     grid: [1, 1, 1],
+//!     block: [32, 1, 1],
+//!     buffers: vec![Buffer { name: "p".into(), ty: Type::U32, data }],
+//!     args: vec![Arg::buffer(0), Arg::Bytes(20u32.to_le_bytes().to_vec())],
+//!     ..Launch::default()
+//! };
+//! let report = kernel.launch(&launch, &RunOptions::default()).unwrap();
+//! assert_eq!(report.status(), "ok");
+//! let out = report.buffer_data(0).unwrap();
+//! assert_eq!(&out[4 * 19..4 * 21], &[38, 0, 0, 0, 20, 0, 0, 0]);
+//! ```
+
+use crate::exec::{self, Grid, Options, Outcome};
+use crate::ir::{self, Type};
+use crate::mem::tensormap::{TensorMap, SIZE as TENSORMAP_BYTES};
+use crate::mem::Global;
+use crate::source::Compiled;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use crate::report::{Diagnostic, RelatedLine, Report};
+
+/// Bad input: PTX that does not compile, or a launch the kernel cannot take. The message is
+/// ready to print (PTX errors are rendered with their source lines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The module does not parse, lower or type-check.
+    InvalidPtx(String),
+    /// The launch does not fit the kernel or the machine.
+    InvalidLaunch(String),
+    /// A file could not be read.
+    Io(String),
+    /// The kernel reached an instruction ptxrun does not execute.
+    Unsupported(String),
+}
+
+impl Error {
+    pub fn message(&self) -> &str {
+        match self {
+            Error::InvalidPtx(m)
+            | Error::InvalidLaunch(m)
+            | Error::Io(m)
+            | Error::Unsupported(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn invalid<T>(msg: impl Into<String>) -> Result<T, Error> {
+    Err(Error::InvalidLaunch(msg.into()))
+}
+
+/// A compiled PTX module: its IR, its text and the name reports give it. Cloning is cheap.
+#[derive(Clone)]
+pub struct Module {
+    compiled: Arc<Compiled>,
+}
+
+impl Module {
+    /// Compiles PTX text; reports call it `<ptx>`.
+    pub fn parse(text: &str) -> Result<Module, Error> {
+        Module::parse_named(text.to_string(), "<ptx>")
+    }
+
+    /// Compiles PTX text that reports call `name` (usually its file name).
+    pub fn parse_named(text: String, name: &str) -> Result<Module, Error> {
+        let compiled = Compiled::new(text, name).map_err(Error::InvalidPtx)?;
+        Ok(Module {
+            compiled: Arc::new(compiled),
+        })
+    }
+
+    /// Reads and compiles a `.ptx` file (invalid UTF-8 is replaced: the lexer then rejects it
+    /// at the offending line).
+    pub fn from_file(path: &Path) -> Result<Module, Error> {
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Module::parse_named(text, &path.display().to_string())
+    }
+
+    pub fn ir(&self) -> &ir::Module {
+        &self.compiled.ir
+    }
+
+    pub fn text(&self) -> &str {
+        &self.compiled.text
+    }
+
+    pub fn name(&self) -> &str {
+        &self.compiled.name
+    }
+
+    /// The names of the module's `.entry` functions, in source order.
+    pub fn entries(&self) -> Vec<&str> {
+        self.ir().entries().map(|f| f.name.as_str()).collect()
+    }
+
+    /// The entry named `name`, or the only one when `name` is `None`.
+    pub fn kernel(&self, name: Option<&str>) -> Result<Kernel, Error> {
+        let fs = &self.ir().functions;
+        let found = match name {
+            Some(n) => fs.iter().position(|f| f.is_entry && f.name == n),
+            None => {
+                let mut entries = fs.iter().enumerate().filter(|(_, f)| f.is_entry);
+                match (entries.next(), entries.next()) {
+                    (Some((i, _)), None) => Some(i),
+                    (None, _) => {
+                        return invalid(format!("{}: the module has no .entry", self.name()))
+                    }
+                    (Some(_), Some(_)) => {
+                        return invalid(format!(
+                            "{}: several entries ({}); name one with `entry` or --entry",
+                            self.name(),
+                            self.entries().join(", ")
+                        ))
+                    }
+                }
+            }
+        };
+        match found {
+            Some(index) => Ok(Kernel {
+                module: self.clone(),
+                index,
+            }),
+            None => invalid(format!(
+                "{}: no .entry named `{}` (entries: {})",
+                self.name(),
+                name.unwrap_or_default(),
+                self.entries().join(", ")
+            )),
+        }
+    }
+}
+
+/// One `.entry` of a module.
+#[derive(Clone)]
+pub struct Kernel {
+    module: Module,
+    index: usize,
+}
+
+/// A device buffer of a launch: its name (for reports and outputs), its element type (for
+/// reports) and its initial bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    pub name: String,
+    pub ty: Type,
+    pub data: Vec<u8>,
+}
+
+/// One kernel argument, in the order of the entry's `.param` list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arg {
+    /// The address of `Launch::buffers[index]` plus `offset` bytes (an 8-byte pointer).
+    Buffer { index: usize, offset: u64 },
+    /// A null pointer (8 bytes of zero), as Triton's unused scratch pointers are.
+    Null,
+    /// Bytes passed by value: a scalar or a by-value struct; the size must be the parameter's.
+    Bytes(Vec<u8>),
+    /// A `CUtensorMap` (128 bytes by value) over `Launch::buffers[buffer]`.
+    TensorMap {
+        buffer: usize,
+        map: crate::launch::TensorMapDesc,
+    },
+}
+
+impl Arg {
+    /// The start of buffer `index`.
+    pub fn buffer(index: usize) -> Arg {
+        Arg::Buffer { index, offset: 0 }
+    }
+}
+
+/// One launch: its shape, its buffers and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// CTAs per cluster; `None`: the kernel's `.reqnctapercluster`, else one.
+    pub cluster: Option<[u32; 3]>,
+    pub dynamic_shared_bytes: u32,
+    pub buffers: Vec<Buffer>,
+    pub args: Vec<Arg>,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            cluster: None,
+            dynamic_shared_bytes: 0,
+            buffers: Vec::new(),
+            args: Vec::new(),
+        }
+    }
+}
+
+/// Largest grid ptxrun runs, in CTAs.
+pub const MAX_CTAS: u64 = 1 << 20;
+
+/// How to run a launch: the schedule (seed and latency model) and what to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// A latency model spec (`latency::parse`): `bandwidth`, `adversarial`, `fixed:N`, ...
+    pub latency: String,
+    /// Check for hazards (happens-before).
+    pub check: bool,
+    /// Stop with a fault after this many warp instructions.
+    pub max_steps: u64,
+    /// Cycles the virtual clock advances per instruction.
+    pub instruction_cycles: u64,
+    /// Record a trace; with every instruction too.
+    pub trace: bool,
+    pub trace_instructions: bool,
+    /// Use the warp-wide fast forms (only tests turn this off, to compare).
+    pub fast: bool,
+    /// Threads to run clusters on; results do not depend on it.
+    pub jobs: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: 0,
+            latency: DEFAULT_LATENCY.to_string(),
+            check: true,
+            max_steps: 1 << 32,
+            instruction_cycles: 1,
+            trace: false,
+            trace_instructions: false,
+            fast: true,
+            jobs: 1,
+        }
+    }
+}
+
+/// The latency model runs use unless told otherwise.
+pub const DEFAULT_LATENCY: &str = "bandwidth";
+
+/// A launch laid out in memory, ready to run (any number of times, under any schedule).
+#[derive(Clone)]
+pub struct Prepared {
+    pub module: Module,
+    pub entry: usize,
+    pub grid: Grid,
+    pub global: Global,
+    pub kparams: Vec<u8>,
+    /// (name, type, address, bytes) of each launch buffer, in `Launch::buffers` order.
+    pub buffers: Vec<(String, Type, u64, usize)>,
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.function().name
+    }
+
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The entry's `.param` list with each parameter's offset and size.
+    pub fn params(&self) -> &[ir::Param] {
+        &self.function().params
+    }
+
+    fn function(&self) -> &ir::Function {
+        &self.module.ir().functions[self.index]
+    }
+
+    /// Validates the launch and lays it out: buffers allocated in global memory, the parameter
+    /// buffer filled, the cluster shape settled.
+    pub fn prepare(&self, launch: &Launch) -> Result<Prepared, Error> {
+        let func = self.function();
+        let grid = self.grid(launch)?;
+        if launch.args.len() != func.params.len() {
+            return invalid(format!(
+                "`{}` takes {} parameters but the launch gives {}",
+                func.name,
+                func.params.len(),
+                launch.args.len()
+            ));
+        }
+        let mut global = Global::new();
+        let buffers: Vec<(String, Type, u64, usize)> = launch
+            .buffers
+            .iter()
+            .map(|b| {
+                let addr = global.alloc(&b.name, b.data.clone(), false);
+                (b.name.clone(), b.ty, addr, b.data.len())
+            })
+            .collect();
+        let size = func.params.iter().map(|p| p.offset + p.size).max();
+        let mut kparams = vec![0u8; size.unwrap_or(0) as usize];
+        for (i, (arg, param)) in launch.args.iter().zip(&func.params).enumerate() {
+            let bytes = arg_bytes(arg, param, &buffers)
+                .map_err(|m| Error::InvalidLaunch(format!("params[{i}]{m}")))?;
+            let off = param.offset as usize;
+            kparams[off..off + bytes.len()].copy_from_slice(&bytes);
+        }
+        Ok(Prepared {
+            module: self.module.clone(),
+            entry: self.index,
+            grid,
+            global,
+            kparams,
+            buffers,
+        })
+    }
+
+    /// Prepares and runs one launch.
+    pub fn launch(&self, launch: &Launch, opts: &RunOptions) -> Result<Report, Error> {
+        let p = self.prepare(launch)?;
+        let outcome = p.execute(opts)?;
+        Ok(p.report(outcome))
+    }
+
+    /// The grid after the checks of the launch's shape and cluster.
+    fn grid(&self, l: &Launch) -> Result<Grid, Error> {
+        let func = self.function();
+        for (field, d) in [("grid", l.grid), ("block", l.block)] {
+            if d.contains(&0) {
+                return invalid(format!("`{field}` has a zero dimension"));
+            }
+        }
+        let threads: u64 = l.block.iter().map(|&d| u64::from(d)).product();
+        if threads > 1024 {
+            return invalid(format!(
+                "`block` has {threads} threads; at most 1024 are allowed"
+            ));
+        }
+        let ctas: u64 = l.grid.iter().map(|&d| u64::from(d)).product();
+        if ctas > MAX_CTAS {
+            return invalid(format!(
+                "`grid` has {ctas} CTAs; ptxrun runs at most {MAX_CTAS}"
+            ));
+        }
+        let (cluster, explicit_cluster) = match (l.cluster, func.attrs.reqnctapercluster) {
+            (Some(c), Some(r)) if c != r => {
+                return invalid(format!(
+                    "cluster = {c:?}, but `{}` requires .reqnctapercluster {r:?}",
+                    func.name
+                ))
+            }
+            (Some(c), _) | (None, Some(c)) => (c, true),
+            (None, None) => ([1, 1, 1], func.attrs.explicitcluster),
+        };
+        let csize: u64 = cluster.iter().map(|&d| u64::from(d)).product();
+        if cluster.contains(&0) || csize > 16 {
+            return invalid(format!("cluster = {cluster:?}: a cluster has 1 to 16 CTAs"));
+        }
+        if (0..3).any(|i| !l.grid[i].is_multiple_of(cluster[i])) {
+            return invalid(format!(
+                "grid = {:?} is not a multiple of cluster = {cluster:?}",
+                l.grid
+            ));
+        }
+        Ok(Grid {
+            grid: l.grid,
+            block: l.block,
+            dynamic_shared_bytes: l.dynamic_shared_bytes,
+            cluster,
+            explicit_cluster,
+        })
+    }
+}
+
+/// The bytes one argument puts in the parameter buffer; errors continue `params[i]`.
+fn arg_bytes(
+    arg: &Arg,
+    param: &ir::Param,
+    buffers: &[(String, Type, u64, usize)],
+) -> Result<Vec<u8>, String> {
+    let buffer = |index: usize| {
+        buffers
+            .get(index)
+            .ok_or_else(|| format!(": no buffer {index} (the launch has {})", buffers.len()))
+    };
+    match arg {
+        Arg::Buffer { index, offset } => {
+            let (name, _, addr, len) = buffer(*index)?;
+            if param.size != 8 {
+                return Err(format!(
+                    " (buffer `{name}`): kernel parameter `{}` is {} bytes, a pointer needs 8",
+                    param.name, param.size
+                ));
+            }
+            if *offset > *len as u64 {
+                return Err(format!(
+                    " (buffer `{name}`): offset {offset} is past its end ({len} bytes)"
+                ));
+            }
+            Ok((addr + offset).to_le_bytes().to_vec())
+        }
+        Arg::Null if param.size == 8 => Ok(vec![0; 8]),
+        Arg::Null => Err(format!(
+            ": kernel parameter `{}` is {} bytes, a null pointer needs 8",
+            param.name, param.size
+        )),
+        Arg::Bytes(bytes) if bytes.len() == param.size as usize => Ok(bytes.clone()),
+        Arg::Bytes(bytes) => Err(format!(
+            ": kernel parameter `{}` is {} bytes ({}), the launch gives {} bytes",
+            param.name,
+            param.size,
+            param.ty,
+            bytes.len()
+        )),
+        Arg::TensorMap { buffer: index, map } => {
+            let (name, _, addr, len) = buffer(*index)?;
+            if param.size as usize != TENSORMAP_BYTES {
+                return Err(format!(
+                    " (tensormap over `{name}`): kernel parameter `{}` is {} bytes, a CUtensorMap has 128",
+                    param.name, param.size
+                ));
+            }
+            let m: TensorMap = map.at(*addr);
+            m.validate().map_err(|e| format!(": {e}"))?;
+            if m.extent() > *len as u64 {
+                return Err(format!(
+                    ": the tensor spans {} bytes but buffer `{name}` has {len}",
+                    m.extent()
+                ));
+            }
+            Ok(m.encode().to_vec())
+        }
+    }
+}
+
+impl Prepared {
+    /// Runs the prepared launch under one schedule.
+    pub fn execute(&self, o: &RunOptions) -> Result<Outcome, Error> {
+        let latency = crate::latency::parse(&o.latency, o.seed).map_err(Error::InvalidLaunch)?;
+        let opts = Options {
+            seed: o.seed,
+            max_steps: o.max_steps,
+            instruction_cycles: o.instruction_cycles,
+            latency,
+            trace: o.trace,
+            trace_instructions: o.trace_instructions,
+            check: o.check,
+            fast: o.fast,
+            jobs: o.jobs.max(1),
+        };
+        Ok(exec::run(
+            self.module.ir(),
+            ir::FuncId(self.entry as u32),
+            &self.grid,
+            self.global.clone(),
+            self.kparams.clone(),
+            opts,
+        ))
+    }
+
+    /// The report of one of this launch's runs.
+    pub fn report(&self, outcome: Outcome) -> Report {
+        Report {
+            compiled: self.module.compiled.clone(),
+            outcome,
+            buffers: self.buffers.clone(),
+        }
+    }
+}
