@@ -182,6 +182,13 @@ where
             return u8::try_from(e.exit_code()).unwrap_or(2);
         }
     };
+    let code = dispatch(cli);
+    // Called from Python, no Rust runtime flushes stdout at exit.
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    code
+}
+
+fn dispatch(cli: Cli) -> u8 {
     let color = match cli.color {
         Color::Always => true,
         Color::Never => false,

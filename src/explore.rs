@@ -188,6 +188,16 @@ impl Explored {
         out
     }
 
+    /// The contract's status over all schedules: a hazard in any schedule makes it `hazard`.
+    pub fn status(&self) -> &'static str {
+        match (self.hazards.is_empty(), self.faults.first()) {
+            (true, Some((f, _))) if f.kind == FaultKind::Deadlock => "deadlock",
+            (false, _) => "hazard",
+            (true, Some(_)) => "fault",
+            (true, None) => "ok",
+        }
+    }
+
     /// The contract's JSON report, each diagnostic with the schedule that first showed it.
     pub fn json(&self) -> String {
         let sched = |i: usize| {
@@ -205,14 +215,7 @@ impl Explored {
             v["schedule"] = sched(*i);
             diags.push(v);
         }
-        let status = match (self.hazards.is_empty(), self.faults.first()) {
-            (_, Some((f, _))) if f.kind == FaultKind::Deadlock && self.hazards.is_empty() => {
-                "deadlock"
-            }
-            (false, _) => "hazard",
-            (true, Some(_)) => "fault",
-            (true, None) => "ok",
-        };
+        let status = self.status();
         let st = self.run.outcome.stats;
         let v = serde_json::json!({
             "status": status,

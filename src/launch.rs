@@ -579,7 +579,8 @@ fn scalar_bytes(v: &toml::Value, ty: Type, field: &str) -> Result<Vec<u8>, Launc
     Ok(i.to_le_bytes()[..n].to_vec())
 }
 
-fn float_bytes(x: f64, ty: Type) -> Vec<u8> {
+/// `x` rounded once to a float type (nearest even), little-endian.
+pub fn float_bytes(x: f64, ty: Type) -> Vec<u8> {
     match ty {
         Type::F64 => x.to_le_bytes().to_vec(),
         Type::F32 => (x as f32).to_le_bytes().to_vec(),

@@ -1,0 +1,462 @@
+"""ptxrun from Python: run NVIDIA PTX kernels on NumPy arrays, bit-exact with an H100, and find
+where they rely on undefined behaviour.
+
+    import numpy as np, ptxrun
+    m = ptxrun.Module.from_file("kernel.ptx")
+    x = np.arange(1024, dtype=np.float32)
+    report = m.launch("scale", grid=4, block=256, args=[x, np.float32(2.0), np.int32(x.size)])
+
+Arrays are copied into device memory before the run and written back afterwards, as a device
+round trip would. Scalars are NumPy scalars (their bytes are passed as they are) or Python
+numbers (converted to the PTX parameter's type). A hazard raises `HazardError`, a kernel fault
+(out-of-bounds, trap, deadlock, step limit) `KernelFault`, bad input `ValueError`
+(`UnsupportedError` for an instruction ptxrun does not execute); the exception's text is the
+rendered report and `.diagnostics` holds its findings.
+
+Everything runs in the Rust library (`ptxrun._ptxrun`); this package only converts arguments.
+`ptxrun.cupy` is a CuPy-compatible front end, `ptxrun.triton` runs `@triton.jit` kernels.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import os as _os
+import struct as _struct
+import sys as _sys
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _ptxrun
+
+__version__ = _ptxrun.__version__
+
+__all__ = [
+    "Module",
+    "Report",
+    "Diagnostic",
+    "TensorMap",
+    "PtxrunError",
+    "HazardError",
+    "KernelFault",
+    "UnsupportedError",
+    "LATENCY_MODELS",
+]
+
+#: The latency models `launch(latency=...)` takes (plus `fixed:N` and `uniform:LO-HI`).
+LATENCY_MODELS = ("immediate", "fixed:500", "uniform:1-2000", "bandwidth", "adversarial")
+
+Dim = Union[int, Sequence[int]]
+
+
+class Diagnostic:
+    """One finding of a report: a hazard (`kind` is one of the contract's hazard kinds) or the
+    fault that stopped the run (`out-of-bounds`, `trap`, `deadlock`, `step-limit`, ...)."""
+
+    __slots__ = (
+        "kind",
+        "severity",
+        "message",
+        "line",
+        "column",
+        "instruction",
+        "cuda",
+        "cta",
+        "thread",
+        "address",
+        "related",
+        "help",
+        "count",
+        "schedule",
+    )
+
+    def __init__(self, d: dict):
+        self.kind: str = d["kind"]
+        self.severity: str = d.get("severity", "error")
+        self.message: str = d.get("message", "")
+        #: PTX line and column of the offending instruction (0 when none).
+        self.line: int = d.get("line", 0)
+        self.column: int = d.get("column", 0)
+        self.instruction: str = d.get("instruction", "")
+        #: "file.cu:LINE" from the PTX's line information, or None.
+        self.cuda: Optional[str] = d.get("cuda")
+        self.cta: Tuple[int, int, int] = tuple(d.get("cta", (0, 0, 0)))
+        self.thread: Tuple[int, int, int] = tuple(d.get("thread", (0, 0, 0)))
+        self.address: Optional[str] = d.get("address")
+        #: [(line, label)] of the other side (the copy, the earlier access, ...).
+        self.related: List[Tuple[int, str]] = [(r["line"], r["label"]) for r in d.get("related", [])]
+        self.help: Optional[str] = d.get("help")
+        self.count: int = d.get("count", 1)
+        #: With `explore`: {"index", "seed", "latency"} of the schedule that first showed it.
+        self.schedule: Optional[dict] = d.get("schedule")
+
+    @property
+    def cuda_line(self) -> Optional[int]:
+        """The CUDA source line, when the PTX has line information."""
+        if not self.cuda:
+            return None
+        return int(self.cuda.rsplit(":", 1)[1])
+
+    def __repr__(self) -> str:
+        where = f"line {self.line}" + (f" ({self.cuda})" if self.cuda else "")
+        return f"<Diagnostic {self.kind} at PTX {where}: {self.message}>"
+
+
+class Stats:
+    """Counters of a run (over all schedules with `explore`)."""
+
+    __slots__ = ("thread_instructions", "warp_instructions", "cycles", "schedules")
+
+    def __init__(self, d: dict):
+        self.thread_instructions: int = d.get("thread_instructions", 0)
+        self.warp_instructions: int = d.get("warp_instructions", 0)
+        self.cycles: int = d.get("cycles", 0)
+        self.schedules: int = d.get("schedules", 1)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Stats {self.thread_instructions} thread instructions, {self.cycles} cycles, "
+            f"{self.schedules} schedule(s)>"
+        )
+
+
+class Report:
+    """What a launch produced: `status` (`ok`, `hazard`, `fault`, `deadlock`), `diagnostics`,
+    `stats`, the kernel's printed `stdout`, the rendered `text` and the contract's `json`."""
+
+    def __init__(self, result: Any):
+        self.json: str = result.json
+        self.text: str = result.text
+        self.stdout: str = result.stdout
+        d = _json.loads(result.json)
+        self.status: str = d["status"]
+        self.diagnostics: List[Diagnostic] = [Diagnostic(x) for x in d["diagnostics"]]
+        self.stats = Stats(d.get("stats", {}))
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def kinds(self) -> List[str]:
+        return [d.kind for d in self.diagnostics]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<Report {self.status}: {len(self.diagnostics)} diagnostic(s)>"
+
+
+class PtxrunError(RuntimeError):
+    """A launch found undefined behaviour or faulted; `report` is the whole report."""
+
+    def __init__(self, report: Report):
+        super().__init__(report.text)
+        self.report = report
+        self.diagnostics = report.diagnostics
+
+
+class HazardError(PtxrunError):
+    """The checker found undefined behaviour (a hazard kind of the contract)."""
+
+
+class KernelFault(PtxrunError):
+    """The kernel faulted: out-of-bounds or misaligned access, trap, deadlock, step limit."""
+
+
+class UnsupportedError(ValueError):
+    """The kernel reached an instruction ptxrun does not execute (bad input, never a guess)."""
+
+    def __init__(self, report: Report):
+        super().__init__(report.text)
+        self.report = report
+        self.diagnostics = report.diagnostics
+
+
+class TensorMap:
+    """A `CUtensorMap` over `array`, with `cuTensorMapEncodeTiled`'s arguments: `dims` (elements
+    per dimension, innermost first), `box` (box size per dimension), `strides` (bytes, of
+    dimensions 1..; default dense), `element_strides`, `swizzle` (`none`, `32B`, `64B`,
+    `128B`), `oob_fill` (`zero`, `nan`), `l2_promotion`. Pass it as a kernel argument (a
+    `const __grid_constant__ CUtensorMap`); `array` goes to device memory with the launch."""
+
+    def __init__(
+        self,
+        array: np.ndarray,
+        dims: Sequence[int],
+        box: Sequence[int],
+        dtype: Any = None,
+        strides: Optional[Sequence[int]] = None,
+        element_strides: Optional[Sequence[int]] = None,
+        swizzle: str = "none",
+        oob_fill: str = "zero",
+        interleave: str = "none",
+        l2_promotion: str = "none",
+    ):
+        self.array = array
+        self.elem = _type_name(np.dtype(dtype) if dtype is not None else array.dtype)
+        self.dims = [int(d) for d in dims]
+        self.box = [int(b) for b in box]
+        self.strides = None if strides is None else [int(s) for s in strides]
+        self.element_strides = None if element_strides is None else [int(e) for e in element_strides]
+        self.swizzle = swizzle
+        self.oob_fill = oob_fill
+        self.interleave = interleave
+        self.l2_promotion = l2_promotion
+
+    def _arg(self, index: int) -> Any:
+        spec = {k: getattr(self, k) for k in ("elem", "dims", "box", "strides", "element_strides", "swizzle",
+                                              "oob_fill", "interleave", "l2_promotion")}
+        return _ptxrun.Arg.tensormap(index, spec)
+
+
+_TYPE_NAMES = {
+    np.dtype(np.uint8): "u8",
+    np.dtype(np.int8): "i8",
+    np.dtype(np.bool_): "u8",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.int16): "i16",
+    np.dtype(np.uint32): "u32",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.uint64): "u64",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.float16): "f16",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f64",
+}
+
+
+def _type_name(dtype: np.dtype) -> str:
+    """ptxrun's element type for a NumPy dtype (reports print elements in it)."""
+    if dtype in _TYPE_NAMES:
+        return _TYPE_NAMES[dtype]
+    if dtype.name == "bfloat16":
+        return "bf16"
+    return "u8"
+
+
+def dim3(d: Dim, what: str = "dimension") -> List[int]:
+    """`n` or a sequence of 1 to 3 integers as [x, y, z]."""
+    if isinstance(d, (int, np.integer)):
+        v = [int(d)]
+    else:
+        v = [int(x) for x in d]
+    if not 1 <= len(v) <= 3:
+        raise ValueError(f"{what}: expected 1 to 3 integers, got {d!r}")
+    if any(x < 0 or x >= 1 << 32 for x in v):
+        raise ValueError(f"{what}: {d!r} out of range")
+    return v + [1] * (3 - len(v))
+
+
+class _Regions:
+    """Arrays become device buffers: arrays whose memory overlaps (views of one array) share
+    one buffer, so a kernel sees them alias as it would on the device."""
+
+    def __init__(self) -> None:
+        self.arrays: List[Tuple[np.ndarray, int, str]] = []  # (array, first address, name)
+
+    def add(self, a: np.ndarray, name: str) -> None:
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{name}: expected a NumPy array, got {type(a).__name__}")
+        if not a.flags.c_contiguous:
+            raise ValueError(f"{name}: the array is not C-contiguous (use np.ascontiguousarray)")
+        self.arrays.append((a, a.__array_interface__["data"][0], name))
+
+    def layout(self) -> None:
+        """Groups the arrays into buffers: `self.buffers` [(start, end, name, type)] and, per
+        array, (buffer index, offset)."""
+        spans = sorted(
+            ((p, p + a.nbytes, i) for i, (a, p, _) in enumerate(self.arrays)), key=lambda s: (s[0], -s[1])
+        )
+        self.buffers: List[List[Any]] = []
+        self.where: List[Tuple[int, int]] = [(0, 0)] * len(self.arrays)
+        for start, end, i in spans:
+            last = self.buffers[-1] if self.buffers else None
+            if last is not None and start < last[1]:
+                last[1] = max(last[1], end)
+            else:
+                a, _, name = self.arrays[i]
+                self.buffers.append([start, end, name, _type_name(a.dtype)])
+            self.where[i] = (len(self.buffers) - 1, start - self.buffers[-1][0])
+
+    def contents(self) -> List[Tuple[str, str, bytes]]:
+        out = []
+        for b, (start, end, name, ty) in enumerate(self.buffers):
+            data = np.zeros(end - start, dtype=np.uint8)
+            for (a, p, _), (bi, off) in zip(self.arrays, self.where):
+                if bi == b and a.nbytes:
+                    data[off : off + a.nbytes] = a.reshape(-1).view(np.uint8)
+            out.append((name, ty, data.tobytes()))
+        return out
+
+    def write_back(self, buffers: Sequence[bytes]) -> None:
+        for (a, _, _), (bi, off) in zip(self.arrays, self.where):
+            if a.nbytes and a.flags.writeable:
+                src = np.frombuffer(buffers[bi], dtype=np.uint8, count=a.nbytes, offset=off)
+                a.reshape(-1).view(np.uint8)[:] = src
+
+
+def _int_bytes(v: int, ty: str, size: int, name: str) -> bytes:
+    # PTX parameter types are loose (Triton declares an i32 `.u32`): any value that fits the
+    # size as signed or unsigned is taken, in two's complement.
+    lo, hi = -(1 << (8 * size - 1)), (1 << (8 * size)) - 1
+    if ty.startswith("s"):
+        hi = (1 << (8 * size - 1)) - 1
+    if not lo <= v <= hi:
+        raise OverflowError(f"{name}: {v} does not fit in .{ty}")
+    return (v & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+
+def _scalar_bytes(v: Any, ty: str, size: int, name: str) -> bytes:
+    """A Python number as the PTX parameter's type."""
+    is_float = ty in ("f16", "bf16", "f32", "f64")
+    if isinstance(v, (bool, int)):
+        if is_float:
+            return _ptxrun.float_bytes(ty, float(v))
+        return _int_bytes(int(v), ty, size, name)
+    if isinstance(v, float):
+        if not is_float:
+            raise TypeError(f"{name}: a float for a .{ty} parameter (pass an int or a NumPy scalar)")
+        return _ptxrun.float_bytes(ty, v)
+    raise TypeError(f"{name}: cannot pass {type(v).__name__} to a .{ty} parameter")
+
+
+def _marshal(args: Sequence[Any], params: Sequence[Tuple[str, str, int, int]]):
+    """Kernel arguments as `_ptxrun.Arg`s plus the buffers they point into."""
+    if len(args) != len(params):
+        raise ValueError(f"the kernel takes {len(params)} parameters, {len(args)} arguments given")
+    regions = _Regions()
+    kinds = []
+    for i, a in enumerate(args):
+        name = f"args[{i}]"
+        if isinstance(a, np.ndarray):
+            regions.add(a, name)
+            kinds.append(("array", len(regions.arrays) - 1))
+        elif isinstance(a, TensorMap):
+            regions.add(a.array, name)
+            kinds.append(("tensormap", len(regions.arrays) - 1))
+        else:
+            kinds.append(("value", a))
+    regions.layout()
+    out = []
+    for i, ((kind, v), (_, ty, size, _)) in enumerate(zip(kinds, params)):
+        name = f"args[{i}]"
+        if kind == "array":
+            b, off = regions.where[v]
+            out.append(_ptxrun.Arg.buffer(b, off))
+        elif kind == "tensormap":
+            b, off = regions.where[v]
+            if off:
+                raise ValueError(f"{name}: a tensor map's array must not be a view into another argument")
+            out.append(args[i]._arg(b))
+        elif v is None:
+            out.append(_ptxrun.Arg.null())
+        elif isinstance(v, np.generic):
+            out.append(_ptxrun.Arg.bytes(v.tobytes()))
+        elif isinstance(v, (bytes, bytearray, memoryview)):
+            out.append(_ptxrun.Arg.bytes(bytes(v)))
+        else:
+            out.append(_ptxrun.Arg.bytes(_scalar_bytes(v, ty, size, name)))
+    return out, regions
+
+
+class Module:
+    """A compiled PTX module (`from_file`, `from_ptx`); `launch` runs one of its kernels."""
+
+    def __init__(self, raw: Any):
+        self._raw = raw
+
+    @classmethod
+    def from_file(cls, path: Union[str, "_os.PathLike[str]"]) -> "Module":
+        return cls(_ptxrun.Module.from_file(_os.fspath(path)))
+
+    @classmethod
+    def from_ptx(cls, text: str, name: Optional[str] = None) -> "Module":
+        return cls(_ptxrun.Module.from_ptx(text, name))
+
+    @property
+    def name(self) -> str:
+        return self._raw.name
+
+    @property
+    def text(self) -> str:
+        return self._raw.text
+
+    @property
+    def entries(self) -> List[str]:
+        """The names of the module's `.entry` functions."""
+        return self._raw.entries()
+
+    def params(self, entry: Optional[str] = None) -> List[Tuple[str, str, int, int]]:
+        """(name, PTX type, size, alignment) of each parameter of `entry`."""
+        return self._raw.params(entry)[1]
+
+    def launch(
+        self,
+        entry: Optional[str],
+        grid: Dim,
+        block: Dim,
+        args: Sequence[Any] = (),
+        shared_mem: int = 0,
+        cluster: Optional[Dim] = None,
+        seed: int = 0,
+        latency: str = "bandwidth",
+        check: bool = True,
+        explore: Optional[int] = None,
+        max_steps: int = 1 << 32,
+        jobs: int = 1,
+        raise_on_error: bool = True,
+        printf: str = "stdout",
+    ) -> Report:
+        """Runs `entry` (None: the only entry) over `grid` x `block` threads with `args` in
+        the order of its `.param` list. Arrays are written back after the run (also when it
+        raises). `explore=N` runs N schedules (seeds x latency models) and reports every
+        distinct hazard; the arrays then hold the first schedule's results. The kernel's
+        `printf` output goes to `sys.stdout` (`printf="fd"`: to file descriptor 1, as the
+        CUDA runtime writes it; `"none"`: only `Report.stdout`)."""
+        params = self.params(entry)
+        raw_args, regions = _marshal(args, params)
+        options = dict(
+            seed=int(seed),
+            latency=str(latency),
+            check=bool(check),
+            max_steps=int(max_steps),
+            jobs=int(jobs),
+            explore=None if explore is None else int(explore),
+        )
+        shape = dict(
+            grid=dim3(grid, "grid"),
+            block=dim3(block, "block"),
+            cluster=None if cluster is None else dim3(cluster, "cluster"),
+            shared_mem=int(shared_mem),
+        )
+        if printf not in ("stdout", "fd", "none"):
+            raise ValueError(f"printf={printf!r}: use 'stdout', 'fd' or 'none'")
+        result = self._raw.launch(entry, shape, regions.contents(), raw_args, options)
+        regions.write_back(result.buffers)
+        if result.stdout and printf == "stdout":
+            _sys.stdout.write(result.stdout)
+        elif result.stdout and printf == "fd":
+            _sys.stdout.flush()
+            _os.write(1, result.stdout.encode())
+        report = Report(result)
+        if result.unsupported:
+            raise UnsupportedError(report)
+        if raise_on_error:
+            if report.status == "hazard":
+                raise HazardError(report)
+            if report.status != "ok":
+                raise KernelFault(report)
+        return report
+
+    def __repr__(self) -> str:
+        return f"<ptxrun.Module {self.name!r}: entries {self.entries}>"
+
+
+def run_cli(argv: Optional[Iterable[str]] = None) -> int:
+    """Runs the `ptxrun` command line (`argv` without the program name); returns its exit code."""
+    args = list(_sys.argv[1:] if argv is None else argv)
+    _sys.stdout.flush()
+    _sys.stderr.flush()
+    return _ptxrun.cli_main(["ptxrun", *args])

@@ -1,0 +1,300 @@
+//! `ptxrun._ptxrun`: the Python extension module, a thin PyO3 layer over ptxrun's library
+//! facade (`ptxrun::api`). Nothing is interpreted here: modules compile through
+//! `api::Module`, launches run through `api::Kernel::launch` (or `explore` for many
+//! schedules) with the GIL released, and results come back as the contract's JSON report, the
+//! rendered human report and the bytes of every buffer. The Python package (`python/ptxrun`)
+//! turns NumPy arrays into buffers and the JSON into objects and exceptions.
+
+use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
+use ptxrun::explore::{explore_prepared, schedules};
+use ptxrun::launch::{parse_type, MapShape, TensorMapDesc};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+
+fn to_py(e: api::Error) -> PyErr {
+    match e {
+        api::Error::Io(m) => PyOSError::new_err(m),
+        other => PyValueError::new_err(other.message().to_string()),
+    }
+}
+
+/// A compiled PTX module.
+#[pyclass(frozen, name = "Module", module = "ptxrun._ptxrun")]
+struct PyPtxModule {
+    inner: api::Module,
+}
+
+/// One kernel argument: a pointer into a buffer, bytes by value, a null pointer or a tensor map.
+#[pyclass(frozen, name = "Arg", module = "ptxrun._ptxrun")]
+#[derive(Clone)]
+struct PyArg {
+    inner: Arg,
+}
+
+#[pymethods]
+impl PyArg {
+    /// The address of buffer `index` plus `offset` bytes.
+    #[staticmethod]
+    #[pyo3(signature = (index, offset = 0))]
+    fn buffer(index: usize, offset: u64) -> Self {
+        PyArg {
+            inner: Arg::Buffer { index, offset },
+        }
+    }
+
+    /// Bytes passed by value (a scalar or a struct); their length must be the parameter's size.
+    #[staticmethod]
+    fn bytes(data: &[u8]) -> Self {
+        PyArg {
+            inner: Arg::Bytes(data.to_vec()),
+        }
+    }
+
+    /// A null pointer.
+    #[staticmethod]
+    fn null() -> Self {
+        PyArg { inner: Arg::Null }
+    }
+
+    /// A CUtensorMap over buffer `index`; `spec` is a dict of cuTensorMapEncodeTiled's
+    /// arguments: elem, dims, box, strides, element_strides, swizzle, oob_fill, interleave,
+    /// l2_promotion (the last six may be None).
+    #[staticmethod]
+    fn tensormap(index: usize, spec: MapSpec) -> PyResult<Self> {
+        let elem = parse_type(&spec.elem, "tensor map element type")
+            .map_err(|e| PyValueError::new_err(e.0))?;
+        let or_none = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".to_string());
+        let (swizzle, interleave, l2) = (
+            or_none(&spec.swizzle),
+            or_none(&spec.interleave),
+            or_none(&spec.l2_promotion),
+        );
+        let oob_fill = spec.oob_fill.clone().unwrap_or_else(|| "zero".to_string());
+        let map = TensorMapDesc::new(MapShape {
+            elem,
+            dims: spec.dims,
+            strides: spec.strides,
+            boxdim: spec.r#box,
+            element_strides: spec.element_strides,
+            swizzle: &swizzle,
+            oob_fill: &oob_fill,
+            interleave: &interleave,
+            l2_promotion: &l2,
+        })
+        .map_err(|e| PyValueError::new_err(format!("tensor map{e}")))?;
+        Ok(PyArg {
+            inner: Arg::TensorMap { buffer: index, map },
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+/// What a launch produced: the reports and the bytes of every buffer.
+#[pyclass(frozen, name = "RunResult", module = "ptxrun._ptxrun")]
+struct RunResult {
+    /// `ok`, `hazard`, `fault` or `deadlock`.
+    #[pyo3(get)]
+    status: String,
+    /// The contract's JSON report.
+    #[pyo3(get)]
+    json: String,
+    /// The rendered human report.
+    #[pyo3(get)]
+    text: String,
+    /// What the kernel printed.
+    #[pyo3(get)]
+    stdout: String,
+    /// The buffers after the run, in launch order.
+    #[pyo3(get)]
+    buffers: Vec<Py<PyBytes>>,
+    /// The run stopped at an instruction ptxrun does not execute.
+    #[pyo3(get)]
+    unsupported: bool,
+}
+
+/// A tensor map's shape as Python passes it (a dict).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MapSpec {
+    elem: String,
+    dims: Vec<u64>,
+    r#box: Vec<u32>,
+    strides: Option<Vec<u64>>,
+    element_strides: Option<Vec<u32>>,
+    swizzle: Option<String>,
+    oob_fill: Option<String>,
+    interleave: Option<String>,
+    l2_promotion: Option<String>,
+}
+
+/// A launch's shape as Python passes it (a dict).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct Shape {
+    grid: [u32; 3],
+    block: [u32; 3],
+    cluster: Option<[u32; 3]>,
+    shared_mem: u32,
+}
+
+/// (name, PTX type, size, alignment) of each kernel parameter.
+type ParamList = Vec<(String, String, u32, u32)>;
+
+/// The schedule and checking options of a launch, as Python passes them.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct PyOptions {
+    seed: u64,
+    latency: String,
+    check: bool,
+    max_steps: u64,
+    jobs: usize,
+    explore: Option<usize>,
+}
+
+#[pymethods]
+impl PyPtxModule {
+    /// Compiles PTX text (`name` is what reports call it).
+    #[staticmethod]
+    #[pyo3(signature = (text, name = None))]
+    fn from_ptx(py: Python<'_>, text: String, name: Option<String>) -> PyResult<Self> {
+        let name = name.unwrap_or_else(|| "<ptx>".to_string());
+        let inner = py
+            .detach(|| api::Module::parse_named(text, &name))
+            .map_err(to_py)?;
+        Ok(PyPtxModule { inner })
+    }
+
+    /// Reads and compiles a `.ptx` file.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let inner = py.detach(|| api::Module::from_file(&path)).map_err(to_py)?;
+        Ok(PyPtxModule { inner })
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name().to_string()
+    }
+
+    #[getter]
+    fn text(&self) -> String {
+        self.inner.text().to_string()
+    }
+
+    /// The names of the `.entry` functions.
+    fn entries(&self) -> Vec<String> {
+        self.inner.entries().into_iter().map(String::from).collect()
+    }
+
+    /// The entry's name and its parameters as (name, PTX type, size in bytes, alignment).
+    #[pyo3(signature = (entry = None))]
+    fn params(&self, entry: Option<&str>) -> PyResult<(String, ParamList)> {
+        let k = self.inner.kernel(entry).map_err(to_py)?;
+        let ps = k
+            .params()
+            .iter()
+            .map(|p| (p.name.clone(), p.ty.name().to_string(), p.size, p.align))
+            .collect();
+        Ok((k.name().to_string(), ps))
+    }
+
+    /// Launches `entry` (or the only entry) once, or under `explore` schedules.
+    fn launch<'py>(
+        &self,
+        py: Python<'py>,
+        entry: Option<&str>,
+        shape: Shape,
+        buffers: Vec<(String, String, Bound<'py, PyBytes>)>,
+        args: Vec<Bound<'py, PyArg>>,
+        options: PyOptions,
+    ) -> PyResult<RunResult> {
+        let kernel = self.inner.kernel(entry).map_err(to_py)?;
+        let mut bufs = Vec::with_capacity(buffers.len());
+        for (name, ty, data) in buffers {
+            let ty = parse_type(&ty, &name).map_err(|e| PyValueError::new_err(e.0))?;
+            let data = data.as_bytes().to_vec();
+            bufs.push(Buffer { name, ty, data });
+        }
+        let launch = Launch {
+            grid: shape.grid,
+            block: shape.block,
+            cluster: shape.cluster,
+            dynamic_shared_bytes: shape.shared_mem,
+            buffers: bufs,
+            args: args.iter().map(|a| a.get().inner.clone()).collect(),
+        };
+        let opts = RunOptions {
+            seed: options.seed,
+            latency: options.latency,
+            check: options.check,
+            max_steps: options.max_steps,
+            jobs: options.jobs.max(1),
+            ..RunOptions::default()
+        };
+        let explore = options.explore;
+        let done = py.detach(move || run(&kernel, &launch, &opts, explore));
+        let (status, json, text, report) = done.map_err(to_py)?;
+        let buffers = (0..report.buffers.len())
+            .map(|i| PyBytes::new(py, report.buffer_data(i).unwrap_or_default()).unbind())
+            .collect();
+        Ok(RunResult {
+            status,
+            json,
+            text,
+            stdout: report.stdout().to_string(),
+            buffers,
+            unsupported: report.unsupported(),
+        })
+    }
+}
+
+/// One run, or `explore` schedules: (status, JSON, human text, the first run's report).
+fn run(
+    kernel: &api::Kernel,
+    launch: &Launch,
+    opts: &RunOptions,
+    explore: Option<usize>,
+) -> Result<(String, String, String, api::Report), api::Error> {
+    let Some(n) = explore else {
+        let r = kernel.launch(launch, opts)?;
+        return Ok((r.status().to_string(), r.json(), r.human(), r));
+    };
+    let p = kernel.prepare(launch)?;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let scheds = schedules(n.max(1), opts.seed, None);
+    let x = explore_prepared(&p, opts, scheds, jobs, &|| {})?;
+    Ok((x.status().to_string(), x.json(), x.human(), x.run))
+}
+
+/// `x` rounded once (nearest even) to the float type named `ty` (`f16`, `bf16`, `f32`, `f64`).
+#[pyfunction]
+fn float_bytes<'py>(py: Python<'py>, ty: &str, x: f64) -> PyResult<Bound<'py, PyBytes>> {
+    let t = parse_type(ty, "type").map_err(|e| PyValueError::new_err(e.0))?;
+    if !matches!(ty, "f16" | "bf16" | "f32" | "f64") {
+        return Err(PyValueError::new_err(format!("`{ty}` is not a float type")));
+    }
+    Ok(PyBytes::new(py, &ptxrun::launch::float_bytes(x, t)))
+}
+
+/// Runs the `ptxrun` command line with `argv` (program name first); returns its exit code.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| ptxrun::cli::main(argv))
+}
+
+#[pymodule]
+fn _ptxrun(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPtxModule>()?;
+    m.add_class::<PyArg>()?;
+    m.add_class::<RunResult>()?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(float_bytes, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
