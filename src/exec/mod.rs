@@ -17,7 +17,7 @@
 //!
 //! The families of instructions live in `alu.rs` (integer, logic, bit manipulation), `fp.rs`
 //! (floating point), `cvt.rs` (conversions), `memops.rs` (loads, stores, atomics, addresses),
-//! `warpops.rs` (shuffles, votes, reductions), `control.rs` (branches, calls, barriers),
+//! `warpops.rs` (shuffles, votes, reductions), `matrix.rs` (`ldmatrix`/`stmatrix`), `control.rs` (branches, calls, barriers),
 //! `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `mbarops.rs` (mbarriers and the
 //! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
 //! groups and reports deadlocks. The hottest instructions also have warp-wide fast forms
@@ -34,6 +34,7 @@ mod fp;
 mod grid;
 mod hazard;
 mod layout;
+mod matrix;
 mod mbarops;
 mod memfast;
 mod memops;

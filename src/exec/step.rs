@@ -705,7 +705,13 @@ impl<'m> Machine<'m> {
         if member & live & !active == 0 {
             if active != 0 {
                 let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
-                super::warpops::exec(&mut cx)?;
+                if super::matrix::is_matrix(ins.op) {
+                    let mut rows = [0u64; WARP];
+                    super::matrix::gather(&cx, &mut rows);
+                    super::matrix::exec(&mut cx, &rows, active)?;
+                } else {
+                    super::warpops::exec(&mut cx)?;
+                }
             }
             cl.ctas[ci].warps[wi].groups[gi].pc += 1;
             return Ok(());
@@ -735,6 +741,9 @@ impl<'m> Machine<'m> {
                 return Ok(());
             }
             members.push((ins, func, mask, member));
+        }
+        if super::matrix::is_matrix(members[0].0.op) {
+            return self.matrix_rendezvous(cl, ci, wi, &parked, &members, union);
         }
         // Everyone is here: gather every group's inputs, compute once, write back.
         let mut inputs = [In::default(); WARP];
@@ -769,6 +778,43 @@ impl<'m> Machine<'m> {
             };
             let mut cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
             scatter(&mut cx, &own);
+            let grp = &mut cl.ctas[ci].warps[wi].groups[g];
+            grp.wait = Wait::Ready;
+            grp.pc += 1;
+        }
+        Ok(())
+    }
+
+    /// The parked groups of a warp met at `ldmatrix`/`stmatrix`: every group's row addresses
+    /// are gathered, then each group loads or stores its own lanes' data.
+    fn matrix_rendezvous(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        parked: &[usize],
+        members: &[(Instr, &'m Function, u32, u32)],
+        union: u32,
+    ) -> Res<()> {
+        let mut rows = [0u64; WARP];
+        for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
+            if ins.op != members[0].0.op {
+                return Err(fault(
+                    FaultKind::Hazard("divergent-aligned"),
+                    format!(
+                        "lanes of one warp meet at `{}` and `{}`: a .sync.aligned instruction must be \
+                         executed by the whole warp together",
+                        members[0].0.op.name(),
+                        ins.op.name()
+                    ),
+                ));
+            }
+            let cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
+            super::matrix::gather(&cx, &mut rows);
+        }
+        for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
+            let mut cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
+            super::matrix::exec(&mut cx, &rows, union)?;
             let grp = &mut cl.ctas[ci].warps[wi].groups[g];
             grp.wait = Wait::Ready;
             grp.pc += 1;

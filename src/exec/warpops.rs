@@ -24,7 +24,7 @@ pub(crate) struct In {
 pub(crate) fn is_collective(op: Op, flags: Flags) -> bool {
     match op {
         Op::Shfl | Op::Vote | Op::Match | Op::Redux => flags.contains(Flags::SYNC),
-        Op::Elect | Op::BarWarpSync => true,
+        Op::Elect | Op::BarWarpSync | Op::Ldmatrix | Op::Stmatrix => true,
         _ => false,
     }
 }
@@ -44,6 +44,8 @@ pub(crate) fn member_mask(cx: &Ctx<'_, '_>) -> u32 {
     let first = lanes(cx.active).next().unwrap_or(0);
     let k = member_operand(cx.ins.op, cx.ops.len());
     match cx.ops.get(k) {
+        // ldmatrix/stmatrix: the whole warp.
+        _ if super::matrix::is_matrix(cx.ins.op) => u32::MAX,
         Some(_) if cx.ins.op != Op::Activemask => cx.src(k, first, Type::B32) as u32,
         _ => u32::MAX,
     }

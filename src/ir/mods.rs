@@ -146,6 +146,15 @@ flags! {
     OP_RESTRICT = 51, "op_restrict";
     // Not a PTX modifier: this add/sub is fused with a preceding mul (see ir/contract.rs).
     CONTRACTED = 52, "contracted";
+    // Matrix shapes and counts of ldmatrix/stmatrix (section 9.7.14.5.15-16).
+    M8N8 = 53, "m8n8";
+    M16N16 = 54, "m16n16";
+    M8N16 = 55, "m8n16";
+    M16N8 = 56, "m16n8";
+    X1 = 57, "x1";
+    X2 = 58, "x2";
+    X4 = 59, "x4";
+    TRANS = 60, "trans";
 }
 
 impl Flags {

@@ -1,0 +1,77 @@
+"""`ptxrun.triton`: Triton's tutorial kernels, compiled by Triton for sm_80 and sm_90 (no GPU
+needed) and run by ptxrun, against NumPy models. Vector add is exact; softmax and layer norm use
+approximate instructions (`ex2.approx`, `rsqrt.approx`, `div.full`), which ptxrun evaluates
+exactly (the H100 differs in the last bits), so they are compared within a few ulps."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("triton")
+
+import ptxrun  # noqa: E402
+import ptxrun.triton as pt  # noqa: E402
+from triton_kernels import _layer_norm_fwd_fused, add_kernel, softmax_kernel  # noqa: E402
+
+TARGETS = [80, 90]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vector_add_is_exact(target):
+    rng = np.random.default_rng(target)
+    n = 10_000  # not a multiple of the block: the masked tail matters
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    out = np.zeros_like(x)
+    r = pt.launch(add_kernel, lambda meta: ((n + meta["BLOCK_SIZE"] - 1) // meta["BLOCK_SIZE"],),
+                  x, y, out, n, BLOCK_SIZE=1024, target=target)
+    assert r.status == "ok"
+    assert np.array_equal(out, x + y)
+    # The same through Triton's launch syntax, on another schedule.
+    out2 = np.zeros_like(x)
+    pt.jit(add_kernel, target=target, latency="adversarial", seed=7)[(10,)](x, y, out2, n, BLOCK_SIZE=1024)
+    assert np.array_equal(out2, out)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_softmax_matches_numpy(target):
+    rng = np.random.default_rng(1)
+    rows, cols = 48, 781
+    a = rng.standard_normal((rows, cols), dtype=np.float32)
+    o = np.zeros_like(a)
+    r = pt.launch(softmax_kernel, (16,), o, a, a.strides[0] // 4, o.strides[0] // 4, rows, cols,
+                  BLOCK_SIZE=1024, num_stages=2, num_warps=8, target=target)
+    assert r.status == "ok"
+    ref = np.exp(a.astype(np.float64) - a.max(1, keepdims=True))
+    ref /= ref.sum(1, keepdims=True)
+    np.testing.assert_allclose(o, ref, rtol=2e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_layer_norm_matches_numpy(target):
+    rng = np.random.default_rng(2)
+    m, n = 12, 1000
+    x = rng.standard_normal((m, n), dtype=np.float32)
+    w = rng.random(n, dtype=np.float32)
+    b = rng.random(n, dtype=np.float32)
+    y = np.zeros_like(x)
+    mean = np.zeros(m, np.float32)
+    rstd = np.zeros(m, np.float32)
+    r = pt.launch(_layer_norm_fwd_fused, (m,), x, y, w, b, mean, rstd, x.strides[0] // 4, n, 1e-5,
+                  BLOCK_SIZE=1024, num_warps=8, target=target)
+    assert r.status == "ok"
+    x64 = x.astype(np.float64)
+    mu = x64.mean(1)
+    sd = 1 / np.sqrt(((x64 - mu[:, None]) ** 2).mean(1) + 1e-5)
+    np.testing.assert_allclose(mean, mu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, sd, rtol=1e-5)
+    np.testing.assert_allclose(y, (x64 - mu[:, None]) * sd[:, None] * w + b, rtol=1e-5, atol=1e-5)
+
+
+def test_a_kernel_fault_names_the_python_line():
+    # An index past the end: the mask is wrong on purpose (n larger than the arrays).
+    x = np.zeros(100, np.float32)
+    with pytest.raises(ptxrun.KernelFault) as e:
+        pt.launch(add_kernel, (1,), x, x.copy(), np.zeros_like(x), 1024, BLOCK_SIZE=1024, target=80)
+    dg = e.value.diagnostics[-1]
+    assert dg.kind == "out-of-bounds"
+    assert dg.cuda and dg.cuda.endswith("triton_kernels.py:" + str(dg.cuda_line))
