@@ -129,9 +129,12 @@ def compile(
     num_warps: int = 4,
     num_stages: int = 3,
     num_ctas: int = 1,
+    ptx_version: Optional[int] = None,
 ) -> Compiled:
     """Compiles `fn` for `args`/`kwargs` (arrays, scalars, constexprs) with Triton for CUDA
-    compute capability `target` (80, 90, ...); cached per specialisation."""
+    compute capability `target` (80, 90, ...); cached per specialisation. `ptx_version` (e.g.
+    88 for `.version 8.8`) overrides the PTX ISA version Triton writes (by default the newest
+    its ptxas knows, which an older driver may refuse)."""
     import triton
     from triton.backends.compiler import GPUTarget
 
@@ -139,6 +142,8 @@ def compile(
     bound = _bind(fn, args, kwargs or {})
     signature, constexprs, attrs, runtime = _specialise(fn, bound)
     options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas}
+    if ptx_version is not None:
+        options["ptx_version"] = int(ptx_version)
     key = (fn, repr(sorted(signature.items())), repr(sorted(constexprs.items(), key=str)),
            repr(sorted(attrs)), target, repr(sorted(options.items())))
     if key not in _cache:
@@ -149,7 +154,7 @@ def compile(
     return _cache[key]
 
 
-_COMPILE_OPTIONS = {"target": 90, "num_warps": 4, "num_stages": 3, "num_ctas": 1}
+_COMPILE_OPTIONS = {"target": 90, "num_warps": 4, "num_stages": 3, "num_ctas": 1, "ptx_version": None}
 _RUN_OPTIONS = {"seed": 0, "latency": "bandwidth", "check": True, "explore": None, "raise_on_error": True}
 
 
@@ -166,7 +171,8 @@ def launch(fn: Any, grid: Any, *args: Any, **kwargs: Any) -> Report:
             opts[k] = kwargs.get(k, default)
         else:
             opts[k] = kwargs.pop(k, default)
-    c = compile(fn, args, kwargs, opts["target"], opts["num_warps"], opts["num_stages"], opts["num_ctas"])
+    c = compile(fn, args, kwargs, opts["target"], opts["num_warps"], opts["num_stages"], opts["num_ctas"],
+                opts["ptx_version"])
     bound = _bind(fn, args, kwargs)
     g = grid(bound) if callable(grid) else grid
     g = dim3(g, "grid")

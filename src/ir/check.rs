@@ -63,12 +63,14 @@ pub fn check_instr(
     let addr_positions: &[usize] = match ins.op {
         Op::Ld
         | Op::Ldu
+        | Op::Ldmatrix
         | Op::Atom
         | Op::MbarrierTestWait
         | Op::MbarrierTryWait
         | Op::MbarrierArrive
         | Op::MbarrierArriveDrop => &[1],
         Op::St
+        | Op::Stmatrix
         | Op::Red
         | Op::MbarrierInit
         | Op::MbarrierInval
@@ -90,6 +92,7 @@ pub fn check_instr(
     let writes_first = !matches!(
         ins.op,
         Op::St
+            | Op::Stmatrix
             | Op::Red
             | Op::StAsync
             | Op::RedAsync
