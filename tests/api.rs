@@ -1,0 +1,153 @@
+//! The library facade (`ptxrun::api`): a launch built in code, without a launch file, gives the
+//! H100's bytes; every malformed launch is an `Error` naming what is wrong, never a panic.
+
+use ptxrun::api::{Arg, Buffer, Error, Launch, Module, RunOptions};
+use ptxrun::ir::Type;
+
+const SAXPY: &str = "ptx-samples/async/hw_pipe2_saxpy";
+
+fn saxpy() -> (Module, Launch) {
+    let m = Module::from_file(&std::path::Path::new(SAXPY).join("kernel.ptx")).unwrap();
+    let input = |f: &str| std::fs::read(format!("{SAXPY}/inputs/{f}")).unwrap();
+    let launch = Launch {
+        grid: [3, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared_bytes: 4096,
+        buffers: vec![
+            Buffer {
+                name: "x".into(),
+                ty: Type::S32,
+                data: input("x.bin"),
+            },
+            Buffer {
+                name: "y".into(),
+                ty: Type::S32,
+                data: input("y.bin"),
+            },
+            Buffer {
+                name: "out".into(),
+                ty: Type::S32,
+                data: vec![0; 3840 * 4],
+            },
+        ],
+        args: vec![
+            Arg::buffer(0),
+            Arg::buffer(1),
+            Arg::buffer(2),
+            Arg::Bytes((-3i32).to_le_bytes().to_vec()),
+            Arg::Bytes(5i32.to_le_bytes().to_vec()),
+        ],
+        ..Launch::default()
+    };
+    (m, launch)
+}
+
+#[test]
+fn a_launch_built_in_code_gives_the_h100_bytes() {
+    let (m, launch) = saxpy();
+    let k = m.kernel(None).unwrap();
+    assert_eq!(k.name(), "pipe2_saxpy");
+    let r = k.launch(&launch, &RunOptions::default()).unwrap();
+    assert_eq!(r.status(), "ok");
+    assert!(r.diagnostics().is_empty());
+    let want = std::fs::read(format!("{SAXPY}/expected/out.bin")).unwrap();
+    assert_eq!(r.buffer("out").unwrap(), &want[..]);
+    assert_eq!(r.buffer_data(2).unwrap(), &want[..]);
+}
+
+#[test]
+fn malformed_launches_are_errors_that_name_the_problem() {
+    let (m, good) = saxpy();
+    let k = m.kernel(Some("pipe2_saxpy")).unwrap();
+    let opts = RunOptions::default();
+    let cases: Vec<(Box<dyn Fn(&mut Launch)>, &str)> = vec![
+        (
+            Box::new(|l| l.block = [0, 1, 1]),
+            "`block` has a zero dimension",
+        ),
+        (
+            Box::new(|l| l.grid = [1, 0, 1]),
+            "`grid` has a zero dimension",
+        ),
+        (Box::new(|l| l.block = [64, 32, 1]), "at most 1024"),
+        (Box::new(|l| l.grid = [1 << 11, 1 << 10, 1]), "runs at most"),
+        (
+            Box::new(|l| l.cluster = Some([2, 1, 1])),
+            "not a multiple of cluster",
+        ),
+        (Box::new(|l| l.cluster = Some([17, 1, 1])), "1 to 16 CTAs"),
+        (Box::new(|l| l.cluster = Some([0, 1, 1])), "1 to 16 CTAs"),
+        (
+            Box::new(|l| {
+                l.args.pop();
+            }),
+            "takes 5 parameters but the launch gives 4",
+        ),
+        (Box::new(|l| l.args[0] = Arg::buffer(9)), "no buffer 9"),
+        (
+            Box::new(|l| {
+                l.args[0] = Arg::Buffer {
+                    index: 0,
+                    offset: 1 << 20,
+                }
+            }),
+            "past its end",
+        ),
+        (
+            Box::new(|l| l.args[3] = Arg::Bytes(vec![1; 8])),
+            "is 4 bytes",
+        ),
+        (Box::new(|l| l.args[3] = Arg::Null), "null pointer needs 8"),
+        (
+            Box::new(|l| l.args[4] = Arg::buffer(0)),
+            "a pointer needs 8",
+        ),
+    ];
+    for (break_it, want) in cases {
+        let mut l = good.clone();
+        break_it(&mut l);
+        match k.launch(&l, &opts) {
+            Err(Error::InvalidLaunch(m)) => assert!(m.contains(want), "{want:?} not in {m:?}"),
+            Err(e) => panic!("{want}: wrong error kind {e:?}"),
+            Ok(_) => panic!("{want}: the launch was accepted"),
+        }
+    }
+    let bad_latency = RunOptions {
+        latency: "warp-speed".into(),
+        ..RunOptions::default()
+    };
+    assert!(matches!(
+        k.launch(&good, &bad_latency),
+        Err(Error::InvalidLaunch(_))
+    ));
+    assert!(matches!(
+        m.kernel(Some("nope")),
+        Err(Error::InvalidLaunch(_))
+    ));
+    assert!(matches!(
+        Module::parse(".version 8.0\n.target sm_90\nbogus;"),
+        Err(Error::InvalidPtx(_))
+    ));
+    assert!(matches!(
+        Module::from_file(std::path::Path::new("no/such.ptx")),
+        Err(Error::Io(_))
+    ));
+}
+
+#[test]
+fn a_prepared_launch_runs_under_many_schedules_with_the_same_result() {
+    let (m, launch) = saxpy();
+    let p = m.kernel(None).unwrap().prepare(&launch).unwrap();
+    let want = std::fs::read(format!("{SAXPY}/expected/out.bin")).unwrap();
+    for latency in ["immediate", "adversarial", "uniform:1-2000"] {
+        for seed in 0..3 {
+            let o = RunOptions {
+                seed,
+                latency: latency.into(),
+                ..RunOptions::default()
+            };
+            let r = p.report(p.execute(&o).unwrap());
+            assert_eq!(r.buffer("out").unwrap(), &want[..], "{latency} seed {seed}");
+        }
+    }
+}
