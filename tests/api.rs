@@ -55,12 +55,15 @@ fn a_launch_built_in_code_gives_the_h100_bytes() {
     assert_eq!(r.buffer_data(2).unwrap(), &want[..]);
 }
 
+/// A change that makes a good launch malformed.
+type Breaker = Box<dyn Fn(&mut Launch)>;
+
 #[test]
 fn malformed_launches_are_errors_that_name_the_problem() {
     let (m, good) = saxpy();
     let k = m.kernel(Some("pipe2_saxpy")).unwrap();
     let opts = RunOptions::default();
-    let cases: Vec<(Box<dyn Fn(&mut Launch)>, &str)> = vec![
+    let cases: Vec<(Breaker, &str)> = vec![
         (
             Box::new(|l| l.block = [0, 1, 1]),
             "`block` has a zero dimension",
