@@ -212,9 +212,11 @@ pub enum Arg {
     Null,
     /// Bytes passed by value: a scalar or a by-value struct; the size must be the parameter's.
     Bytes(Vec<u8>),
-    /// A `CUtensorMap` (128 bytes by value) over `Launch::buffers[buffer]`.
+    /// A `CUtensorMap` (128 bytes by value) whose global address is `offset` bytes into
+    /// `Launch::buffers[buffer]`.
     TensorMap {
         buffer: usize,
+        offset: u64,
         map: crate::launch::TensorMapDesc,
     },
 }
@@ -255,7 +257,7 @@ impl Default for Launch {
 pub const MAX_CTAS: u64 = 1 << 20;
 
 /// How to run a launch: the schedule (seed and latency model) and what to record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RunOptions {
     pub seed: u64,
     /// A latency model spec (`latency::parse`): `bandwidth`, `adversarial`, `fixed:N`, ...
@@ -273,6 +275,8 @@ pub struct RunOptions {
     pub fast: bool,
     /// Threads to run clusters on; results do not depend on it.
     pub jobs: usize,
+    /// Set from another thread to stop the run (an `interrupted` fault).
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for RunOptions {
@@ -287,6 +291,7 @@ impl Default for RunOptions {
             trace_instructions: false,
             fast: true,
             jobs: 1,
+            cancel: None,
         }
     }
 }
@@ -385,6 +390,7 @@ impl Kernel {
                 "`block` has {threads} threads; at most 1024 are allowed"
             ));
         }
+        check_limits(func, l)?;
         let ctas: u64 = l.grid.iter().map(|&d| u64::from(d)).product();
         if ctas > MAX_CTAS {
             return invalid(format!(
@@ -419,6 +425,53 @@ impl Kernel {
             explicit_cluster,
         })
     }
+}
+
+/// Largest dynamic shared memory per CTA on sm_90 (227 KiB, opted in).
+pub const MAX_DYNAMIC_SHARED_BYTES: u32 = 227 * 1024;
+
+/// The hardware's per-dimension limits (CUDA C Programming Guide, "Compute Capabilities": block
+/// 1024 x 1024 x 64, grid (2^31 - 1) x 65535 x 65535), the kernel's `.reqntid`/`.maxntid`
+/// (PTX ISA 9.0 section 11.4) and the shared memory a CTA may have: a GPU refuses such a launch.
+fn check_limits(func: &ir::Function, l: &Launch) -> Result<(), Error> {
+    let (b, g) = (l.block, l.grid);
+    if b[0] > 1024 || b[1] > 1024 || b[2] > 64 {
+        return invalid(format!(
+            "block = {b:?}: a block is at most 1024 x 1024 x 64"
+        ));
+    }
+    if g[0] > i32::MAX as u32 || g[1] > 65535 || g[2] > 65535 {
+        return invalid(format!(
+            "grid = {g:?}: a grid is at most 2147483647 x 65535 x 65535 CTAs"
+        ));
+    }
+    if let Some(r) = func.attrs.reqntid {
+        if r != b {
+            return invalid(format!(
+                "block = {b:?}, but `{}` requires .reqntid {r:?}",
+                func.name
+            ));
+        }
+    }
+    if let Some(m) = func.attrs.maxntid {
+        let (most, threads) = (
+            m.iter().map(|&d| u64::from(d)).product::<u64>(),
+            b.iter().map(|&d| u64::from(d)).product::<u64>(),
+        );
+        if threads > most {
+            return invalid(format!(
+                "block = {b:?} has {threads} threads, but `{}` declares .maxntid {m:?} ({most})",
+                func.name
+            ));
+        }
+    }
+    if l.dynamic_shared_bytes > MAX_DYNAMIC_SHARED_BYTES {
+        return invalid(format!(
+            "{} bytes of dynamic shared memory: a CTA has at most {MAX_DYNAMIC_SHARED_BYTES}",
+            l.dynamic_shared_bytes
+        ));
+    }
+    Ok(())
 }
 
 /// The bytes one argument puts in the parameter buffer; errors continue `params[i]`.
@@ -461,7 +514,11 @@ fn arg_bytes(
             param.ty,
             bytes.len()
         )),
-        Arg::TensorMap { buffer: index, map } => {
+        Arg::TensorMap {
+            buffer: index,
+            offset,
+            map,
+        } => {
             let (name, _, addr, len) = buffer(*index)?;
             if param.size as usize != TENSORMAP_BYTES {
                 return Err(format!(
@@ -469,11 +526,11 @@ fn arg_bytes(
                     param.name, param.size
                 ));
             }
-            let m: TensorMap = map.at(*addr);
+            let m: TensorMap = map.at(addr.saturating_add(*offset));
             m.validate().map_err(|e| format!(": {e}"))?;
-            if m.extent() > *len as u64 {
+            if m.extent().saturating_add(*offset) > *len as u64 {
                 return Err(format!(
-                    ": the tensor spans {} bytes but buffer `{name}` has {len}",
+                    ": the tensor spans {} bytes from offset {offset} but buffer `{name}` has {len}",
                     m.extent()
                 ));
             }
@@ -496,6 +553,7 @@ impl Prepared {
             check: o.check,
             fast: o.fast,
             jobs: o.jobs.max(1),
+            cancel: o.cancel.clone(),
         };
         Ok(exec::run(
             self.module.ir(),

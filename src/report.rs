@@ -283,6 +283,7 @@ fn kind_code(k: FaultKind) -> &'static str {
         FaultKind::Trap => "run::trap",
         FaultKind::Deadlock => "run::deadlock",
         FaultKind::StepLimit => "run::step-limit",
+        FaultKind::Interrupted => "run::interrupted",
         FaultKind::Unsupported => "run::unsupported",
         FaultKind::Hazard(kind) => kind,
     }

@@ -81,6 +81,7 @@ impl Settings {
             trace_instructions: self.trace_instructions,
             fast: self.fast,
             jobs: self.jobs.max(1),
+            cancel: None,
         }
     }
 }
@@ -173,6 +174,7 @@ fn launch_spec(launch: &Launch, launch_file: &str) -> Result<api::Launch, BadInp
             LaunchParam::TensorMap { buffer, map, .. } => match index(buffer) {
                 Some(b) => Arg::TensorMap {
                     buffer: b,
+                    offset: 0,
                     map: map.clone(),
                 },
                 None => {

@@ -154,3 +154,33 @@ fn a_prepared_launch_runs_under_many_schedules_with_the_same_result() {
         }
     }
 }
+
+#[test]
+fn a_block_that_breaks_reqntid_or_maxntid_is_refused_as_a_gpu_refuses_it() {
+    let ptx = |directive: &str| {
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p) {directive}\n{{\n    ret;\n}}\n"
+        )
+    };
+    let launch = |block: [u32; 3]| Launch {
+        block,
+        buffers: vec![Buffer {
+            name: "p".into(),
+            ty: Type::U8,
+            data: vec![0; 4],
+        }],
+        args: vec![Arg::buffer(0)],
+        ..Launch::default()
+    };
+    let opts = RunOptions::default();
+    let req = Module::parse(&ptx(".reqntid 64, 1, 1")).unwrap();
+    let k = req.kernel(None).unwrap();
+    assert!(k.launch(&launch([64, 1, 1]), &opts).is_ok());
+    let e = k.launch(&launch([32, 1, 1]), &opts).err().unwrap();
+    assert!(e.message().contains(".reqntid [64, 1, 1]"), "{e}");
+    let max = Module::parse(&ptx(".maxntid 64, 1, 1")).unwrap();
+    let k = max.kernel(None).unwrap();
+    assert!(k.launch(&launch([32, 2, 1]), &opts).is_ok());
+    let e = k.launch(&launch([128, 1, 1]), &opts).err().unwrap();
+    assert!(e.message().contains(".maxntid"), "{e}");
+}

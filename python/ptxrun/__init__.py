@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import json as _json
 import os as _os
-import struct as _struct
 import sys as _sys
+import warnings
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -205,10 +205,10 @@ class TensorMap:
         self.interleave = interleave
         self.l2_promotion = l2_promotion
 
-    def _arg(self, index: int) -> Any:
+    def _arg(self, index: int, offset: int) -> Any:
         spec = {k: getattr(self, k) for k in ("elem", "dims", "box", "strides", "element_strides", "swizzle",
                                               "oob_fill", "interleave", "l2_promotion")}
-        return _ptxrun.Arg.tensormap(index, spec)
+        return _ptxrun.Arg.tensormap(index, offset, spec)
 
 
 _TYPE_NAMES = {
@@ -238,10 +238,14 @@ def _type_name(dtype: np.dtype) -> str:
 
 def dim3(d: Dim, what: str = "dimension") -> List[int]:
     """`n` or a sequence of 1 to 3 integers as [x, y, z]."""
-    if isinstance(d, (int, np.integer)):
+    if isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)):
         v = [int(d)]
-    else:
+    elif isinstance(d, (tuple, list)) and all(
+        isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in d
+    ):
         v = [int(x) for x in d]
+    else:
+        raise TypeError(f"{what}: expected an integer or 1 to 3 integers, got {d!r}")
     if not 1 <= len(v) <= 3:
         raise ValueError(f"{what}: expected 1 to 3 integers, got {d!r}")
     if any(x < 0 or x >= 1 << 32 for x in v):
@@ -249,52 +253,87 @@ def dim3(d: Dim, what: str = "dimension") -> List[int]:
     return v + [1] * (3 - len(v))
 
 
+def _count(v: Any, what: str, top: int = (1 << 64) - 1) -> int:
+    """A non-negative integer option."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what}: expected an integer, got {v!r}")
+    if not 0 <= int(v) <= top:
+        raise ValueError(f"{what}: {v} is out of range (0 to {top})")
+    return int(v)
+
+
+def _memory_of(a: np.ndarray, name: str) -> np.ndarray:
+    """The array that owns `a`'s memory (a view's base): what a device allocation is. A pointer
+    argument is the address of `a`'s first element inside it, as CuPy passes a view."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if a.nbytes == 0 or not root.flags.c_contiguous:
+        if not a.flags.c_contiguous:
+            raise ValueError(f"{name}: a non-contiguous view whose memory is not one array")
+        return a
+    return root
+
+
 class _Regions:
-    """Arrays become device buffers: arrays whose memory overlaps (views of one array) share
-    one buffer, so a kernel sees them alias as it would on the device."""
+    """Arrays become device buffers, allocated as the arrays that own their memory are: a view
+    is a pointer into its base array's buffer (at the same offset, so alignment is what the GPU
+    sees), and arrays whose memory overlaps share one buffer, so they alias as on a device."""
 
     def __init__(self) -> None:
-        self.arrays: List[Tuple[np.ndarray, int, str]] = []  # (array, first address, name)
+        # (argument array, its address, its memory's owner, that owner's address, name)
+        self.arrays: List[Tuple[np.ndarray, int, np.ndarray, int, str]] = []
 
     def add(self, a: np.ndarray, name: str) -> None:
         if not isinstance(a, np.ndarray):
             raise TypeError(f"{name}: expected a NumPy array, got {type(a).__name__}")
-        if not a.flags.c_contiguous:
-            raise ValueError(f"{name}: the array is not C-contiguous (use np.ascontiguousarray)")
-        self.arrays.append((a, a.__array_interface__["data"][0], name))
+        m = _memory_of(a, name)
+        addr = lambda x: x.__array_interface__["data"][0]  # noqa: E731
+        self.arrays.append((a, addr(a), m, addr(m), name))
 
     def layout(self) -> None:
-        """Groups the arrays into buffers: `self.buffers` [(start, end, name, type)] and, per
-        array, (buffer index, offset)."""
+        """Groups the memory owners into buffers: `self.buffers` [(start, end, name, type)]
+        and, per argument array, `self.where` (buffer index, byte offset of its first element)."""
         spans = sorted(
-            ((p, p + a.nbytes, i) for i, (a, p, _) in enumerate(self.arrays)), key=lambda s: (s[0], -s[1])
+            ((mp, mp + m.nbytes, i) for i, (_, _, m, mp, _) in enumerate(self.arrays)), key=lambda s: (s[0], -s[1])
         )
         self.buffers: List[List[Any]] = []
-        self.where: List[Tuple[int, int]] = [(0, 0)] * len(self.arrays)
+        owner = [0] * len(self.arrays)
         for start, end, i in spans:
             last = self.buffers[-1] if self.buffers else None
             if last is not None and start < last[1]:
                 last[1] = max(last[1], end)
             else:
-                a, _, name = self.arrays[i]
-                self.buffers.append([start, end, name, _type_name(a.dtype)])
-            self.where[i] = (len(self.buffers) - 1, start - self.buffers[-1][0])
+                _, _, m, _, name = self.arrays[i]
+                self.buffers.append([start, end, name, _type_name(m.dtype)])
+            owner[i] = len(self.buffers) - 1
+        self.where = [(b, p - self.buffers[b][0]) for b, (_, p, _, _, _) in zip(owner, self.arrays)]
+        self._owner = owner
+
+    def _owners(self):
+        """Each distinct memory owner once, with its buffer and offset."""
+        seen = set()
+        for (_, _, m, mp, _), b in zip(self.arrays, self._owner):
+            if id(m) not in seen and m.nbytes:
+                seen.add(id(m))
+                yield m, b, mp - self.buffers[b][0]
 
     def contents(self) -> List[Tuple[str, str, bytes]]:
-        out = []
-        for b, (start, end, name, ty) in enumerate(self.buffers):
-            data = np.zeros(end - start, dtype=np.uint8)
-            for (a, p, _), (bi, off) in zip(self.arrays, self.where):
-                if bi == b and a.nbytes:
-                    data[off : off + a.nbytes] = a.reshape(-1).view(np.uint8)
-            out.append((name, ty, data.tobytes()))
-        return out
+        data = [np.zeros(end - start, dtype=np.uint8) for start, end, _, _ in self.buffers]
+        for m, b, off in self._owners():
+            data[b][off : off + m.nbytes] = m.reshape(-1).view(np.uint8)
+        return [(name, ty, d.tobytes()) for d, (_, _, name, ty) in zip(data, self.buffers)]
 
     def write_back(self, buffers: Sequence[bytes]) -> None:
-        for (a, _, _), (bi, off) in zip(self.arrays, self.where):
-            if a.nbytes and a.flags.writeable:
-                src = np.frombuffer(buffers[bi], dtype=np.uint8, count=a.nbytes, offset=off)
-                a.reshape(-1).view(np.uint8)[:] = src
+        for m, b, off in self._owners():
+            src = np.frombuffer(buffers[b], dtype=np.uint8, count=m.nbytes, offset=off)
+            dst = m.reshape(-1).view(np.uint8)
+            if m.flags.writeable:
+                dst[:] = src
+            elif not np.array_equal(dst, src):
+                name = next(n for (_, _, x, _, n) in self.arrays if x is m)
+                warnings.warn(f"{name}: the kernel wrote to a read-only array; its changes are not copied back",
+                              RuntimeWarning, stacklevel=3)
 
 
 def _int_bytes(v: int, ty: str, size: int, name: str) -> bytes:
@@ -347,9 +386,7 @@ def _marshal(args: Sequence[Any], params: Sequence[Tuple[str, str, int, int]]):
             out.append(_ptxrun.Arg.buffer(b, off))
         elif kind == "tensormap":
             b, off = regions.where[v]
-            if off:
-                raise ValueError(f"{name}: a tensor map's array must not be a view into another argument")
-            out.append(args[i]._arg(b))
+            out.append(args[i]._arg(b, off))
         elif v is None:
             out.append(_ptxrun.Arg.null())
         elif isinstance(v, np.generic):
@@ -418,18 +455,18 @@ class Module:
         params = self.params(entry)
         raw_args, regions = _marshal(args, params)
         options = dict(
-            seed=int(seed),
+            seed=_count(seed, "seed"),
             latency=str(latency),
             check=bool(check),
-            max_steps=int(max_steps),
-            jobs=int(jobs),
-            explore=None if explore is None else int(explore),
+            max_steps=_count(max_steps, "max_steps"),
+            jobs=_count(jobs, "jobs", 1024),
+            explore=None if explore is None else _count(explore, "explore", 1 << 20),
         )
         shape = dict(
             grid=dim3(grid, "grid"),
             block=dim3(block, "block"),
             cluster=None if cluster is None else dim3(cluster, "cluster"),
-            shared_mem=int(shared_mem),
+            shared_mem=_count(shared_mem, "shared_mem", (1 << 32) - 1),
         )
         if printf not in ("stdout", "fd", "none"):
             raise ValueError(f"printf={printf!r}: use 'stdout', 'fd' or 'none'")

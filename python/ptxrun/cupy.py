@@ -70,6 +70,8 @@ __all__ = [
     "arange",
     "cuda",
     "config",
+    "random",
+    "get_default_memory_pool",
     "tensor_map_encode_tiled",
     "HazardError",
     "KernelFault",
@@ -103,6 +105,9 @@ def _unwrap(x: Any) -> Any:
 def _wrap(x: Any) -> Any:
     if isinstance(x, _np.ndarray):
         return ndarray._of(x)
+    if isinstance(x, _np.generic):
+        # CuPy's reductions and scalar indexing give 0-d device arrays.
+        return ndarray._of(_np.asarray(x))
     if isinstance(x, tuple):
         return tuple(_wrap(v) for v in x)
     return x
@@ -136,7 +141,7 @@ class ndarray:
 
     @property
     def data(self) -> "_MemoryPointer":
-        return _MemoryPointer(self._a.__array_interface__["data"][0])
+        return _MemoryPointer(self._a)
 
     def get(self, stream: Any = None, order: str = "C", out: Optional[_np.ndarray] = None) -> _np.ndarray:
         if out is not None:
@@ -220,10 +225,12 @@ for _op in ("neg", "pos", "abs", "invert"):
 
 
 class _MemoryPointer:
-    """`ndarray.data`: the host address standing for the device pointer."""
+    """`ndarray.data`: passed to a kernel, the array's first element; `ptr` is the host address
+    standing for the device pointer (an integer, so it cannot be passed as an argument)."""
 
-    def __init__(self, ptr: int):
-        self.ptr = ptr
+    def __init__(self, a: _np.ndarray):
+        self._a = a
+        self.ptr = a.__array_interface__["data"][0]
 
     def __int__(self) -> int:
         return self.ptr
@@ -282,12 +289,62 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
     return ndarray._of(_np.arange(*args, **kwargs))
 
 
-def __getattr__(name: str) -> Any:
-    """Other NumPy functions (`cp.sqrt`, `cp.allclose`, ...) on device arrays."""
-    attr = getattr(_np, name)
+def _wrapped(attr: Any) -> Any:
     if callable(attr) and not isinstance(attr, type):
         return lambda *a, **k: _wrap(attr(*_unwrap(a), **{n: _unwrap(v) for n, v in k.items()}))
     return attr
+
+
+def __getattr__(name: str) -> Any:
+    """Other NumPy functions (`cp.sqrt`, `cp.allclose`, ...) on device arrays."""
+    if name.startswith("__") or not hasattr(_np, name):
+        raise AttributeError(f"ptxrun.cupy has no attribute {name!r} (not in the part of CuPy ptxrun provides)")
+    return _wrapped(getattr(_np, name))
+
+
+class _Namespace:
+    """A NumPy submodule (`cp.random`, `cp.linalg`, `cp.fft`) whose functions give device arrays."""
+
+    def __init__(self, module: Any, name: str):
+        self._module = module
+        self._name = name
+
+    def __getattr__(self, name: str) -> Any:
+        if not hasattr(self._module, name):
+            raise AttributeError(f"{self._name} has no attribute {name!r}")
+        return _wrapped(getattr(self._module, name))
+
+
+random = _Namespace(_np.random, "ptxrun.cupy.random")
+linalg = _Namespace(_np.linalg, "ptxrun.cupy.linalg")
+fft = _Namespace(_np.fft, "ptxrun.cupy.fft")
+
+
+class _MemoryPool:
+    """`cp.get_default_memory_pool()`: device memory is host memory here."""
+
+    def used_bytes(self) -> int:
+        return 0
+
+    def total_bytes(self) -> int:
+        return 0
+
+    def free_all_blocks(self, stream: Any = None) -> None:
+        pass
+
+    def set_limit(self, size: Any = None, fraction: Any = None) -> None:
+        pass
+
+
+_pool = _MemoryPool()
+
+
+def get_default_memory_pool() -> _MemoryPool:
+    return _pool
+
+
+def get_default_pinned_memory_pool() -> _MemoryPool:
+    return _pool
 
 
 class testing:
@@ -392,16 +449,25 @@ class Function:
         self.module = module
         self.name = entry
         self._params = module.params(entry)
+        #: As on the GPU, dynamic shared memory above 48 KiB must be opted into.
         self.max_dynamic_shared_size_bytes = 48 * 1024
         self.preferred_shared_memory_carveout = -1
-
-    @property
-    def num_regs(self) -> int:
-        return 0
+        version = _re.search(r"^\s*\.version\s+(\d+)\.(\d+)", module.text, _re.M)
+        self.ptx_version = int(version.group(1)) * 10 + int(version.group(2)) if version else 0
+        self.binary_version = 90
+        self.max_threads_per_block = 1024
+        self.shared_size_bytes = 0
+        self.const_size_bytes = 0
+        self.local_size_bytes = 0
+        self.num_regs = 0
+        self.cache_mode_ca = 0
 
     @property
     def attributes(self) -> Dict[str, int]:
-        return {"max_dynamic_shared_size_bytes": self.max_dynamic_shared_size_bytes}
+        names = ("max_threads_per_block", "shared_size_bytes", "const_size_bytes", "local_size_bytes",
+                 "num_regs", "ptx_version", "binary_version", "cache_mode_ca",
+                 "max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout")
+        return {n: getattr(self, n) for n in names}
 
     def __call__(
         self,
@@ -416,6 +482,12 @@ class Function:
         if len(args) != len(self._params):
             raise TypeError(
                 f"{self.name} takes {len(self._params)} arguments, {len(args)} given"
+            )
+        if shared_mem > self.max_dynamic_shared_size_bytes:
+            raise CUDADriverError(
+                f"CUDA_ERROR_INVALID_VALUE: shared_mem={shared_mem} is above the kernel's "
+                f"max_dynamic_shared_size_bytes ({self.max_dynamic_shared_size_bytes}); raise it first, "
+                "as on a GPU"
             )
         converted = [_cupy_arg(a, p, i) for i, (a, p) in enumerate(zip(args, self._params))]
         config.last_report = self.module.launch(
@@ -451,13 +523,20 @@ def _cupy_arg(a: Any, param: Tuple[str, str, int, int], i: int) -> Any:
     _, ty, size, _ = param
     if isinstance(a, ndarray):
         return a._a
-    if isinstance(a, (TensorMap, _np.ndarray)):
-        if isinstance(a, _np.ndarray):
-            raise TypeError(f"args[{i}]: a NumPy array; pass a device array (cp.asarray)")
-        return a
-    if isinstance(a, bool):
-        raw = _np.bool_(a).tobytes()
-    elif isinstance(a, int):
+    if isinstance(a, _MemoryPointer):
+        return a._a
+    if a is None or isinstance(a, TensorMap):
+        return a  # a null pointer; a tensor map
+    if isinstance(a, _np.ndarray):
+        raise TypeError(f"args[{i}]: a NumPy array; pass a device array (cp.asarray)")
+    if isinstance(a, int):  # bool too: CuPy passes Python integers as 64-bit
+        if ty in ("f16", "bf16", "f32", "f64"):
+            _warnings.warn(
+                f"args[{i}]: a Python int is passed as a 64-bit integer, and the .{ty} parameter "
+                "sees its bits (as on a GPU); pass np.float32(...)",
+                RuntimeWarning,
+                stacklevel=4,
+            )
         raw = _np.int64(a).tobytes()
     elif isinstance(a, float):
         if size < 8:
@@ -591,7 +670,38 @@ class _Device:
 
     @property
     def attributes(self) -> Dict[str, int]:
-        return {"MaxSharedMemoryPerBlockOptin": 227 * 1024, "MultiProcessorCount": 132, "WarpSize": 32}
+        return {"MaxSharedMemoryPerBlockOptin": 227 * 1024, "MaxSharedMemoryPerBlock": 48 * 1024,
+                "MultiProcessorCount": 132, "WarpSize": 32, "MaxThreadsPerBlock": 1024,
+                "MaxBlockDimX": 1024, "MaxBlockDimY": 1024, "MaxBlockDimZ": 64,
+                "MaxGridDimX": 2**31 - 1, "MaxGridDimY": 65535, "MaxGridDimZ": 65535,
+                "ComputeCapabilityMajor": 9, "ComputeCapabilityMinor": 0}
+
+
+class CUDADriverError(RuntimeError):
+    """What CuPy raises when the driver refuses a launch."""
+
+
+class _Driver:
+    CUDADriverError = CUDADriverError
+
+
+class _Event:
+    """`cp.cuda.Event`: records host time (kernels run synchronously here)."""
+
+    def __init__(self, block: bool = False, disable_timing: bool = False, interprocess: bool = False):
+        self.t = 0.0
+
+    def record(self, stream: Any = None) -> None:
+        import time
+
+        self.t = time.perf_counter()
+
+    def synchronize(self) -> None:
+        pass
+
+    @property
+    def done(self) -> bool:
+        return True
 
 
 class _Runtime:
@@ -610,7 +720,11 @@ class _Runtime:
     @staticmethod
     def getDeviceProperties(device: int) -> Dict[str, Any]:
         return {"name": b"ptxrun (NVIDIA H100 model)", "major": 9, "minor": 0, "warpSize": 32,
-                "multiProcessorCount": 132, "sharedMemPerBlockOptin": 227 * 1024}
+                "multiProcessorCount": 132, "sharedMemPerBlock": 48 * 1024,
+                "sharedMemPerBlockOptin": 227 * 1024, "maxThreadsPerBlock": 1024,
+                "maxThreadsDim": (1024, 1024, 64), "maxGridSize": (2**31 - 1, 65535, 65535),
+                "regsPerBlock": 65536, "totalGlobalMem": 80 * 2**30, "clockRate": 1980000,
+                "l2CacheSize": 50 * 2**20, "concurrentKernels": 1}
 
     @staticmethod
     def runtimeGetVersion() -> int:
@@ -626,13 +740,23 @@ class cuda:
 
     Device = _Device
     Stream = _Stream
+    Event = _Event
     runtime = _Runtime
+    driver = _Driver
     RawModule = RawModule
     RawKernel = RawKernel
 
     @staticmethod
     def get_current_stream() -> _Stream:
         return _Stream.null
+
+    @staticmethod
+    def get_elapsed_time(start: _Event, end: _Event) -> float:
+        return (end.t - start.t) * 1000.0
+
+    @staticmethod
+    def is_available() -> bool:
+        return True
 
 
 _Stream.null = _Stream(null=True)

@@ -70,11 +70,10 @@ def _value_type(name: str, v: Any) -> str:
     if isinstance(v, _np.generic):
         return _POINTEE.get(v.dtype, None) or str(v.dtype)
     if isinstance(v, int):
+        # Triton's rule (runtime/jit.py): i32 if it fits, u64 above i64's range, else i64.
         if -(2**31) <= v < 2**31:
             return "i32"
-        if 2**31 <= v < 2**32:
-            return "u32"
-        return "i64" if v < 2**63 else "u64"
+        return "u64" if 2**63 <= v < 2**64 else "i64"
     if isinstance(v, float):
         return "fp32"
     raise TypeError(f"{name}: cannot pass {type(v).__name__} to a Triton kernel")
@@ -88,7 +87,7 @@ def _specialise(fn: Any, bound: Dict[str, Any]) -> Tuple[dict, dict, dict, list]
         if not p.is_constexpr and isinstance(v, _np.ndarray):
             regions.add(v, p.name)
     regions.layout()
-    offsets = {id(a): off for (a, _, _), (_, off) in zip(regions.arrays, regions.where)}
+    offsets = {id(x[0]): off for x, (_, off) in zip(regions.arrays, regions.where)}
     signature, constexprs, attrs, runtime = {}, {}, {}, []
     for i, p in enumerate(fn.params):
         v = bound[p.name]
@@ -97,6 +96,10 @@ def _specialise(fn: Any, bound: Dict[str, Any]) -> Tuple[dict, dict, dict, list]
             constexprs[p.name] = v
             continue
         ty = _value_type(p.name, v)
+        # An annotated scalar parameter (`n: tl.int64`) takes the annotation's type, as in Triton.
+        annotated = getattr(p, "annotation_type", "") or ""
+        if annotated and not ty.startswith("*") and not annotated.startswith("*"):
+            ty = annotated
         is_int = isinstance(v, (int, _np.integer)) and not isinstance(v, (bool, _np.bool_))
         if is_int and int(v) == 1 and not p.do_not_specialize:
             signature[p.name] = "constexpr"

@@ -58,11 +58,11 @@ impl PyArg {
         PyArg { inner: Arg::Null }
     }
 
-    /// A CUtensorMap over buffer `index`; `spec` is a dict of cuTensorMapEncodeTiled's
+    /// A CUtensorMap at `offset` bytes into buffer `index`; `spec` is a dict of cuTensorMapEncodeTiled's
     /// arguments: elem, dims, box, strides, element_strides, swizzle, oob_fill, interleave,
     /// l2_promotion (the last six may be None).
     #[staticmethod]
-    fn tensormap(index: usize, spec: MapSpec) -> PyResult<Self> {
+    fn tensormap(index: usize, offset: u64, spec: MapSpec) -> PyResult<Self> {
         let elem = parse_type(&spec.elem, "tensor map element type")
             .map_err(|e| PyValueError::new_err(e.0))?;
         let or_none = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".to_string());
@@ -85,7 +85,11 @@ impl PyArg {
         })
         .map_err(|e| PyValueError::new_err(format!("tensor map{e}")))?;
         Ok(PyArg {
-            inner: Arg::TensorMap { buffer: index, map },
+            inner: Arg::TensorMap {
+                buffer: index,
+                offset,
+                map,
+            },
         })
     }
 
@@ -238,8 +242,7 @@ impl PyPtxModule {
             ..RunOptions::default()
         };
         let explore = options.explore;
-        let done = py.detach(move || run(&kernel, &launch, &opts, explore));
-        let (status, json, text, report) = done.map_err(to_py)?;
+        let (status, json, text, report) = run_interruptible(py, kernel, launch, opts, explore)?;
         let buffers = (0..report.buffers.len())
             .map(|i| PyBytes::new(py, report.buffer_data(i).unwrap_or_default()).unbind())
             .collect();
@@ -254,13 +257,72 @@ impl PyPtxModule {
     }
 }
 
+/// What one launch gives back: (status, JSON, human text, the first run's report).
+type Ran = (String, String, String, api::Report);
+
+/// Runs the launch on a thread of its own while this one, holding the GIL only briefly, looks for
+/// signals: Ctrl-C stops the run (an `interrupted` fault inside, `KeyboardInterrupt` here).
+fn run_interruptible(
+    py: Python<'_>,
+    kernel: api::Kernel,
+    launch: Launch,
+    mut opts: RunOptions,
+    explore: Option<usize>,
+) -> PyResult<Ran> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Condvar, Mutex};
+    let cancel = Arc::new(AtomicBool::new(false));
+    opts.cancel = Some(Arc::clone(&cancel));
+    let slot = Arc::new((Mutex::new(None), Condvar::new()));
+    let worker_slot = Arc::clone(&slot);
+    std::thread::Builder::new()
+        .name("ptxrun-launch".into())
+        .spawn(move || {
+            let done = run(&kernel, &launch, &opts, explore);
+            let (lock, ready) = &*worker_slot;
+            *lock.lock().unwrap_or_else(|e| e.into_inner()) = Some(done);
+            ready.notify_all();
+        })
+        .map_err(|e| PyOSError::new_err(format!("cannot start the launch thread: {e}")))?;
+    // Waits up to `tick` (or for good) for the result, without the GIL.
+    let wait = |tick: Option<std::time::Duration>| {
+        py.detach(|| {
+            let (lock, ready) = &*slot;
+            let mut g = lock.lock().unwrap_or_else(|e| e.into_inner());
+            while g.is_none() {
+                match tick {
+                    Some(t) => {
+                        g = ready
+                            .wait_timeout(g, t)
+                            .unwrap_or_else(|e| e.into_inner())
+                            .0;
+                        break;
+                    }
+                    None => g = ready.wait(g).unwrap_or_else(|e| e.into_inner()),
+                }
+            }
+            g.take()
+        })
+    };
+    loop {
+        if let Some(done) = wait(Some(std::time::Duration::from_millis(50))) {
+            return done.map_err(to_py);
+        }
+        if let Err(interrupt) = py.check_signals() {
+            cancel.store(true, Ordering::Relaxed);
+            let _ = wait(None);
+            return Err(interrupt);
+        }
+    }
+}
+
 /// One run, or `explore` schedules: (status, JSON, human text, the first run's report).
 fn run(
     kernel: &api::Kernel,
     launch: &Launch,
     opts: &RunOptions,
     explore: Option<usize>,
-) -> Result<(String, String, String, api::Report), api::Error> {
+) -> Result<Ran, api::Error> {
     let Some(n) = explore else {
         let r = kernel.launch(launch, opts)?;
         return Ok((r.status().to_string(), r.json(), r.human(), r));

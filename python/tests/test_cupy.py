@@ -149,3 +149,42 @@ def test_tensor_maps_mirror_cutensormapencodetiled():
     ]
     k((4, 2), (128,), (*maps, dump))
     assert np.array_equal(dump.get(), read(d / "expected" / "dump.bin", np.uint32))
+
+
+def _nvcc():
+    import os
+    import pathlib
+
+    venv = pathlib.Path(os.environ.get("PTXRUN_CUDA_VENV", pathlib.Path.home() / ".cache/ptxrun/cuda-venv"))
+    tool = venv / "bin" / "nvcc-path"
+    if not tool.exists():
+        return None
+    return subprocess.run([str(tool)], capture_output=True, text=True).stdout.strip() + "/nvcc"
+
+
+def test_cuda_source_is_compiled_with_nvcc_when_there_is_one(monkeypatch):
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("no nvcc (CI installs it for the ptxas check: ~/.cache/ptxrun/cuda-venv)")
+    monkeypatch.setenv("PTXRUN_NVCC", nvcc)
+    code = r"""
+extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+    k = cp.RawKernel(code, "axpy")
+    x = cp.arange(1000, dtype=cp.float32)
+    y = cp.ones(1000, dtype=cp.float32)
+    k((4,), (256,), (np.float32(2.0), x, y, np.int32(1000)))
+    assert np.array_equal(y.get(), 2 * np.arange(1000, dtype=np.float32) + 1)
+    # An out-of-bounds index (n larger than the arrays) is a fault naming the CUDA line.
+    with pytest.raises(ptxrun.KernelFault):
+        k((4,), (256,), (np.float32(2.0), x, y, np.int32(1024)))
+
+
+def test_cuda_source_without_nvcc_says_what_is_needed(monkeypatch):
+    monkeypatch.setenv("PTXRUN_NVCC", "")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(RuntimeError, match="nvcc"):
+        cp.RawModule(code='extern "C" __global__ void k() {}')

@@ -105,8 +105,14 @@ def test_bad_input_is_value_error_naming_what_is_wrong():
         m.launch(None, 3, 64, [x, y, out, 1 << 40, 2])
     with pytest.raises(ValueError, match="no .entry named"):
         m.launch("nope", 3, 64, [x, y, out, 1, 2])
-    with pytest.raises(ValueError, match="not C-contiguous"):
-        m.launch(None, 3, 64, [x[::2], y, out, 1, 2])
+    with pytest.raises(TypeError, match="grid"):
+        m.launch(None, "3", 64, [x, y, out, 1, 2])
+    with pytest.raises(TypeError, match="block"):
+        m.launch(None, 3, 64.0, [x, y, out, 1, 2])
+    with pytest.raises(ValueError, match="shared_mem"):
+        m.launch(None, 3, 64, [x, y, out, 1, 2], shared_mem=-1)
+    with pytest.raises(ValueError, match="232448"):
+        m.launch(None, 3, 64, [x, y, out, 1, 2], shared_mem=300_000)
     with pytest.raises(ValueError):
         ptxrun.Module.from_ptx(".version 8.0\n.target sm_90\n.address_size 64\n.entry k() { bogus.op; }")
     with pytest.raises(OSError):
@@ -152,3 +158,64 @@ def test_the_command_line_is_installed_and_runs_in_process():
     assert bad.returncode == 1 and '"read-before-complete"' in bad.stdout
     assert subprocess.run([sys.executable, "-m", "ptxrun", "--bogus"], capture_output=True).returncode == 2
     assert ptxrun.run_cli(["--version"]) == 0
+
+
+VCOPY = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry vcopy(.param .u64 src, .param .u64 dst)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [dst];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];
+    st.global.v4.u32 [%rd5], {%r2, %r3, %r4, %r5};
+    ret;
+}
+"""
+
+
+def test_a_view_is_a_pointer_into_its_base_array_as_on_a_gpu():
+    m = ptxrun.Module.from_ptx(VCOPY)
+    x = np.arange(80, dtype=np.uint32)
+    out = np.zeros(32, np.uint32)
+    m.launch(None, 1, 8, [x[4:36], out])  # 16 bytes into x: aligned
+    assert np.array_equal(out, np.arange(4, 36))
+    # 4 bytes into x: the v4 load is misaligned on a GPU, and here.
+    with pytest.raises(ptxrun.KernelFault) as e:
+        m.launch(None, 1, 8, [x[1:33], out])
+    assert e.value.diagnostics[-1].kind == "misaligned"
+    # A strided view passes the address of its first element, as CuPy passes it.
+    m.launch(None, 1, 8, [x[8::2], out])
+    assert np.array_equal(out, np.arange(8, 40))
+    # A read-only destination: the kernel's writes are not copied back, and a warning says so.
+    ro = np.frombuffer(bytes(128), np.uint32)
+    with pytest.warns(RuntimeWarning, match="read-only"):
+        m.launch(None, 1, 8, [x[4:36], ro])
+
+
+def test_ctrl_c_stops_a_kernel_that_never_ends():
+    import os
+    import signal
+    import threading
+    import time
+
+    m = ptxrun.Module.from_ptx(""".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry forever(.param .u64 p)
+{
+L:
+    bra L;
+}
+""")
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    t = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        m.launch(None, 1, 32, [np.zeros(1, np.uint32)])
+    assert time.time() - t < 10

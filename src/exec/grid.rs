@@ -254,6 +254,7 @@ fn parallel(
         opts.fast,
     );
     let models: Vec<_> = (0..jobs).map(|_| opts.latency.fresh()).collect();
+    let cancel = &opts.cancel;
     let machines: Vec<Machine<'_>> = std::thread::scope(|s| {
         let handles: Vec<_> = models
             .into_iter()
@@ -274,6 +275,7 @@ fn parallel(
                         check,
                         fast,
                         jobs: 1,
+                        cancel: cancel.clone(),
                     };
                     let mut m =
                         Machine::new(k.module, k.entry, k.grid, g, kparams.to_vec(), worker_opts);
@@ -310,10 +312,9 @@ fn parallel(
                         let r = m.run_cluster(k.origins[i], i as u64);
                         let log = take_log(&m.global);
                         let fault = r.err();
-                        if fault
-                            .as_ref()
-                            .is_some_and(|f| f.kind == FaultKind::StepLimit)
-                            || m.global.allocs.len() != allocations
+                        if fault.as_ref().is_some_and(|f| {
+                            matches!(f.kind, FaultKind::StepLimit | FaultKind::Interrupted)
+                        }) || m.global.allocs.len() != allocations
                         {
                             abort.store(true, Ordering::Relaxed);
                             break;

@@ -74,7 +74,13 @@ pub struct Options {
     pub fast: bool,
     /// Threads to run clusters on (`grid.rs`): results are the same as with one.
     pub jobs: usize,
+    /// Set from another thread to stop the run with an `interrupted` fault (a Python caller's
+    /// Ctrl-C); looked at every [`CANCEL_EVERY`] warp instructions.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
+
+/// How often (in warp instructions, a power of two) a run looks at `Options::cancel`.
+pub const CANCEL_EVERY: u64 = 1 << 12;
 
 impl Default for Options {
     fn default() -> Self {
@@ -88,6 +94,7 @@ impl Default for Options {
             check: true,
             fast: true,
             jobs: 1,
+            cancel: None,
         }
     }
 }
@@ -111,6 +118,8 @@ pub enum FaultKind {
     Trap,
     Deadlock,
     StepLimit,
+    /// The caller asked the run to stop (`Options::cancel`).
+    Interrupted,
     Unsupported,
     Misaligned,
     /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
@@ -124,6 +133,7 @@ impl FaultKind {
             FaultKind::Trap => "trap",
             FaultKind::Deadlock => "deadlock",
             FaultKind::StepLimit => "step-limit",
+            FaultKind::Interrupted => "interrupted",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
             FaultKind::Hazard(kind) => kind,

@@ -44,6 +44,8 @@ pub(crate) struct Machine<'m> {
     /// whether this cluster has read what another one wrote (`grid.rs`); `true` stops it.
     pub watch: Option<Watch>,
     pub max_steps: u64,
+    /// Set from another thread to stop the run (`Options::cancel`).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     pub instruction_cycles: u64,
     pub stdout: String,
     pub stats: Stats,
@@ -244,6 +246,7 @@ impl<'m> Machine<'m> {
             seed: opts.seed,
             watch: None,
             max_steps: opts.max_steps,
+            cancel: opts.cancel,
             instruction_cycles: opts.instruction_cycles.max(1),
             stdout: String::new(),
             stats: Stats::default(),
@@ -482,6 +485,18 @@ impl<'m> Machine<'m> {
                     self.max_steps
                 ),
             );
+            return Err(at(f, fid, pc, first));
+        }
+        if self
+            .stats
+            .warp_instructions
+            .is_multiple_of(super::CANCEL_EVERY)
+            && self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            let f = fault(FaultKind::Interrupted, "the run was interrupted here");
             return Err(at(f, fid, pc, first));
         }
         let Some(ins) = func.code.get(pc as usize).copied() else {
