@@ -184,3 +184,29 @@ fn a_block_that_breaks_reqntid_or_maxntid_is_refused_as_a_gpu_refuses_it() {
     let e = k.launch(&launch([128, 1, 1]), &opts).err().unwrap();
     assert!(e.message().contains(".maxntid"), "{e}");
 }
+
+#[test]
+fn warp_sz_is_the_warp_size() {
+    // nvcc writes `warpSize` as the predefined identifier WARP_SZ (PTX ISA 9.0 section 4.4).
+    let m = Module::parse(
+        ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+         .reg .b32 %r<4>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\n\
+         rem.u32 %r2, %r1, WARP_SZ;\nadd.u32 %r2, %r2, WARP_SZ;\nst.global.u32 [%rd1], %r2;\nret;\n}\n",
+    )
+    .unwrap();
+    let launch = Launch {
+        buffers: vec![Buffer {
+            name: "p".into(),
+            ty: Type::U32,
+            data: vec![0; 4],
+        }],
+        args: vec![Arg::buffer(0)],
+        ..Launch::default()
+    };
+    let r = m
+        .kernel(None)
+        .unwrap()
+        .launch(&launch, &RunOptions::default())
+        .unwrap();
+    assert_eq!(r.buffer("p").unwrap(), &32u32.to_le_bytes());
+}

@@ -48,12 +48,8 @@ fn count(cx: &Ctx<'_, '_>) -> Res<usize> {
     match n {
         Some(n) if form_ok && elems(cx, 1 - addr_operand(cx.ins.op)).len() == n => Ok(n),
         _ => {
-            let what = cx
-                .func
-                .srcs
-                .get(cx.pc as usize)
-                .and_then(|s| s.raw.clone())
-                .unwrap_or_else(|| cx.ins.op.name().to_string());
+            let what = crate::ir::print_instr(cx.m, cx.func, cx.pc);
+            let what = what.split_whitespace().next().unwrap_or("ldmatrix");
             Err(fault(
                 FaultKind::Unsupported,
                 format!("`{what}` is not supported by ptxrun yet (only .m8n8 .x1/.x2/.x4 .b16)"),

@@ -1057,6 +1057,9 @@ impl<'s> FuncLowerer<'_, 's> {
                         Some(Name::Reg(r)) => Ok(Operand::Reg(r)),
                         _ => Err(self.undefined(w)),
                     },
+                    // The ISA's one predefined identifier that is not a special register
+                    // (section 4.4): the warp size, as nvcc writes `warpSize`.
+                    (None, None) if w.text == "WARP_SZ" => Ok(Operand::Imm(32)),
                     (None, None) => Err(self.undefined(w)),
                 },
             },

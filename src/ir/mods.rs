@@ -155,6 +155,10 @@ flags! {
     X2 = 58, "x2";
     X4 = 59, "x4";
     TRANS = 60, "trans";
+    // sm_100 ldmatrix/stmatrix element formats (decoded so such modules parse; not executed).
+    B8X16 = 61, "b8x16";
+    B6X16_P32 = 62, "b6x16_p32";
+    B4X16_P64 = 63, "b4x16_p64";
 }
 
 impl Flags {

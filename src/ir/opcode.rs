@@ -119,8 +119,8 @@ table! {
     Prmt "prmt", T, [F4e, B4e, Rc8, Ecl, Ecr, Rc16], [], 1..1, 4..4;
     Shfl "shfl", T, [Up, Down, Bfly, Idx], [SYNC], 1..1, 4..5;
     // Warp-wide matrix loads and stores (9.7.14.5.15-16); only .m8n8 .b16 executes.
-    Ldmatrix "ldmatrix", T.or(SP), [], [SYNC, ALIGNED, M8N8, M16N16, M8N16, X1, X2, X4, TRANS], 1..1, 2..2;
-    Stmatrix "stmatrix", T.or(SP), [], [SYNC, ALIGNED, M8N8, M16N8, X1, X2, X4, TRANS], 1..1, 2..2;
+    Ldmatrix "ldmatrix", T.or(SP), [], [SYNC, ALIGNED, M8N8, M16N16, M8N16, X1, X2, X4, TRANS, B8X16, B6X16_P32, B4X16_P64], 0..1, 2..2;
+    Stmatrix "stmatrix", T.or(SP), [], [SYNC, ALIGNED, M8N8, M16N8, X1, X2, X4, TRANS, B8X16, B6X16_P32, B4X16_P64], 0..1, 2..2;
     Ld "ld", T.or(SP).or(SEM).or(SCOPE).or(VEC).or(CACHE).or(HINT), [], [NC, CACHE_HINT, UNIFIED], 1..1, 2..3;
     Ldu "ldu", T.or(SP).or(VEC), [], [], 1..1, 2..2;
     St "st", T.or(SP).or(SEM).or(SCOPE).or(VEC).or(CACHE).or(HINT), [], [CACHE_HINT], 1..1, 2..3;
