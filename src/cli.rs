@@ -247,10 +247,10 @@ fn dispatch(cli: Cli) -> u8 {
                     } else {
                         err!("{}", done.human());
                     }
-                    match &done.outcome.fault {
-                        Some(f) if f.kind == crate::exec::FaultKind::Unsupported => 2,
-                        _ if done.failed() => 1,
-                        _ => 0,
+                    if done.unsupported() {
+                        2
+                    } else {
+                        u8::from(done.failed())
                     }
                 }
             }

@@ -3,7 +3,7 @@
 //! check its `[expect]` for `ptxrun test` (`../shared/contract.md`: statuses, exit codes).
 
 use crate::api::{self, Arg, Report, RunOptions};
-use crate::exec::{FaultKind, Outcome};
+use crate::exec::Outcome;
 use crate::ir::Type;
 use crate::launch::{self, Launch, LaunchParam};
 use std::path::{Path, PathBuf};
@@ -268,7 +268,7 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
         return Verdict::Fail(format!("{} at PTX line {line}: {}", h.kind, h.message));
     }
     if let Some(f) = &done.outcome.fault {
-        if f.kind == FaultKind::Unsupported {
+        if done.unsupported() {
             return Verdict::Error(f.message.clone());
         }
         let line =
