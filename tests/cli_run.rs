@@ -72,6 +72,19 @@ fn an_out_of_bounds_store_is_a_fault_naming_line_thread_and_buffer() {
     );
 }
 
+/// A valid conversion ptxrun does not execute (an sm_100 narrow format) is bad input naming the
+/// form and its line, never a conversion to something close.
+#[test]
+fn unexecuted_cvt_form_is_unsupported_naming_it() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/cvt_sm100"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`cvt.rn.satfinite.e2m1x2.f32` is not supported by ptxrun yet")
+            && stderr.contains("kernel.ptx:14:5"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn trap_deadlock_and_step_limit_exit_1() {
     let (code, _, stderr) = ptxrun(&["run", "tests/run/trap"]);

@@ -173,6 +173,8 @@ malformed!(missing_target, [1]);
 malformed!(mbarrier_b32, [21]);
 // `cp.async.cg` copies 16 bytes only.
 malformed!(cp_async_cg_size8, [21]);
+// `cvt.rn.e4m3x2.f32`: fp8 results need `.rn.satfinite` (PTX ISA 9.7.9.21).
+malformed!(cvt_fp8_without_satfinite, [9]);
 // `@%r1 bra ...` with `%r1` a `.b32` register.
 malformed!(data_register_guard, [21]);
 // `ld.global.u32 %r3, %rd2;`

@@ -7,7 +7,11 @@
 use super::alu::as_i128;
 use super::ctx::Ctx;
 use super::fp::{round_of, Fmt};
+use super::narrow;
+use super::step::fault;
 use super::step::{lanes, mask, Res};
+use super::FaultKind;
+use crate::ir::cvt::{self, CvtError, CvtForm};
 use crate::ir::mods::Rounding;
 use crate::ir::{Flags, Mods, Type};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
@@ -25,27 +29,75 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     if cx.ins.op == crate::ir::Op::CvtPack {
         return pack(cx);
     }
+    let form = match cvt::form(&mods, cx.ops.len()) {
+        Ok(form) => form,
+        Err(e) => {
+            let what = crate::ir::print_instr(cx.m, cx.func, cx.pc);
+            let what = what.split_whitespace().next().unwrap_or("cvt").to_string();
+            let (CvtError::NotExecutable(why) | CvtError::Illegal(why)) = e;
+            return Err(fault(
+                FaultKind::Unsupported,
+                format!("`{what}` is not supported by ptxrun yet: {why}"),
+            ));
+        }
+    };
     let (Some(dt), Some(st)) = (mods.types[0], mods.types[1]) else {
         return Ok(());
     };
-    let two_sources = cx.ops.len() >= 3 && matches!(dt, Type::F16x2 | Type::Bf16x2);
+    let two = matches!(
+        form,
+        CvtForm::HalfPairFromF32 { .. } | CvtForm::F8PairFromF32 { .. }
+    );
     for lane in lanes(cx.active) {
-        let v = if two_sources {
-            // cvt.rn.f16x2.f32 d, a, b: d = {cvt(a) in the upper half, cvt(b) in the lower}.
-            let half = if dt == Type::F16x2 {
-                Type::F16
-            } else {
-                Type::Bf16
-            };
-            let hi = convert(cx.src(1, lane, st), st, half, &mods);
-            let lo = convert(cx.src(2, lane, st), st, half, &mods);
-            (hi << 16) | (lo & 0xffff)
-        } else {
-            convert(cx.src(1, lane, st), st, dt, &mods)
-        };
-        cx.dst(0, lane, v);
+        let a = cx.src(1, lane, st);
+        let b = if two { cx.src(2, lane, st) } else { 0 };
+        cx.dst(0, lane, apply(form, &mods, dt, st, a, b));
     }
     Ok(())
+}
+
+/// One lane of `cvt` of form `form` (decoded from `mods`): sources `a` and (pair forms) `b`.
+pub(super) fn apply(form: CvtForm, mods: &Mods, dt: Type, st: Type, a: u64, b: u64) -> u64 {
+    let relu = mods.has(Flags::RELU);
+    match form {
+        CvtForm::Scalar => convert(a, st, dt, mods),
+        CvtForm::HalfPairFromF32 { half } => {
+            // cvt.rn.f16x2.f32 d, a, b: d = {cvt(a) in the upper half, cvt(b) in the lower}.
+            let lo = convert(b, st, half, mods) & 0xffff;
+            (convert(a, st, half, mods) << 16) | lo
+        }
+        CvtForm::Tf32FromF32 => {
+            let rnd = mods.rnd.unwrap_or(Rounding::Rn);
+            let sf = mods.has(Flags::SATFINITE);
+            u64::from(narrow::tf32_from_f32(a as u32, rnd, relu, sf))
+        }
+        CvtForm::F8PairFromF32 { f8 } => {
+            let f8 = f8_of(f8);
+            let hi = narrow::f8_from_f32(a as u32, f8, relu);
+            let lo = narrow::f8_from_f32(b as u32, f8, relu);
+            u64::from(u16::from(hi) << 8 | u16::from(lo))
+        }
+        CvtForm::F8PairFromF16x2 { f8 } => {
+            let f8 = f8_of(f8);
+            let hi = narrow::f8_from_f16((a >> 16) as u16, f8, relu);
+            let lo = narrow::f8_from_f16(a as u16, f8, relu);
+            u64::from(u16::from(hi) << 8 | u16::from(lo))
+        }
+        CvtForm::F16x2FromF8Pair { f8 } => {
+            let f8 = f8_of(f8);
+            let hi = narrow::f16_from_f8((a >> 8) as u8, f8, relu);
+            let lo = narrow::f16_from_f8(a as u8, f8, relu);
+            u64::from(u32::from(hi) << 16 | u32::from(lo))
+        }
+    }
+}
+
+fn f8_of(t: Type) -> narrow::F8 {
+    if t == Type::E5m2x2 {
+        narrow::F8::E5m2
+    } else {
+        narrow::F8::E4m3
+    }
 }
 
 /// Converts one value of type `st` to type `dt`.
@@ -97,6 +149,10 @@ pub fn convert(v: u64, st: Type, dt: Type, mods: &Mods) -> u64 {
             }
             if sat {
                 out = saturate(df, out);
+            }
+            if mods.has(Flags::SATFINITE) && df.is_inf(out) {
+                // Only f32 -> f16/bf16 takes .satfinite (ir::cvt checks it).
+                out = narrow::satfinite_half(out, if df == Fmt::H { 0x7c00 } else { 0x7f80 });
             }
             if mods.has(Flags::RELU) && out & df.sign() != 0 {
                 out = if df.is_nan(out) {

@@ -29,6 +29,8 @@ mod asyncops;
 mod control;
 mod ctx;
 mod cvt;
+#[cfg(test)]
+mod cvt_campaign;
 mod fast;
 mod fp;
 mod grid;
@@ -38,6 +40,7 @@ mod matrix;
 mod mbarops;
 mod memfast;
 mod memops;
+mod narrow;
 mod park;
 mod printf;
 mod step;

@@ -261,6 +261,16 @@ pub fn check_instr(
             }
         }
     }
+    if ins.op == Op::Cvt {
+        if let Err(super::cvt::CvtError::Illegal(why)) = super::cvt::form(&ins.mods, n) {
+            return Err(Diag::error(
+                "ir::cvt-form",
+                format!("`{}` is not a form of cvt: {why}", src.opcode.text),
+            )
+            .label(src.opcode.span.clone(), why)
+            .help("PTX ISA 9.0 section 9.7.9.21 lists the forms of cvt"));
+        }
+    }
     if matches!(ins.op, Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup)
         && !matches!(ops[0], Operand::Imm(0..))
     {

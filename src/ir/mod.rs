@@ -8,6 +8,7 @@
 
 mod check;
 mod contract;
+pub mod cvt;
 mod decl;
 mod lower;
 pub mod mods;
@@ -48,7 +49,27 @@ pub struct Module {
     pub functions: Vec<Function>,
 }
 
+/// The PTX ISA version ptxrun implements (the README says which instructions of it run).
+pub const ISA_VERSION: (u32, u32) = (9, 0);
+
 impl Module {
+    /// What a user should know before trusting a run of this module: a `.version` newer than
+    /// the ISA ptxrun implements (Triton writes `.version 9.4`) runs, but may use instructions or
+    /// modifiers ptxrun has never seen, which stop as errors naming them when reached.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.version > ISA_VERSION {
+            let (a, b) = self.version;
+            let (x, y) = ISA_VERSION;
+            out.push(format!(
+                "`.version {a}.{b}` is newer than PTX ISA {x}.{y}, which ptxrun implements: \
+                 the module runs, but instructions and modifiers added after {x}.{y} may be \
+                 unknown to ptxrun (each one it meets is an error that names it)"
+            ));
+        }
+        out
+    }
+
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
     }
@@ -217,6 +238,17 @@ pub struct Instr {
     pub guard: Option<Guard>,
     pub ops: OpRange,
     pub mods: Mods,
+}
+
+impl Instr {
+    /// Whether ptxrun executes this instruction (`nops`: its operand count): opaque
+    /// instructions and forms that decode but are not implemented (see `cvt.rs`) are not.
+    pub fn is_executable(&self, nops: usize) -> bool {
+        match self.op {
+            Op::Cvt => cvt::form(&self.mods, nops).is_ok(),
+            op => !op.is_opaque(),
+        }
+    }
 }
 
 /// What a name in an operand refers to.

@@ -130,7 +130,7 @@ table! {
     Prefetchu "prefetchu", HINT, [], [], 0..0, 1..1;
     Isspacep "isspacep", SP, [], [], 0..0, 2..2;
     Cvta "cvta", T.or(SP), [], [TO], 1..1, 2..2;
-    Cvt "cvt", T.or(RND), [], [FTZ, SAT, RELU, SATFINITE], 2..2, 2..3;
+    Cvt "cvt", T.or(RND), [], [FTZ, SAT, RELU, SATFINITE], 2..2, 2..4;
     CvtPack "cvt.pack", T, [], [SAT], 3..3, 3..4;
     Mapa "mapa", T.or(SP), [], [], 1..1, 3..3;
     Getctarank "getctarank", T.or(SP), [], [], 1..1, 2..2;

@@ -1,0 +1,230 @@
+//! The CPU half of the narrow-conversion campaign (`docs/numerics/cvt/README.md`): for every
+//! form of `docs/numerics/cvt/forms.txt`, ptxrun's own `cvt` code (decode, `ir::cvt::form`,
+//! `cvt::apply`) over the form's whole input domain, hashed in chunks exactly as the GPU kernels
+//! of `run-gpu.py` hash the H100's results, then compared chunk by chunk. Ignored by default; run
+//! `PTXRUN_CVT_CAMPAIGN=DIR cargo test --release --lib cvt_campaign -- --ignored --nocapture`
+//! with DIR holding the GPU's `NN.bin` files. It prints the result table and fails on any
+//! mismatch, naming the first inputs that differ (or the chunks to dump where only hashes exist).
+
+use super::cvt::apply;
+use crate::ir::cvt::{form, CvtForm};
+use crate::ir::opcode::decode;
+use crate::ir::{Mods, Type};
+use std::path::Path;
+
+const FIXED_LOW: [u32; 16] = [
+    0x0, 0x1, 0x2, 0x3, 0x7FF, 0x800, 0x801, 0xFFF, 0x1000, 0x1001, 0x17FF, 0x1800, 0x1801, 0x1FFE,
+    0x1FFF, 0x0FFE,
+];
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The sampled f32 domain: input `i` of 2^26 is a 19-bit sign/exponent/fraction prefix and one
+/// of 128 patterns of the low 13 bits.
+fn sampled(i: u32) -> u32 {
+    let k = i & 127;
+    let low = if k < 16 {
+        FIXED_LOW[k as usize]
+    } else {
+        (mix(u64::from(k)) & 0x1fff) as u32
+    };
+    ((i >> 7) << 13) | low
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Domain {
+    /// Every f32 bit pattern, hashed.
+    F32,
+    /// 2^26 f32 patterns (`sampled`), hashed.
+    F32Sampled,
+    /// Every f16 in both halves of an f16x2, raw.
+    H16,
+    /// Every pair of fp8 bytes, raw.
+    B16,
+}
+
+struct Probe {
+    op: String,
+    mods: Mods,
+    form: CvtForm,
+    dt: Type,
+    st: Type,
+    domain: Domain,
+}
+
+impl Probe {
+    fn new(op: &str) -> Probe {
+        let mods = decode(op, 0).expect("forms.txt names cvt opcodes").mods;
+        let (dt, st) = (mods.types[0].unwrap(), mods.types[1].unwrap());
+        let pair = matches!(dt, Type::F16x2 | Type::Bf16x2 | Type::E4m3x2 | Type::E5m2x2);
+        let nops = if pair && st == Type::F32 { 3 } else { 2 };
+        let form = form(&mods, nops).expect("every campaign form is executable");
+        let domain = match (st, dt) {
+            (Type::F32, Type::Tf32 | Type::E4m3x2 | Type::E5m2x2) => Domain::F32,
+            (Type::F32, _) => Domain::F32Sampled,
+            (Type::F16x2, _) => Domain::H16,
+            _ => Domain::B16,
+        };
+        Probe {
+            op: op.to_string(),
+            mods,
+            form,
+            dt,
+            st,
+            domain,
+        }
+    }
+
+    /// The result for input bits `x`, zero-extended to 32 bits, as the GPU kernel computes it.
+    fn eval(&self, x: u32) -> u32 {
+        let x = u64::from(x);
+        let a = if self.domain == Domain::H16 {
+            x | x << 16
+        } else {
+            x
+        };
+        apply(self.form, &self.mods, self.dt, self.st, a, a) as u32
+    }
+
+    fn chunks(&self) -> u32 {
+        match self.domain {
+            Domain::F32 => 1 << 16,
+            Domain::F32Sampled => 1 << 10,
+            _ => 1,
+        }
+    }
+
+    fn input(&self, i: u32) -> u32 {
+        if self.domain == Domain::F32Sampled {
+            sampled(i)
+        } else {
+            i
+        }
+    }
+
+    fn chunk_hash(&self, chunk: u32) -> u64 {
+        (0..1u32 << 16).fold(0u64, |acc, k| {
+            let i = chunk << 16 | k;
+            let r = self.eval(self.input(i));
+            acc.wrapping_add(mix(u64::from(i) << 32 | u64::from(r)))
+        })
+    }
+}
+
+fn read_u64s(p: &Path) -> Vec<u64> {
+    let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn read_u32s(p: &Path) -> Vec<u32> {
+    let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Compares one form; returns (inputs compared, mismatch description lines).
+fn compare(n: usize, p: &Probe, dir: &Path) -> (u64, Vec<String>) {
+    let file = dir.join(format!("{n:02}.bin"));
+    let mut bad = Vec::new();
+    if matches!(p.domain, Domain::H16 | Domain::B16) {
+        let gpu = read_u32s(&file);
+        for (x, &g) in gpu.iter().enumerate() {
+            let ours = p.eval(x as u32);
+            if ours != g && bad.len() < 8 {
+                bad.push(format!("input {x:#06x}: H100 {g:#x}, ptxrun {ours:#x}"));
+            }
+        }
+        return (gpu.len() as u64, bad);
+    }
+    let gpu = read_u64s(&file);
+    assert_eq!(gpu.len() as u32, p.chunks(), "{}", file.display());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) as u32;
+    let hashes: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    (t..p.chunks())
+                        .step_by(threads as usize)
+                        .map(|c| (c, p.chunk_hash(c)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(u32, u64)> = handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect();
+        all.sort_unstable();
+        all.into_iter().map(|(_, h)| h).collect()
+    });
+    let mismatched: Vec<usize> = (0..gpu.len()).filter(|&c| gpu[c] != hashes[c]).collect();
+    if !mismatched.is_empty() {
+        let list: Vec<String> = mismatched.iter().take(16).map(|c| c.to_string()).collect();
+        bad.push(format!(
+            "{} chunks differ; dump them with `run-gpu.py dump PTX DIR {n} {}`",
+            mismatched.len(),
+            list.join(" ")
+        ));
+        for c in mismatched.iter().take(4) {
+            let dump = dir.join(format!("{n:02}-chunk{c}.bin"));
+            if let Ok(b) = std::fs::read(&dump) {
+                drill(p, *c as u32, &b, &mut bad);
+            }
+        }
+    }
+    (u64::from(p.chunks()) << 16, bad)
+}
+
+/// Names the inputs of chunk `c` whose results differ from a dump of the GPU's results.
+fn drill(p: &Probe, c: u32, dump: &[u8], bad: &mut Vec<String>) {
+    for (k, w) in dump.chunks_exact(4).enumerate() {
+        let g = u32::from_le_bytes(w.try_into().unwrap());
+        let x = p.input(c << 16 | k as u32);
+        let ours = p.eval(x);
+        if ours != g && bad.len() < 12 {
+            bad.push(format!("input {x:#010x}: H100 {g:#x}, ptxrun {ours:#x}"));
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the GPU results: PTXRUN_CVT_CAMPAIGN=DIR"]
+fn cvt_campaign() {
+    let dir = std::env::var("PTXRUN_CVT_CAMPAIGN").expect("PTXRUN_CVT_CAMPAIGN=DIR");
+    let dir = Path::new(&dir);
+    let forms = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/numerics/cvt/forms.txt"),
+    )
+    .unwrap();
+    let mut failed = false;
+    println!("| form | inputs compared | mismatches |\n|---|---:|---:|");
+    let ops = forms
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    for (n, op) in ops.enumerate() {
+        let p = Probe::new(op);
+        let (count, bad) = compare(n, &p, dir);
+        let domain = match p.domain {
+            Domain::F32 => "all f32",
+            Domain::F32Sampled => "2^26 f32 (sampled)",
+            Domain::H16 => "all f16",
+            Domain::B16 => "all fp8 pairs",
+        };
+        let mism = if bad.is_empty() { "0" } else { "**yes**" };
+        println!("| `{}` | {count} ({domain}) | {mism} |", p.op);
+        for b in &bad {
+            println!("|   {b} | | |");
+        }
+        failed |= !bad.is_empty();
+    }
+    assert!(!failed, "the H100 and ptxrun differ");
+}
