@@ -145,6 +145,11 @@ impl Module {
         &self.compiled.name
     }
 
+    /// Warnings about the module as a whole (see `ir::Module::warnings`); reports repeat them.
+    pub fn warnings(&self) -> Vec<String> {
+        self.ir().warnings()
+    }
+
     /// The names of the module's `.entry` functions, in source order.
     pub fn entries(&self) -> Vec<&str> {
         self.ir().entries().map(|f| f.name.as_str()).collect()

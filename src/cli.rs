@@ -380,6 +380,9 @@ fn parse(files: &[PathBuf], emit: Option<Emit>, color: bool) -> u8 {
         let src = String::from_utf8_lossy(&bytes);
         match crate::ir::compile(&src) {
             Ok(module) => {
+                for w in module.warnings() {
+                    errln!("warning: {name}: {w}");
+                }
                 match emit {
                     Some(Emit::Ir) => out!("{}", crate::ir::print_module(&module)),
                     None => {

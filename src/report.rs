@@ -152,13 +152,26 @@ impl Report {
         if let Some(f) = &self.outcome.fault {
             diags.push(self.fault_diag(f));
         }
+        let warnings: String = self
+            .compiled
+            .ir
+            .warnings()
+            .iter()
+            .map(|w| format!("warning: {}: {w}\n", self.compiled.name))
+            .collect();
         if diags.is_empty() {
             return format!(
-                "ok: {} thread instructions ({} warp instructions), {} cycles\n",
+                "{warnings}ok: {} thread instructions ({} warp instructions), {} cycles\n",
                 st.thread_instructions, st.warp_instructions, st.cycles
             );
         }
-        let mut out = diag::render(&diags, &self.compiled.name, &self.compiled.text, false);
+        let mut out = warnings;
+        out.push_str(&diag::render(
+            &diags,
+            &self.compiled.name,
+            &self.compiled.text,
+            false,
+        ));
         if !self.outcome.hazards.is_empty() {
             let n = self.outcome.hazards.len();
             let total: u64 = self.outcome.hazards.iter().map(|h| h.count).sum();
@@ -265,12 +278,16 @@ impl Report {
         if let Some(f) = &self.outcome.fault {
             diags.push(self.fault_json(f));
         }
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "status": self.status(),
             "diagnostics": diags,
             "stats": { "thread_instructions": st.thread_instructions, "warp_instructions": st.warp_instructions,
                        "cycles": st.cycles, "schedules": 1 },
         });
+        let warnings = self.compiled.ir.warnings();
+        if !warnings.is_empty() {
+            v["warnings"] = serde_json::json!(warnings);
+        }
         format!("{v}\n")
     }
 }

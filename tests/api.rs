@@ -210,3 +210,34 @@ fn warp_sz_is_the_warp_size() {
         .unwrap();
     assert_eq!(r.buffer("p").unwrap(), &32u32.to_le_bytes());
 }
+
+/// A module newer than the ISA ptxrun implements runs, and says so: the module, the human report
+/// and the JSON report carry the warning; a 9.0 module has none.
+#[test]
+fn newer_ptx_version_runs_with_a_warning() {
+    let ptx = ".version 9.4\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n";
+    let m = Module::parse(ptx).unwrap();
+    let w = m.warnings();
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].contains("`.version 9.4` is newer than PTX ISA 9.0"),
+        "{w:?}"
+    );
+    let report = m
+        .kernel(None)
+        .unwrap()
+        .launch(&Launch::default(), &RunOptions::default())
+        .unwrap();
+    assert!(report.human().starts_with("warning: <ptx>: `.version 9.4`"));
+    let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+    assert_eq!(json["status"], "ok");
+    assert!(json["warnings"][0].as_str().unwrap().contains("9.4"));
+    let old = Module::parse(&ptx.replace("9.4", "9.0")).unwrap();
+    assert!(old.warnings().is_empty());
+    let report = old
+        .kernel(None)
+        .unwrap()
+        .launch(&Launch::default(), &RunOptions::default())
+        .unwrap();
+    assert!(report.json().find("warnings").is_none());
+}

@@ -403,6 +403,8 @@ class Module:
 
     def __init__(self, raw: Any):
         self._raw = raw
+        for w in raw.warnings:
+            warnings.warn(f"{raw.name}: {w}", UserWarning, stacklevel=3)
 
     @classmethod
     def from_file(cls, path: Union[str, "_os.PathLike[str]"]) -> "Module":
@@ -419,6 +421,11 @@ class Module:
     @property
     def text(self) -> str:
         return self._raw.text
+
+    @property
+    def warnings(self) -> List[str]:
+        """Warnings about the module as a whole (a `.version` newer than ptxrun's PTX ISA 9.0)."""
+        return self._raw.warnings
 
     @property
     def entries(self) -> List[str]:

@@ -191,6 +191,12 @@ impl PyPtxModule {
         self.inner.text().to_string()
     }
 
+    /// Warnings about the module as a whole (a `.version` newer than ptxrun's ISA).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
+    }
+
     /// The names of the `.entry` functions.
     fn entries(&self) -> Vec<String> {
         self.inner.entries().into_iter().map(String::from).collect()

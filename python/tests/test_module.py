@@ -219,3 +219,25 @@ L:
     with pytest.raises(KeyboardInterrupt):
         m.launch(None, 1, 32, [np.zeros(1, np.uint32)])
     assert time.time() - t < 10
+
+
+def test_a_newer_ptx_version_loads_with_a_warning():
+    ptx = ".version 9.4\n.target sm_90\n.address_size 64\n.visible .entry k() { ret; }\n"
+    with pytest.warns(UserWarning, match=r"`\.version 9\.4` is newer than PTX ISA 9\.0"):
+        m = ptxrun.Module.from_ptx(ptx)
+    assert len(m.warnings) == 1
+    assert ptxrun.Module.from_ptx(ptx.replace("9.4", "9.0")).warnings == []
+
+
+def test_narrow_conversions_give_the_h100_bits():
+    d = SAMPLES / "cvt" / "narrow"
+    m = ptxrun.Module.from_file(d / "kernel.ptx")
+    x32 = np.fromfile(d / "inputs" / "x32.bin", dtype=np.uint32)
+    x16 = np.fromfile(d / "inputs" / "x16.bin", dtype=np.uint16)
+    outs = {"tf32": np.zeros(49152, np.uint32), "f8": np.zeros(32768, np.uint16),
+            "half": np.zeros(81920, np.uint16), "pair": np.zeros(32768, np.uint32),
+            "f8h": np.zeros(262144, np.uint16), "h8": np.zeros(262144, np.uint32)}
+    m.launch("narrow_cvt", grid=256, block=256, args=[x32, x16, *outs.values()])
+    for name, got in outs.items():
+        want = np.fromfile(d / "expected" / f"{name}.bin", dtype=got.dtype)
+        assert np.array_equal(got, want), name
