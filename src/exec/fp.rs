@@ -10,6 +10,7 @@
 
 use super::alu::write_compare;
 use super::ctx::Ctx;
+use super::sfu::{self, HalfOp};
 use super::step::{lanes, Res};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{Flags, Mods, Op, Type};
@@ -434,8 +435,36 @@ fn nan_result(f: Fmt, a: u64, b: u64, c: u64, op: Op) -> u64 {
     }
 }
 
+/// The approximate instructions, which run on the special function unit (`sfu.rs`): the result
+/// as the H100 writes it (its NaNs included), or None for every other instruction.
+fn special_function(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, ftz: bool) -> Option<u64> {
+    let approx = mods.has(Flags::APPROX);
+    let (a32, b32) = (a as u32, b as u32);
+    let v = match (op, f) {
+        (Op::Div, Fmt::S) if approx || mods.has(Flags::FULL) => {
+            sfu::div(a32, b32, mods.has(Flags::FULL), ftz)
+        }
+        (Op::Rcp, Fmt::S) if approx => sfu::rcp(a32, ftz),
+        (Op::Rcp, Fmt::D) if approx => return Some(sfu::rcp64(a)),
+        (Op::Sqrt, Fmt::S) if approx => sfu::sqrt(a32, ftz),
+        (Op::Rsqrt, Fmt::S) => sfu::rsqrt(a32, ftz),
+        (Op::Rsqrt, Fmt::D) if ftz => return Some(sfu::rsqrt64(a)),
+        (Op::Ex2, Fmt::S) => sfu::ex2(a32, ftz),
+        (Op::Lg2, Fmt::S) => sfu::lg2(a32, ftz),
+        (Op::Sin, Fmt::S) => sfu::sincos(a32, false),
+        (Op::Cos, Fmt::S) => sfu::sincos(a32, true),
+        (Op::Tanh, Fmt::S) => sfu::tanh(a32),
+        (Op::Ex2, Fmt::H) => u32::from(sfu::half(HalfOp::Ex2F16, a as u16)),
+        (Op::Ex2, Fmt::B) => u32::from(sfu::half(HalfOp::Ex2Bf16, a as u16)),
+        (Op::Tanh, Fmt::H) => u32::from(sfu::half(HalfOp::TanhF16, a as u16)),
+        (Op::Tanh, Fmt::B) => u32::from(sfu::half(HalfOp::TanhBf16, a as u16)),
+        _ => return None,
+    };
+    Some(u64::from(v))
+}
+
 /// One scalar lane of an arithmetic instruction, on raw bits of format `f`.
-fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64 {
+pub(super) fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64 {
     let r = round_of(mods.rnd);
     let flush = mods.has(Flags::FTZ);
     let (a, b, c) = if flush {
@@ -443,34 +472,22 @@ fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64 {
     } else {
         (a, b, c)
     };
+    if let Some(v) = special_function(op, f, mods, a, b, flush) {
+        return v;
+    }
     let abs = |v: u64| v & !f.sign();
     let mut v = match op {
         Op::Add => binop(f, Bin::Add, a, b, r),
         Op::Sub => binop(f, Bin::Sub, a, b, r),
         Op::Mul => binop(f, Bin::Mul, a, b, r),
-        Op::Div => {
-            if mods.has(Flags::APPROX) && f == Fmt::S {
-                // div.approx: a * rcp.approx(b); max error 2 ulp over the documented range.
-                let x = f32::from_bits(a as u32) * (1.0 / f32::from_bits(b as u32));
-                u64::from(x.to_bits())
-            } else {
-                binop(f, Bin::Div, a, b, r)
-            }
-        }
+        Op::Div => binop(f, Bin::Div, a, b, r),
         Op::Fma | Op::Mad => fma(f, a, b, c, r),
         Op::Abs => abs(a),
         Op::Neg => a ^ f.sign(),
         Op::Min => minmax(f, false, a, b, mods),
         Op::Max => minmax(f, true, a, b, mods),
         Op::Copysign => (b & !f.sign()) | (a & f.sign()),
-        Op::Rcp => {
-            if mods.has(Flags::APPROX) && f == Fmt::D {
-                // rcp.approx.ftz.f64: the top 32 bits of the reciprocal are exact enough.
-                (1.0 / f64::from_bits(a)).to_bits() & 0xffff_ffff_0000_0000
-            } else {
-                binop(f, Bin::Div, f.encode_f64(1.0), a, r)
-            }
-        }
+        Op::Rcp => binop(f, Bin::Div, f.encode_f64(1.0), a, r),
         Op::Sqrt => {
             if mods.has(Flags::APPROX) {
                 f.encode_f64(f.to_f64(a).sqrt())

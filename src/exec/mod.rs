@@ -26,11 +26,11 @@
 
 mod alu;
 mod asyncops;
+#[cfg(test)]
+mod campaign;
 mod control;
 mod ctx;
 mod cvt;
-#[cfg(test)]
-mod cvt_campaign;
 mod fast;
 mod fp;
 mod grid;
@@ -43,6 +43,7 @@ mod memops;
 mod narrow;
 mod park;
 mod printf;
+mod sfu;
 mod step;
 mod tensorops;
 mod translate;

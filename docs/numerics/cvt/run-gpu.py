@@ -10,7 +10,7 @@
 
 The hash of a chunk is the wrapping sum over its inputs i of splitmix64(i << 32 | result), where i is the
 input's index in the domain and result the instruction's output zero-extended to 32 bits; the CPU half
-(src/exec/cvt_campaign.rs) computes the same sums with ptxrun's conversion code, and a chunk whose sums differ
+(src/exec/campaign.rs) computes the same sums with ptxrun's conversion code, and a chunk whose sums differ
 is drilled down input by input (`run-gpu.py dump IN.ptx DIR NN CHUNK...` writes the raw results of chunks).
 """
 import os
@@ -19,23 +19,28 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+FORMS = os.environ.get("PTXRUN_CAMPAIGN_FORMS", os.path.join(HERE, "forms.txt"))
 FIXED_LOW = [0x0, 0x1, 0x2, 0x3, 0x7FF, 0x800, 0x801, 0xFFF, 0x1000, 0x1001, 0x17FF, 0x1800, 0x1801,
              0x1FFE, 0x1FFF, 0x0FFE]
 
 
 def forms():
-    with open(os.path.join(HERE, "forms.txt")) as f:
+    with open(FORMS) as f:
         return [l.strip() for l in f if l.strip() and not l.startswith("#")]
 
 
 def types(op):
     words = op.split(".")
+    if words[0] != "cvt":  # a unary float instruction: result and source of its one type
+        return words[-1], words[-1]
     return words[-2], words[-1]
 
 
 def domain(op):
     """(kind, number of inputs): f32 (hashed, 2^32), f32s (hashed, sampled 2^26), h16/b16 (raw, 2^16)."""
     dt, st = types(op)
+    if not op.startswith("cvt."):
+        return ("f32", 1 << 32) if st in ("f32", "f64") else ("b16", 1 << 16)
     if st == "f32":
         return ("f32", 1 << 32) if dt in ("tf32", "e4m3x2", "e5m2x2") else ("f32s", 1 << 26)
     return ("h16" if st == "f16x2" else "b16"), 1 << 16
@@ -44,6 +49,14 @@ def domain(op):
 def asm(op):
     """A __device__ function applying `op` to input bits x, returning the result zero-extended."""
     dt, st = types(op)
+    if not op.startswith("cvt.") and st == "f32":
+        return f'asm("{op} %0, %1;" : "=r"(r) : "r"(x));'
+    if not op.startswith("cvt.") and st == "f64":  # x is the high word (low word 0); r the result's high word
+        return (f'asm("{{ .reg .f64 a, d; .reg .b32 lo; mov.b64 a, {{%2, %1}}; {op} d, a; '
+                f'mov.b64 {{lo, %0}}, d; }}" : "=r"(r) : "r"(x), "r"(0u));')
+    if not op.startswith("cvt."):  # f16 / bf16: the low 16 bits of x
+        return (f'asm("{{ .reg .b16 t, u; cvt.u16.u32 t, %1; {op} u, t; cvt.u32.u16 %0, u; }}" '
+                f': "=r"(r) : "r"(x));')
     if st == "f32" and dt in ("tf32",):
         body = f'asm("{op} %0, %1;" : "=r"(r) : "f"(__uint_as_float(x)));'
     elif st == "f32" and dt in ("e4m3x2", "e5m2x2"):

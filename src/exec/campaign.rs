@@ -1,15 +1,19 @@
-//! The CPU half of the narrow-conversion campaign (`docs/numerics/cvt/README.md`): for every
-//! form of `docs/numerics/cvt/forms.txt`, ptxrun's own `cvt` code (decode, `ir::cvt::form`,
-//! `cvt::apply`) over the form's whole input domain, hashed in chunks exactly as the GPU kernels
-//! of `run-gpu.py` hash the H100's results, then compared chunk by chunk. Ignored by default; run
-//! `PTXRUN_CVT_CAMPAIGN=DIR cargo test --release --lib cvt_campaign -- --ignored --nocapture`
-//! with DIR holding the GPU's `NN.bin` files. It prints the result table and fails on any
+//! The CPU half of the hardware campaigns (`docs/numerics/cvt/README.md`,
+//! `docs/numerics/approx/README.md`): for every form of a forms file, ptxrun's own code (decode,
+//! then `ir::cvt::form` and `cvt::apply` for conversions, `fp::scalar` for the approximate
+//! instructions: the very functions the interpreter runs) over the form's whole input domain,
+//! hashed in chunks exactly as the GPU kernels of `run-gpu.py` hash the H100's results, then
+//! compared chunk by chunk. Ignored by default; run
+//! `PTXRUN_CAMPAIGN=DIR cargo test --release --lib campaign -- --ignored --nocapture`
+//! with DIR holding the GPU's `NN.bin` files (`PTXRUN_CAMPAIGN_FORMS` names the forms file,
+//! default `docs/numerics/cvt/forms.txt`). It prints the result table and fails on any
 //! mismatch, naming the first inputs that differ (or the chunks to dump where only hashes exist).
 
 use super::cvt::apply;
+use super::fp::{scalar, Fmt};
 use crate::ir::cvt::{form, CvtForm};
 use crate::ir::opcode::decode;
-use crate::ir::{Mods, Type};
+use crate::ir::{Mods, Op, Type};
 use std::path::Path;
 
 const FIXED_LOW: [u32; 16] = [
@@ -46,20 +50,50 @@ enum Domain {
     H16,
     /// Every pair of fp8 bytes, raw.
     B16,
+    /// Every high word of an f64 (low word 0); the result's high word, hashed.
+    F64Hi,
+}
+
+/// What a form computes.
+enum Kind {
+    Cvt {
+        form: CvtForm,
+        dt: Type,
+        st: Type,
+    },
+    /// A one-source float instruction (`rcp.approx.f32`, `ex2.approx.f16`, ...).
+    Unary {
+        op: Op,
+        fmt: Fmt,
+    },
 }
 
 struct Probe {
     op: String,
     mods: Mods,
-    form: CvtForm,
-    dt: Type,
-    st: Type,
+    kind: Kind,
     domain: Domain,
 }
 
 impl Probe {
-    fn new(op: &str) -> Probe {
-        let mods = decode(op, 0).expect("forms.txt names cvt opcodes").mods;
+    fn new(text: &str) -> Probe {
+        let decoded = decode(text, 0).expect("a forms file names opcodes");
+        let mods = decoded.mods;
+        if decoded.op != Op::Cvt {
+            let ty = mods.types[0].expect("a typed instruction");
+            let domain = match ty {
+                Type::F32 => Domain::F32,
+                Type::F64 => Domain::F64Hi,
+                _ => Domain::B16,
+            };
+            let (op, fmt) = (decoded.op, Fmt::of(ty));
+            return Probe {
+                op: text.to_string(),
+                mods,
+                kind: Kind::Unary { op, fmt },
+                domain,
+            };
+        }
         let (dt, st) = (mods.types[0].unwrap(), mods.types[1].unwrap());
         let pair = matches!(dt, Type::F16x2 | Type::Bf16x2 | Type::E4m3x2 | Type::E5m2x2);
         let nops = if pair && st == Type::F32 { 3 } else { 2 };
@@ -71,11 +105,9 @@ impl Probe {
             _ => Domain::B16,
         };
         Probe {
-            op: op.to_string(),
+            op: text.to_string(),
             mods,
-            form,
-            dt,
-            st,
+            kind: Kind::Cvt { form, dt, st },
             domain,
         }
     }
@@ -83,17 +115,25 @@ impl Probe {
     /// The result for input bits `x`, zero-extended to 32 bits, as the GPU kernel computes it.
     fn eval(&self, x: u32) -> u32 {
         let x = u64::from(x);
-        let a = if self.domain == Domain::H16 {
-            x | x << 16
-        } else {
-            x
-        };
-        apply(self.form, &self.mods, self.dt, self.st, a, a) as u32
+        match self.kind {
+            Kind::Unary { op, fmt } if self.domain == Domain::F64Hi => {
+                (scalar(op, fmt, &self.mods, x << 32, 0, 0) >> 32) as u32
+            }
+            Kind::Unary { op, fmt } => scalar(op, fmt, &self.mods, x, 0, 0) as u32,
+            Kind::Cvt { form, dt, st } => {
+                let a = if self.domain == Domain::H16 {
+                    x | x << 16
+                } else {
+                    x
+                };
+                apply(form, &self.mods, dt, st, a, a) as u32
+            }
+        }
     }
 
     fn chunks(&self) -> u32 {
         match self.domain {
-            Domain::F32 => 1 << 16,
+            Domain::F32 | Domain::F64Hi => 1 << 16,
             Domain::F32Sampled => 1 << 10,
             _ => 1,
         }
@@ -167,6 +207,8 @@ fn compare(n: usize, p: &Probe, dir: &Path) -> (u64, Vec<String>) {
     });
     let mismatched: Vec<usize> = (0..gpu.len()).filter(|&c| gpu[c] != hashes[c]).collect();
     if !mismatched.is_empty() {
+        let list: Vec<String> = mismatched.iter().map(|c| c.to_string()).collect();
+        let _ = std::fs::write(dir.join(format!("{n:02}-mismatch.txt")), list.join("\n"));
         let list: Vec<String> = mismatched.iter().take(16).map(|c| c.to_string()).collect();
         bad.push(format!(
             "{} chunks differ; dump them with `run-gpu.py dump PTX DIR {n} {}`",
@@ -196,28 +238,37 @@ fn drill(p: &Probe, c: u32, dump: &[u8], bad: &mut Vec<String>) {
 }
 
 #[test]
-#[ignore = "needs the GPU results: PTXRUN_CVT_CAMPAIGN=DIR"]
-fn cvt_campaign() {
-    let dir = std::env::var("PTXRUN_CVT_CAMPAIGN").expect("PTXRUN_CVT_CAMPAIGN=DIR");
+#[ignore = "needs the GPU results: PTXRUN_CAMPAIGN=DIR"]
+fn campaign() {
+    let dir = std::env::var("PTXRUN_CAMPAIGN").expect("PTXRUN_CAMPAIGN=DIR");
     let dir = Path::new(&dir);
-    let forms = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/numerics/cvt/forms.txt"),
-    )
-    .unwrap();
+    let forms = std::env::var("PTXRUN_CAMPAIGN_FORMS").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/numerics/cvt/forms.txt"),
+        Into::into,
+    );
+    let forms = std::fs::read_to_string(forms).unwrap();
     let mut failed = false;
     println!("| form | inputs compared | mismatches |\n|---|---:|---:|");
     let ops = forms
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    // PTXRUN_CAMPAIGN_ONLY=3,7 compares only those forms (0-based lines of the forms file).
+    let only: Option<Vec<usize>> = std::env::var("PTXRUN_CAMPAIGN_ONLY")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
     for (n, op) in ops.enumerate() {
+        if only.as_ref().is_some_and(|o| !o.contains(&n)) {
+            continue;
+        }
         let p = Probe::new(op);
         let (count, bad) = compare(n, &p, dir);
         let domain = match p.domain {
             Domain::F32 => "all f32",
             Domain::F32Sampled => "2^26 f32 (sampled)",
             Domain::H16 => "all f16",
-            Domain::B16 => "all fp8 pairs",
+            Domain::B16 => "all 16-bit inputs",
+            Domain::F64Hi => "all f64 high words",
         };
         let mism = if bad.is_empty() { "0" } else { "**yes**" };
         println!("| `{}` | {count} ({domain}) | {mism} |", p.op);
