@@ -52,6 +52,9 @@ enum Domain {
     B16,
     /// Every high word of an f64 (low word 0); the result's high word, hashed.
     F64Hi,
+    /// Every high word of an f64 with a random low word (`mix` of the high word); the result's
+    /// high word xor its low word, hashed (`OPCODE mixlow` in a forms file).
+    F64MixLow,
 }
 
 /// What a form computes.
@@ -76,13 +79,17 @@ struct Probe {
 }
 
 impl Probe {
-    fn new(text: &str) -> Probe {
+    fn new(line: &str) -> Probe {
+        let mut words = line.split_whitespace();
+        let text = words.next().unwrap_or_default();
+        let mixlow = words.next() == Some("mixlow");
         let decoded = decode(text, 0).expect("a forms file names opcodes");
         let mods = decoded.mods;
         if decoded.op != Op::Cvt {
             let ty = mods.types[0].expect("a typed instruction");
             let domain = match ty {
                 Type::F32 => Domain::F32,
+                Type::F64 if mixlow => Domain::F64MixLow,
                 Type::F64 => Domain::F64Hi,
                 _ => Domain::B16,
             };
@@ -116,6 +123,11 @@ impl Probe {
     fn eval(&self, x: u32) -> u32 {
         let x = u64::from(x);
         match self.kind {
+            Kind::Unary { op, fmt } if self.domain == Domain::F64MixLow => {
+                let lo = mix(x) & 0xffff_ffff;
+                let r = scalar(op, fmt, &self.mods, x << 32 | lo, 0, 0);
+                ((r >> 32) ^ r) as u32
+            }
             Kind::Unary { op, fmt } if self.domain == Domain::F64Hi => {
                 (scalar(op, fmt, &self.mods, x << 32, 0, 0) >> 32) as u32
             }
@@ -133,7 +145,7 @@ impl Probe {
 
     fn chunks(&self) -> u32 {
         match self.domain {
-            Domain::F32 | Domain::F64Hi => 1 << 16,
+            Domain::F32 | Domain::F64Hi | Domain::F64MixLow => 1 << 16,
             Domain::F32Sampled => 1 << 10,
             _ => 1,
         }
@@ -269,6 +281,7 @@ fn campaign() {
             Domain::H16 => "all f16",
             Domain::B16 => "all 16-bit inputs",
             Domain::F64Hi => "all f64 high words",
+            Domain::F64MixLow => "all f64 high words, random low words",
         };
         let mism = if bad.is_empty() { "0" } else { "**yes**" };
         println!("| `{}` | {count} ({domain}) | {mism} |", p.op);

@@ -15,7 +15,7 @@ use super::step::{lanes, Res};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{Flags, Mods, Op, Type};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
-use rustc_apfloat::{Float, FloatConvert, Round};
+use rustc_apfloat::{Float, Round};
 
 pub fn handles(op: Op, mods: &Mods) -> bool {
     use Op::*;
@@ -264,44 +264,6 @@ fn sqrt(f: Fmt, a: u64, r: Round) -> u64 {
     }
 }
 
-/// `1/sqrt(x)` correctly rounded: an H100's `rsqrt.approx.f64` returned the correctly rounded
-/// value for every input measured. Of the candidates around the two-rounding estimate, the one
-/// whose r*r*x lies nearest 1 (evaluated in quad precision) is the nearest to the true value.
-fn rsqrt_f64(x: f64) -> f64 {
-    use rustc_apfloat::ieee::Quad;
-    let r = 1.0 / x.sqrt();
-    if !r.is_finite() || r == 0.0 || x.is_nan() || x < 0.0 {
-        return r;
-    }
-    let q = |v: f64| {
-        let mut lost = false;
-        FloatConvert::<Quad>::convert_r(
-            Double::from_bits(u128::from(v.to_bits())),
-            Round::NearestTiesToEven,
-            &mut lost,
-        )
-        .value
-    };
-    let one = Quad::from_bits(0x3fff_0000_0000_0000_0000_0000_0000_0000);
-    let residual = |c: f64| {
-        let c2 = q(c).mul_r(q(c), Round::NearestTiesToEven).value;
-        let e = c2
-            .mul_r(q(x), Round::NearestTiesToEven)
-            .value
-            .sub_r(one, Round::NearestTiesToEven)
-            .value;
-        e.abs()
-    };
-    let (down, up) = (next_down64(r), next_up64(r));
-    let mut best = r;
-    for c in [down, up] {
-        if residual(c) < residual(best) {
-            best = c;
-        }
-    }
-    best
-}
-
 fn step_f32(s: f32, res: f64, r: Round) -> f32 {
     match r {
         Round::TowardPositive if res > 0.0 => f32::from_bits(s.to_bits() + 1),
@@ -449,6 +411,7 @@ fn special_function(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, ftz: bool) -> O
         (Op::Sqrt, Fmt::S) if approx => sfu::sqrt(a32, ftz),
         (Op::Rsqrt, Fmt::S) => sfu::rsqrt(a32, ftz),
         (Op::Rsqrt, Fmt::D) if ftz => return Some(sfu::rsqrt64(a)),
+        (Op::Rsqrt, Fmt::D) => return Some(sfu::rsqrt64_refined(a)),
         (Op::Ex2, Fmt::S) => sfu::ex2(a32, ftz),
         (Op::Lg2, Fmt::S) => sfu::lg2(a32, ftz),
         (Op::Sin, Fmt::S) => sfu::sincos(a32, false),
@@ -495,7 +458,6 @@ pub(super) fn scalar(op: Op, f: Fmt, mods: &Mods, a: u64, b: u64, c: u64) -> u64
                 sqrt(f, a, r)
             }
         }
-        Op::Rsqrt if f == Fmt::D => rsqrt_f64(f64::from_bits(a)).to_bits(),
         Op::Rsqrt => f.encode_f64(1.0 / f.to_f64(a).sqrt()),
         Op::Sin => f.encode_f64(f.to_f64(a).sin()),
         Op::Cos => f.encode_f64(f.to_f64(a).cos()),

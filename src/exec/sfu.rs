@@ -502,6 +502,35 @@ pub fn rsqrt64(x: u64) -> u64 {
     u64::from(r) << 32
 }
 
+/// `rsqrt.approx.f64` without `.ftz`: ptxas refines MUFU.RSQ64H once (sm_90 SASS): with
+/// y = RSQ64H(x) and e = fma(x, -y*y, 1), the result is fma(fma(e, 0.375, 0.5), y*e, y). Zero
+/// gives +-infinity, negative numbers the default NaN, infinity +0, a NaN itself quieted, and a
+/// subnormal x is scaled by 2^54 first and the result by 2^27.
+pub fn rsqrt64_refined(x: u64) -> u64 {
+    let hi = (x >> 32) as u32;
+    let refine = |v: f64| {
+        let y = f64::from_bits(rsqrt64(v.to_bits()));
+        let e = v.mul_add(-(y * y), 1.0);
+        e.mul_add(0.375, 0.5).mul_add(y * e, y)
+    };
+    if hi.wrapping_sub(0x0010_0000) < 0x7fe0_0000 {
+        return refine(f64::from_bits(x)).to_bits();
+    }
+    let v = f64::from_bits(x);
+    let sign = x & (1 << 63);
+    if v == 0.0 {
+        sign | 0x7ff0_0000_0000_0000
+    } else if v.is_nan() {
+        x | 0x0008_0000_0000_0000
+    } else if sign != 0 {
+        0xfff8_0000_0000_0000
+    } else if v.is_infinite() {
+        0
+    } else {
+        (refine(v * 18_014_398_509_481_984.0) * 134_217_728.0).to_bits()
+    }
+}
+
 /// `rcp.approx{.ftz}.f32`.
 pub fn rcp(x: u32, ftz: bool) -> u32 {
     if ftz {

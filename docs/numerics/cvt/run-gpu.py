@@ -25,12 +25,14 @@ FIXED_LOW = [0x0, 0x1, 0x2, 0x3, 0x7FF, 0x800, 0x801, 0xFFF, 0x1000, 0x1001, 0x1
 
 
 def forms():
+    """The opcode of each line; a line `OPCODE mixlow` (f64 forms) gives every input a random low word
+    (splitmix64 of the high word) and hashes the result's high word xor its low word."""
     with open(FORMS) as f:
         return [l.strip() for l in f if l.strip() and not l.startswith("#")]
 
 
 def types(op):
-    words = op.split(".")
+    words = op.split()[0].split(".")
     if words[0] != "cvt":  # a unary float instruction: result and source of its one type
         return words[-1], words[-1]
     return words[-2], words[-1]
@@ -51,6 +53,9 @@ def asm(op):
     dt, st = types(op)
     if not op.startswith("cvt.") and st == "f32":
         return f'asm("{op} %0, %1;" : "=r"(r) : "r"(x));'
+    if op.endswith(" mixlow"):  # x is the high word, the low word random; r = result high ^ low
+        return (f'unsigned lo = (unsigned)mix(x), rl; asm("{{ .reg .f64 a, d; mov.b64 a, {{%3, %2}}; '
+                f'{op.split()[0]} d, a; mov.b64 {{%1, %0}}, d; }}" : "=r"(r), "=r"(rl) : "r"(x), "r"(lo)); r ^= rl;')
     if not op.startswith("cvt.") and st == "f64":  # x is the high word (low word 0); r the result's high word
         return (f'asm("{{ .reg .f64 a, d; .reg .b32 lo; mov.b64 a, {{%2, %1}}; {op} d, a; '
                 f'mov.b64 {{lo, %0}}, d; }}" : "=r"(r) : "r"(x), "r"(0u));')
