@@ -16,7 +16,7 @@ import ptxrun.cupy as cp
 from conftest import HW_CASES, ROOT, SAMPLES, read
 
 # Samples launched through plain CuPy calls (hw-golden launches tensor maps through libcuda).
-CUPY_SAMPLES = ["async", "bulk", "cluster", "core", "core2", "checker", "mbarrier", "matrix", "triton"]
+CUPY_SAMPLES = ["async", "bulk", "cluster", "core", "core2", "checker", "mbarrier", "matrix", "triton", "cvt", "numerics"]
 
 
 def tolerated(line: str) -> bool:
