@@ -97,81 +97,63 @@ fn encode_small(x: Exact, mbits: u32, emin: i32) -> u32 {
     (field << mbits) | (n as u32 & ((1 << mbits) - 1))
 }
 
-/// The magnitude of an f32 as `sig * 2^exp`, or None for zero.
-fn exact_f32(v: u32) -> Option<Exact> {
-    let (e, m) = ((v >> 23) & 0xff, v & 0x7f_ffff);
-    match e {
+/// An IEEE value: its sign, NaN or infinity, or its magnitude (None for zero).
+struct Unpacked {
+    neg: bool,
+    nan: bool,
+    inf: bool,
+    mag: Option<Exact>,
+}
+
+/// Unpacks the IEEE format of `ebits` exponent and `mbits` fraction bits (f32: 8, 23; f16: 5, 10).
+fn unpack(v: u64, ebits: u32, mbits: u32) -> Unpacked {
+    let (emax, bias) = ((1u64 << ebits) - 1, (1i32 << (ebits - 1)) - 1);
+    let (e, m) = ((v >> mbits) & emax, v & ((1 << mbits) - 1));
+    let lowest = 1 - bias - mbits as i32; // the exponent of the smallest subnormal's bit
+    let mag = match e {
         0 if m == 0 => None,
         0 => Some(Exact {
-            sig: m.into(),
-            exp: -149,
+            sig: m,
+            exp: lowest,
         }),
         _ => Some(Exact {
-            sig: (m | 0x80_0000).into(),
-            exp: e as i32 - 150,
+            sig: m | 1 << mbits,
+            exp: lowest + e as i32 - 1,
         }),
+    };
+    Unpacked {
+        neg: v >> (ebits + mbits) & 1 != 0,
+        nan: e == emax && m != 0,
+        inf: e == emax && m == 0,
+        mag,
     }
 }
 
-/// The magnitude of an f16 as `sig * 2^exp`, or None for zero.
-fn exact_f16(v: u16) -> Option<Exact> {
-    let (e, m) = ((v >> 10) & 0x1f, v & 0x3ff);
-    match e {
-        0 if m == 0 => None,
-        0 => Some(Exact {
-            sig: m.into(),
-            exp: -24,
-        }),
-        _ => Some(Exact {
-            sig: (m | 0x400).into(),
-            exp: e as i32 - 25,
-        }),
-    }
-}
-
-/// `cvt.rn.satfinite{.relu}.{e4m3,e5m2}` of one value given as sign, class and magnitude.
-fn to_f8(neg: bool, nan: bool, inf: bool, x: Option<Exact>, f8: F8, relu: bool) -> u8 {
-    if nan {
+/// `cvt.rn.satfinite{.relu}.{e4m3,e5m2}` of one unpacked value.
+fn to_f8(x: Unpacked, f8: F8, relu: bool) -> u8 {
+    if x.nan {
         return f8.nan();
     }
-    if relu && neg {
+    if relu && x.neg {
         return 0;
     }
-    let sign = if neg { 0x80 } else { 0 };
-    if inf {
+    let sign = if x.neg { 0x80 } else { 0 };
+    if x.inf {
         return sign | f8.max_finite();
     }
-    let Some(x) = x else { return sign };
-    let mag = encode_small(x, f8.mbits(), f8.emin()).min(u32::from(f8.max_finite()));
-    sign | mag as u8
+    let Some(mag) = x.mag else { return sign };
+    let bits = encode_small(mag, f8.mbits(), f8.emin()).min(u32::from(f8.max_finite()));
+    sign | bits as u8
 }
 
 /// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32`: one f32 to one byte.
 pub fn f8_from_f32(v: u32, f8: F8, relu: bool) -> u8 {
-    let (e, m) = ((v >> 23) & 0xff, v & 0x7f_ffff);
-    let neg = v >> 31 != 0;
-    to_f8(
-        neg,
-        e == 0xff && m != 0,
-        e == 0xff && m == 0,
-        exact_f32(v),
-        f8,
-        relu,
-    )
+    to_f8(unpack(v.into(), 8, 23), f8, relu)
 }
 
 /// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2`: one f16 to one byte.
 pub fn f8_from_f16(v: u16, f8: F8, relu: bool) -> u8 {
-    let (e, m) = ((v >> 10) & 0x1f, v & 0x3ff);
-    let neg = v >> 15 != 0;
-    to_f8(
-        neg,
-        e == 0x1f && m != 0,
-        e == 0x1f && m == 0,
-        exact_f16(v),
-        f8,
-        relu,
-    )
+    to_f8(unpack(v.into(), 5, 10), f8, relu)
 }
 
 /// `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`: one byte to an f16 (exact: f16 holds every value).
