@@ -42,6 +42,8 @@ struct RawLaunch {
 #[serde(untagged)]
 enum Dim3 {
     One(u32),
+    /// `[x, y]`: z is 1.
+    Two([u32; 2]),
     Three([u32; 3]),
 }
 
@@ -49,6 +51,7 @@ impl Dim3 {
     fn get(self) -> [u32; 3] {
         match self {
             Dim3::One(x) => [x, 1, 1],
+            Dim3::Two([x, y]) => [x, y, 1],
             Dim3::Three(d) => d,
         }
     }

@@ -85,6 +85,32 @@ fn unexecuted_cvt_form_is_unsupported_naming_it() {
     );
 }
 
+/// `mma` is `.sync.aligned`: half a warp executing it is a `divergent-aligned` hazard at the
+/// mma's line, even when the other half completes the rendezvous by exiting.
+#[test]
+fn mma_by_half_a_warp_is_divergent_aligned() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_divergent"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("divergent-aligned")
+            && stderr.contains("lanes 0xffff0000")
+            && stderr.contains("kernel.ptx:21:5"),
+        "{stderr}"
+    );
+}
+
+/// The sm_70 `m8n8k4` `.f16` form decodes but stops as unsupported, naming the form.
+#[test]
+fn sm70_mma_form_is_unsupported_naming_it() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_sm70"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32` is not supported")
+            && stderr.contains("kernel.ptx:16:5"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn trap_deadlock_and_step_limit_exit_1() {
     let (code, _, stderr) = ptxrun(&["run", "tests/run/trap"]);

@@ -16,12 +16,16 @@ use super::step::{fault, lanes, Res, WARP};
 use crate::exec::FaultKind;
 use crate::ir::{Flags, Op, Operand};
 
-/// Row addresses, one per lane of the warp (only the lanes that supply rows matter).
-pub(crate) type Rows = [u64; WARP];
+/// What each lane of the warp brings to a matrix instruction: `ldmatrix`/`stmatrix` a row
+/// address (slot 0), `mma` its A, B and C registers (`mma.rs`).
+pub(crate) type Rows = [[u64; ROW_SLOTS]; WARP];
 
-/// Whether `op` is a warp-wide matrix access.
+/// Registers one lane can bring: A, B and C of the largest fragments (`.m16n8k16.f64`: 8 + 4 + 4).
+pub(crate) const ROW_SLOTS: usize = 16;
+
+/// Whether `op` is a warp-wide matrix instruction.
 pub(crate) fn is_matrix(op: Op) -> bool {
-    matches!(op, Op::Ldmatrix | Op::Stmatrix)
+    matches!(op, Op::Ldmatrix | Op::Stmatrix | Op::Mma)
 }
 
 /// The operand holding the row address.
@@ -60,9 +64,12 @@ fn count(cx: &Ctx<'_, '_>) -> Res<usize> {
 
 /// Reads this group's row addresses into `rows`.
 pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
+    if cx.ins.op == Op::Mma {
+        return super::mma::gather(cx, rows);
+    }
     let k = addr_operand(cx.ins.op);
     for lane in lanes(cx.active) {
-        rows[lane] = address(cx, k, lane);
+        rows[lane][0] = address(cx, k, lane);
     }
 }
 
@@ -90,6 +97,9 @@ fn pieces(t: usize, i: usize, trans: bool) -> [(usize, u64); 2] {
 /// Executes the instruction for this group's lanes; `rows` holds every present lane's row
 /// address and `present` says which lanes are there.
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
+    if cx.ins.op == Op::Mma {
+        return super::mma::exec(cx, rows, present);
+    }
     let n = count(cx)?;
     let missing = row_lanes(n) & !present;
     if missing != 0 {
@@ -106,8 +116,8 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     }
     let space = cx.ins.mods.space;
     for lane in lanes(row_lanes(n) & cx.active) {
-        let tg = target(cx, space, rows[lane]);
-        check_align(cx, rows[lane], 16, lane, tg)?;
+        let tg = target(cx, space, rows[lane][0]);
+        check_align(cx, rows[lane][0], 16, lane, tg)?;
     }
     let trans = cx.ins.mods.has(Flags::TRANS);
     let load = cx.ins.op == Op::Ldmatrix;
@@ -126,7 +136,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
                     break;
                 }
                 let len = if trans { 2 } else { 4 };
-                let tg = target(cx, space, rows[*src] + off);
+                let tg = target(cx, space, rows[*src][0] + off);
                 let piece = &mut bytes[2 * h..2 * h + len];
                 let thread = thread_of(cx, lane);
                 if load {

@@ -721,7 +721,7 @@ impl<'m> Machine<'m> {
             if active != 0 {
                 let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
                 if super::matrix::is_matrix(ins.op) {
-                    let mut rows = [0u64; WARP];
+                    let mut rows = [[0u64; super::matrix::ROW_SLOTS]; WARP];
                     super::matrix::gather(&cx, &mut rows);
                     super::matrix::exec(&mut cx, &rows, active)?;
                 } else {
@@ -811,9 +811,11 @@ impl<'m> Machine<'m> {
         members: &[(Instr, &'m Function, u32, u32)],
         union: u32,
     ) -> Res<()> {
-        let mut rows = [0u64; WARP];
+        let mut rows = [[0u64; super::matrix::ROW_SLOTS]; WARP];
         for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
-            if ins.op != members[0].0.op {
+            // mma reads every lane's registers: the groups must be at the same instruction.
+            let same = ins.op == members[0].0.op && (ins.op != Op::Mma || *ins == members[0].0);
+            if !same {
                 return Err(fault(
                     FaultKind::Hazard("divergent-aligned"),
                     format!(
@@ -828,13 +830,25 @@ impl<'m> Machine<'m> {
             super::matrix::gather(&cx, &mut rows);
         }
         for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
+            // A fault belongs to the parked instruction, not to whichever group completed the
+            // rendezvous (a lane exiting, say).
+            let site = self.group_site(&cl.ctas[ci], wi, g);
             let mut cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
-            super::matrix::exec(&mut cx, &rows, union)?;
+            super::matrix::exec(&mut cx, &rows, union)
+                .map_err(|f| at(f, site.0, site.1, site.2))?;
             let grp = &mut cl.ctas[ci].warps[wi].groups[g];
             grp.wait = Wait::Ready;
             grp.pc += 1;
         }
         Ok(())
+    }
+
+    /// (function, pc, first thread) of a parked group.
+    fn group_site(&self, cta: &Cta, wi: usize, g: usize) -> (FuncId, u32, u32) {
+        let w = &cta.warps[wi];
+        let grp = &w.groups[g];
+        let first = w.index * WARP as u32 + grp.mask.trailing_zeros();
+        (w.frames[grp.frame as usize].func, grp.pc, first)
     }
 
     fn group_instr(&self, cta: &Cta, wi: usize, g: usize) -> (Instr, &'m Function, u32) {

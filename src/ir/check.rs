@@ -271,10 +271,55 @@ pub fn check_instr(
             .help("PTX ISA 9.0 section 9.7.9.21 lists the forms of cvt"));
         }
     }
+    if ins.op == Op::Mma {
+        check_mma(ins, ops, src, &at)?;
+    }
     if matches!(ins.op, Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup)
         && !matches!(ops[0], Operand::Imm(0..))
     {
         return Err(kind_error(0, "a non-negative integer constant"));
+    }
+    Ok(())
+}
+
+/// `mma`: a form PTX has (section 9.7.14.5.14), with as many registers in each brace list as
+/// the fragment of that form holds per lane.
+fn check_mma(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    let f = match super::mma::form(&ins.mods) {
+        Ok(f) => f,
+        Err(super::mma::MmaError::Illegal(why)) => {
+            return Err(Diag::error(
+                "ir::mma-form",
+                format!("`{}` is not a form of mma: {why}", src.opcode.text),
+            )
+            .label(src.opcode.span.clone(), why)
+            .help("PTX ISA 9.0 section 9.7.14.5.14 lists the forms of mma"));
+        }
+        // Decodes; executing it is the error.
+        Err(super::mma::MmaError::NotExecutable(_)) => return Ok(()),
+    };
+    for (k, (want, name)) in f.regs().into_iter().zip(["D", "A", "B", "C"]).enumerate() {
+        let got = match &ops[k] {
+            Operand::Vector(v) => usize::from(v.len),
+            Operand::Reg(_) => 1,
+            _ => 0,
+        };
+        if got != want {
+            return Err(Diag::error(
+                "ir::mma-operands",
+                format!(
+                    "`{}` takes {want} register{} for {name}, found {got}",
+                    src.opcode.text,
+                    if want == 1 { "" } else { "s" }
+                ),
+            )
+            .label(at(k), format!("{want} expected")));
+        }
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ mod contract;
 pub mod cvt;
 mod decl;
 mod lower;
+pub mod mma;
 pub mod mods;
 pub mod opcode;
 mod print;
@@ -246,6 +247,7 @@ impl Instr {
     pub fn is_executable(&self, nops: usize) -> bool {
         match self.op {
             Op::Cvt => cvt::form(&self.mods, nops).is_ok(),
+            Op::Mma => mma::form(&self.mods).is_ok(),
             op => !op.is_opaque(),
         }
     }

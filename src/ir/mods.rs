@@ -159,6 +159,12 @@ flags! {
     B8X16 = 61, "b8x16";
     B6X16_P32 = 62, "b6x16_p32";
     B4X16_P64 = 63, "b4x16_p64";
+    // Operand layouts of matrix multiplies (`.row`/`.col`, section 9.7.14.5.14): the first
+    // word is A's layout, the second B's. Decoded from `Mod::Layout`, never parsed by name.
+    ROW_A = 31, "row";
+    COL_A = 34, "col";
+    ROW_B = 35, "row";
+    COL_B = 37, "col";
 }
 
 impl Flags {
@@ -208,6 +214,10 @@ pub enum Mod {
     Flag(Flags),
     /// Tensor dimensionality of `cp.async.bulk.tensor.Nd`.
     Dim(u8),
+    /// A matrix shape `.mMnNkK` (an index into [`MatShape::ALL`]).
+    Shape(u8),
+    /// A matrix operand layout: `.row` (false) or `.col` (true).
+    Layout(bool),
     /// Cache eviction and prefetch-size hints (`.L1::evict_last`, `.L2::128B`, `.level::...`):
     /// accepted and kept for printing, no semantic effect on results.
     Hint,
@@ -229,6 +239,8 @@ impl Classes {
     pub const CACHE: Classes = Classes(1 << 8);
     pub const HINT: Classes = Classes(1 << 9);
     pub const DIM: Classes = Classes(1 << 10);
+    /// Matrix shapes and layouts (`mma`, `wmma`, `wgmma`); bit 11 is the opcode table's SP2.
+    pub const SHAPE: Classes = Classes(1 << 12);
     pub const NONE: Classes = Classes(0);
 
     pub const fn or(self, o: Classes) -> Classes {
@@ -254,6 +266,7 @@ impl Mod {
             Mod::Cache(_) => Classes::CACHE,
             Mod::Hint => Classes::HINT,
             Mod::Dim(_) => Classes::DIM,
+            Mod::Shape(_) | Mod::Layout(_) => Classes::SHAPE,
             // Sub-operations and flags are allowed one by one, not by class.
             Mod::Sub(_) | Mod::Flag(_) => return None,
         })
@@ -302,7 +315,12 @@ pub fn vocabulary(word: &str) -> Vec<Mod> {
         "3d" => out.push(Mod::Dim(3)),
         "4d" => out.push(Mod::Dim(4)),
         "5d" => out.push(Mod::Dim(5)),
+        "row" => out.push(Mod::Layout(false)),
+        "col" => out.push(Mod::Layout(true)),
         _ => {}
+    }
+    if let Some(i) = MatShape::parse(word) {
+        out.push(Mod::Shape(i));
     }
     let is_hint = word == "L1"
         || word == "L2"
@@ -350,6 +368,104 @@ impl Mods {
 
     pub fn has(&self, f: Flags) -> bool {
         self.flags.contains(f)
+    }
+
+    /// The matrix shape, for matrix instructions (kept in the `dim` byte, above tensor dims).
+    pub fn shape(&self) -> Option<MatShape> {
+        let i = self.dim.checked_sub(SHAPE_BASE)?;
+        MatShape::ALL.get(usize::from(i)).copied()
+    }
+
+    /// Stores a shape index from [`Mod::Shape`].
+    pub fn set_shape(&mut self, index: u8) {
+        self.dim = SHAPE_BASE + index;
+    }
+
+    /// The two operand layouts as written (`true` = `.col`), `None` where absent.
+    pub fn layouts(&self) -> [Option<bool>; 2] {
+        let one = |row: Flags, col: Flags| {
+            if self.has(row) {
+                Some(false)
+            } else if self.has(col) {
+                Some(true)
+            } else {
+                None
+            }
+        };
+        [
+            one(Flags::ROW_A, Flags::COL_A),
+            one(Flags::ROW_B, Flags::COL_B),
+        ]
+    }
+}
+
+/// `dim` values from here on are matrix shapes; below, tensor dimensionalities (1..5).
+const SHAPE_BASE: u8 = 16;
+
+/// A matrix shape `.mMnNkK` of `mma`, `wmma` and `wgmma` (PTX ISA 9.0 sections 9.7.14.4.1,
+/// 9.7.14.5.1 and 9.7.15.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MatShape {
+    pub m: u16,
+    pub n: u16,
+    pub k: u16,
+}
+
+impl MatShape {
+    const fn new(m: u16, n: u16, k: u16) -> MatShape {
+        MatShape { m, n, k }
+    }
+
+    /// Every shape PTX names: `mma`'s and `wmma`'s, then `wgmma`'s m64nNk{8,16,32,256}.
+    pub const ALL: [MatShape; 17 + 128] = {
+        let fixed = [
+            MatShape::new(8, 8, 4),
+            MatShape::new(16, 8, 4),
+            MatShape::new(16, 8, 8),
+            MatShape::new(16, 8, 16),
+            MatShape::new(16, 8, 32),
+            MatShape::new(16, 8, 64),
+            MatShape::new(16, 8, 128),
+            MatShape::new(16, 8, 256),
+            MatShape::new(8, 8, 16),
+            MatShape::new(8, 8, 32),
+            MatShape::new(8, 8, 128),
+            MatShape::new(16, 16, 16),
+            MatShape::new(32, 8, 16),
+            MatShape::new(8, 32, 16),
+            MatShape::new(16, 16, 8),
+            MatShape::new(16, 8, 24),
+            MatShape::new(16, 8, 48),
+        ];
+        let mut all = [MatShape::new(0, 0, 0); 17 + 128];
+        let mut i = 0;
+        while i < fixed.len() {
+            all[i] = fixed[i];
+            i += 1;
+        }
+        let ks = [8, 16, 32, 256];
+        let mut j = 0;
+        while j < 128 {
+            all[17 + j] = MatShape::new(64, 8 * (j as u16 / 4 + 1), ks[j % 4]);
+            j += 1;
+        }
+        all
+    };
+
+    /// The index of the shape `word` names, if PTX has it.
+    pub fn parse(word: &str) -> Option<u8> {
+        let rest = word.strip_prefix('m')?;
+        let (m, rest) = rest.split_once('n')?;
+        let (n, k) = rest.split_once('k')?;
+        let shape = MatShape::new(m.parse().ok()?, n.parse().ok()?, k.parse().ok()?);
+        let i = MatShape::ALL.iter().position(|s| *s == shape)?;
+        u8::try_from(i).ok()
+    }
+}
+
+impl fmt::Display for MatShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ".m{}n{}k{}", self.m, self.n, self.k)
     }
 }
 

@@ -26,6 +26,7 @@ const VEC: Classes = Classes::VEC;
 const CACHE: Classes = Classes::CACHE;
 const HINT: Classes = Classes::HINT;
 const DIM: Classes = Classes::DIM;
+const SHAPE: Classes = Classes::SHAPE;
 const NO: Classes = Classes::NONE;
 
 /// One row of the table.
@@ -180,6 +181,8 @@ table! {
     Nanosleep "nanosleep", T, [], [], 1..1, 1..1;
     Griddepcontrol "griddepcontrol", NO, [LaunchDependents, Wait], [], 0..0, 0..0;
     Setmaxnreg "setmaxnreg", T, [Inc, Dec], [SYNC, ALIGNED], 1..1, 1..1;
+    // ---- warp-level matrix multiply-accumulate (9.7.14.5.14); forms in ir/mma.rs ----
+    Mma "mma", T.or(SHAPE).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
     // ---- control flow (9.7.12) ----
     Bra "bra", NO, [], [UNI], 0..0, 1..1;
     BrxIdx "brx.idx", NO, [], [UNI], 0..0, 2..2;
@@ -199,7 +202,6 @@ table! {
     WmmaLoad "wmma.load";
     WmmaStore "wmma.store";
     WmmaMma "wmma.mma";
-    Mma "mma";
     MmaSp "mma.sp";
     Movmatrix "movmatrix";
     WgmmaMmaAsync "wgmma.mma_async";
@@ -428,6 +430,23 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
                 return Err(conflict(&format!(".v{}", m.vec)));
             }
             m.vec = v;
+        }
+        Mod::Shape(i) => {
+            if let Some(old) = m.shape() {
+                return Err(conflict(&old));
+            }
+            m.set_shape(i);
+        }
+        Mod::Layout(col) => {
+            let [a, b] = m.layouts();
+            let flag = match (a, b, col) {
+                (None, _, false) => Flags::ROW_A,
+                (None, _, true) => Flags::COL_A,
+                (Some(_), None, false) => Flags::ROW_B,
+                (Some(_), None, true) => Flags::COL_B,
+                (Some(_), Some(_), _) => return Err(conflict(&".row/.col twice")),
+            };
+            m.flags = m.flags | flag;
         }
         Mod::Dim(d) => {
             if m.dim != 0 {

@@ -239,11 +239,16 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     for f in m
         .flags
         .names()
-        .filter(|f| !matches!(*f, "hints" | "to" | "contracted"))
+        .filter(|f| !matches!(*f, "hints" | "to" | "contracted" | "row" | "col"))
     {
         push(&format_args!(".{f}"));
     }
-    if m.dim != 0 {
+    if let Some(shape) = m.shape() {
+        push(&shape);
+        for col in m.layouts().into_iter().flatten() {
+            push(&if col { ".col" } else { ".row" });
+        }
+    } else if m.dim != 0 {
         push(&format_args!(".{}d", m.dim));
     }
     if m.vec > 1 {

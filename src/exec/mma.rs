@@ -1,0 +1,237 @@
+//! `mma.sync.aligned` (PTX ISA 9.0 section 9.7.14.5.14): the warp multiplies an m x k matrix A
+//! by a k x n matrix B and adds C, each spread over the 32 lanes' registers in the fragment
+//! layouts of sections 9.7.14.5.1-13. With `g = lane / 4` and `t = lane % 4`, and `e` elements
+//! per register:
+//!
+//! - A (m = 16): register `r` holds row `g + 8 (r % 2)`, columns `e t + 4 e (r / 2) + j`;
+//!   (m = 8): one register, row `g`, columns `e t + j`;
+//! - B: register `r` holds column `g`, rows `e t + 4 e r + j`;
+//! - C and D: element `i` is row `g + 8 (i / 2)` (m = 16) or `g` (m = 8), column `2 t + i % 2`.
+//!
+//! Element `j` of a register sits at bits `j * width` upward. The warp gathers every lane's A,
+//! B and C registers, computes each element of D once (`tcore.rs`), and each lane writes its own
+//! D registers. All 32 lanes must execute the instruction together; otherwise it is a
+//! `divergent-aligned` hazard.
+
+use super::ctx::Ctx;
+use super::matrix::Rows;
+use super::memops::{elems, thread_of};
+use super::step::{fault, lanes, Res};
+use super::tcore;
+use crate::exec::FaultKind;
+use crate::ir::mma::{form, Elem, MmaForm};
+use crate::ir::{Operand, Type};
+
+/// The register type to read an operand of element type `e` with.
+fn reg_type(e: Elem) -> Type {
+    if e == Elem::F64 {
+        Type::F64
+    } else {
+        Type::B32
+    }
+}
+
+/// The form, or the unsupported fault that names it.
+fn decoded(cx: &Ctx<'_, '_>) -> Res<MmaForm> {
+    form(&cx.ins.mods).map_err(|e| {
+        let why = match e {
+            crate::ir::mma::MmaError::Illegal(w) | crate::ir::mma::MmaError::NotExecutable(w) => w,
+        };
+        let text = crate::ir::print_instr(cx.m, cx.func, cx.pc);
+        let name = text.split_whitespace().next().unwrap_or("mma").to_string();
+        fault(
+            FaultKind::Unsupported,
+            format!("`{name}` is not supported by ptxrun: {why}"),
+        )
+    })
+}
+
+/// Reads this group's A, B and C registers, in that order, into `inputs` (one row per lane).
+pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
+    let Ok(f) = decoded(cx) else { return };
+    for lane in lanes(cx.active) {
+        let mut at = 0;
+        for (k, e) in [(1, f.a), (2, f.b), (3, f.c)] {
+            for o in elems(cx, k) {
+                if let Some(slot) = inputs[lane].get_mut(at) {
+                    *slot = cx.value(&o, lane, reg_type(e));
+                }
+                at += 1;
+            }
+        }
+    }
+}
+
+/// Element `j` of a register value holding elements of type `e`.
+fn element(v: u64, e: Elem, j: usize) -> u64 {
+    let w = e.bits();
+    if w == 64 {
+        return v;
+    }
+    (v >> (j as u32 * w)) & ((1u64 << w) - 1)
+}
+
+/// Elements per register.
+fn per_reg(e: Elem) -> usize {
+    (e.reg_bits() / e.bits()) as usize
+}
+
+/// (row, column) of element `j` of A register `r` in `lane`.
+fn a_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
+    let (g, t, e) = (lane / 4, lane % 4, per_reg(f.a));
+    if f.shape.m == 16 {
+        (g + 8 * (r % 2), e * t + 4 * e * (r / 2) + j)
+    } else {
+        (g, e * t + j)
+    }
+}
+
+/// (row, column) of element `j` of B register `r` in `lane`.
+fn b_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
+    let (g, t, e) = (lane / 4, lane % 4, per_reg(f.b));
+    (e * t + 4 * e * r + j, g)
+}
+
+/// (row, column) of element `i` of C or D in `lane`.
+fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
+    let (g, t) = (lane / 4, lane % 4);
+    let row = if f.shape.m == 16 { g + 8 * (i / 2) } else { g };
+    (row, 2 * t + i % 2)
+}
+
+/// Executes the instruction for this group's lanes; `inputs` holds every present lane's A, B
+/// and C registers and `present` says which lanes are there.
+pub(crate) fn exec(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> {
+    let f = decoded(cx)?;
+    if present != u32::MAX {
+        let mut e = fault(
+            FaultKind::Hazard("divergent-aligned"),
+            format!(
+                "`mma` is .sync.aligned, but lanes {:#010x} of the warp, whose fragments it needs, \
+                 did not execute it",
+                !present
+            ),
+        );
+        e.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
+        return Err(e);
+    }
+    let d = product(&f, inputs);
+    let n = usize::from(f.shape.n);
+    let [d_regs, ..] = f.regs();
+    let out = elems(cx, 0);
+    let per = per_reg(f.d);
+    for lane in lanes(cx.active) {
+        for (r, o) in out.iter().enumerate().take(d_regs) {
+            let mut v = 0u64;
+            for j in 0..per {
+                let (row, col) = c_at(&f, lane, r * per + j);
+                v |= d[row * n + col] << (j as u32 * f.d.bits());
+            }
+            if let Operand::Reg(reg) = o {
+                cx.set_reg(*reg, lane, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// D = A x B + C for the whole warp, row-major m x n.
+fn product(f: &MmaForm, inputs: &Rows) -> Vec<u64> {
+    let (m, n, k) = (
+        usize::from(f.shape.m),
+        usize::from(f.shape.n),
+        usize::from(f.shape.k),
+    );
+    let [_, a_regs, b_regs, c_regs] = f.regs();
+    let (mut a, mut b_t, mut c) = (vec![0; m * k], vec![0; n * k], vec![0; m * n]);
+    for (lane, regs) in inputs.iter().enumerate() {
+        let (ra, rest) = regs.split_at(a_regs);
+        let (rb, rc) = rest.split_at(b_regs);
+        for (r, &v) in ra.iter().enumerate() {
+            for j in 0..per_reg(f.a) {
+                let (row, col) = a_at(f, lane, r, j);
+                a[row * k + col] = element(v, f.a, j);
+            }
+        }
+        for (r, &v) in rb.iter().enumerate() {
+            for j in 0..per_reg(f.b) {
+                let (row, col) = b_at(f, lane, r, j);
+                b_t[col * k + row] = element(v, f.b, j);
+            }
+        }
+        for i in 0..c_regs * per_reg(f.c) {
+            let (row, col) = c_at(f, lane, i);
+            c[row * n + col] = element(rc[i / per_reg(f.c)], f.c, i % per_reg(f.c));
+        }
+    }
+    let mut d = vec![0; m * n];
+    for row in 0..m {
+        for col in 0..n {
+            let (ar, bc, cv) = (&a[row * k..][..k], &b_t[col * k..][..k], c[row * n + col]);
+            d[row * n + col] = match f.a {
+                Elem::F64 => tcore::f64_dot(ar, bc, cv),
+                Elem::S8 | Elem::U8 | Elem::S4 | Elem::U4 | Elem::B1 => {
+                    tcore::int_dot(ar, bc, (f.a, f.b), cv, f.xor, f.satfinite)
+                }
+                Elem::E4m3 | Elem::E5m2 => tcore::f8_dot(ar, bc, (f.a, f.b), cv, f.d),
+                _ => tcore::float_dot(ar, bc, (f.a, f.b), cv, f.d),
+            };
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::opcode::decode;
+
+    fn form_of(text: &str) -> MmaForm {
+        form(&decode(text, 0).unwrap().mods).unwrap()
+    }
+
+    /// Every element of A, B and C is covered exactly once by the 32 lanes' registers.
+    #[test]
+    fn fragments_tile_the_matrices() {
+        for text in [
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+            "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+            "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32",
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+            "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32",
+            "mma.sync.aligned.m8n8k16.row.col.s32.s8.u8.s32",
+            "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32",
+            "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+            "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+        ] {
+            let f = form_of(text);
+            let (m, n, k) = (
+                usize::from(f.shape.m),
+                usize::from(f.shape.n),
+                usize::from(f.shape.k),
+            );
+            let [d, a, b, _] = f.regs();
+            let (mut sa, mut sb, mut sc) = (vec![0; m * k], vec![0; k * n], vec![0; m * n]);
+            for lane in 0..32 {
+                for r in 0..a {
+                    for j in 0..per_reg(f.a) {
+                        let (x, y) = a_at(&f, lane, r, j);
+                        sa[x * k + y] += 1;
+                    }
+                }
+                for r in 0..b {
+                    for j in 0..per_reg(f.b) {
+                        let (x, y) = b_at(&f, lane, r, j);
+                        sb[x * n + y] += 1;
+                    }
+                }
+                for i in 0..d * per_reg(f.d) {
+                    let (x, y) = c_at(&f, lane, i);
+                    sc[x * n + y] += 1;
+                }
+            }
+            assert!(sa.iter().chain(&sb).chain(&sc).all(|&c| c == 1), "{text}");
+        }
+    }
+}

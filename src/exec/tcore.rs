@@ -1,0 +1,390 @@
+//! Tensor-core arithmetic as pure functions: one element of `D = A x B + C` from a row of A, a
+//! column of B and an element of C, for every element type `mma` takes (PTX ISA 9.0 section
+//! 9.7.14.5.14 gives the operation; the ISA leaves the floating-point rounding open).
+//!
+//! The floating-point model is the Hopper one measured by Fasi, Higham, Mikaitis and Pranesh
+//! (2021) and by MMA-Sim (Xie et al., arXiv 2511.10909): each product is exact; the products and
+//! C are aligned to the largest exponent among them (a product's exponent is the sum of its
+//! factors' exponents, before normalisation; a zero counts as 2^-126) and each is truncated
+//! toward zero to 25 bits after that binary point; the sum is exact; it is normalised once, into
+//! f32 rounding toward zero or into f16 rounding to nearest even. A NaN anywhere (or inf x 0,
+//! or inf - inf) gives the canonical NaN, otherwise an infinite product or C gives that
+//! infinity. tf32 operands lose their low 13 bits. The fp8 forms are what ptxas makes of them
+//! on sm_90 (two f16 steps and an add, see [`f8_dot`]). Every form is compared with an H100 over
+//! random and adversarial operands (`docs/numerics/mma`). Integer forms are exact, wrapping to
+//! 32 bits or, with `.satfinite`, saturating. `.f64` forms are a chain of fused multiply-adds in
+//! k order.
+
+use crate::ir::mma::Elem;
+
+/// Fraction bits kept after the largest exponent when the terms are aligned (Hopper).
+const ALIGN_BITS: i32 = 25;
+
+/// A decoded floating-point operand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Val {
+    Nan,
+    Inf(bool),
+    /// `(-1)^neg * sig * 2^(exp - frac)`: `sig` holds the significand with `frac` fraction
+    /// bits (below 1.0 for subnormals, 0 for zeros), `exp` the exponent of its units bit.
+    Fin {
+        neg: bool,
+        sig: u64,
+        frac: i32,
+        exp: i32,
+    },
+}
+
+/// (fraction bits, exponent bias, whether the all-ones exponent is inf/NaN) of a float format.
+fn format(e: Elem) -> (i32, i32, u32, bool) {
+    // (frac, bias, exponent bits, ieee specials)
+    match e {
+        Elem::F16 => (10, 15, 5, true),
+        Elem::Bf16 => (7, 127, 8, true),
+        Elem::Tf32 => (10, 127, 8, true),
+        Elem::F32 => (23, 127, 8, true),
+        Elem::E4m3 => (3, 7, 4, false),
+        Elem::E5m2 => (2, 15, 5, true),
+        _ => (0, 0, 0, true),
+    }
+}
+
+/// Decodes the low bits of `bits` as an element of float format `e`.
+fn decode(bits: u64, e: Elem) -> Val {
+    let (frac, bias, ebits, ieee) = format(e);
+    // tf32 is read from an f32 register; the unit ignores the low 13 bits.
+    let bits = if e == Elem::Tf32 { bits >> 13 } else { bits };
+    let width = 1 + ebits + frac as u32;
+    let neg = bits >> (width - 1) & 1 != 0;
+    let field = (bits >> frac) & ((1 << ebits) - 1);
+    let man = bits & ((1 << frac) - 1);
+    let all_ones = (1 << ebits) - 1;
+    if ieee && field == all_ones {
+        return if man == 0 { Val::Inf(neg) } else { Val::Nan };
+    }
+    if !ieee && field == all_ones && man == (1 << frac) - 1 {
+        return Val::Nan; // e4m3: S.1111.111
+    }
+    let min_exp = 1 - bias;
+    if field == 0 {
+        let exp = if man == 0 { -126 } else { min_exp };
+        return Val::Fin {
+            neg,
+            sig: man,
+            frac,
+            exp,
+        };
+    }
+    Val::Fin {
+        neg,
+        sig: man | (1 << frac),
+        frac,
+        exp: field as i32 - bias,
+    }
+}
+
+/// One term of the fused sum: sign, integer significand, fraction bits, exponent.
+type Term = (bool, u64, i32, i32);
+
+/// Sums the terms as the tensor core does and returns the exact aligned sum `s` with the scale
+/// `e`: the result is `s * 2^e`.
+fn fused_sum(terms: &[Term]) -> (i128, i32) {
+    let max_e = terms.iter().map(|t| t.3).max().unwrap_or(-126);
+    let mut s: i128 = 0;
+    for &(neg, sig, frac, exp) in terms {
+        let shift = ALIGN_BITS - frac + exp - max_e;
+        let mag = if shift >= 0 {
+            i128::from(sig) << shift
+        } else if shift > -100 {
+            i128::from(sig) >> -shift
+        } else {
+            0
+        };
+        s += if neg { -mag } else { mag };
+    }
+    (s, max_e - ALIGN_BITS)
+}
+
+/// `|s| * 2^e` (s != 0) in an IEEE format with `frac` fraction bits and exponent bias `bias`,
+/// rounded toward zero (`nearest` false) or to nearest even; overflow gives infinity.
+fn normalise(s: i128, e: i32, frac: i32, bias: i32, nearest: bool) -> u64 {
+    let neg = s < 0;
+    let mag = s.unsigned_abs();
+    let top = 127 - mag.leading_zeros() as i32; // bit index of the leading one
+    let min_exp = 1 - bias;
+    let exp = (top + e).max(min_exp);
+    // Keep the bits from 2^(exp - frac) upward.
+    let drop = exp - frac - e;
+    let (mut kept, rest_half, rest_sticky) = if drop <= 0 {
+        (mag << -drop, false, false)
+    } else if drop >= 128 {
+        (0, false, mag != 0)
+    } else {
+        let half = 1u128 << (drop - 1);
+        let rest = mag & ((1u128 << drop) - 1);
+        (mag >> drop, rest & half != 0, rest & (half - 1) != 0)
+    };
+    if nearest && rest_half && (rest_sticky || kept & 1 == 1) {
+        kept += 1;
+    }
+    if kept == 0 {
+        return 0; // a result that rounds to zero is +0 (measured: f16 underflow)
+    }
+    let ebits = if bias == 15 { 5 } else { 8 };
+    let width = 1 + ebits + frac;
+    let sign = u64::from(neg) << (width - 1);
+    let inf = sign | (((1u64 << ebits) - 1) << frac);
+    // `kept` holds 1.f * 2^frac (or less for subnormals); a carry may add one bit.
+    let mut exp = exp;
+    if kept >> (frac + 1) != 0 {
+        kept >>= 1;
+        exp += 1;
+    }
+    if exp + bias >= (1 << ebits) - 1 {
+        return inf;
+    }
+    let field = if kept >> frac == 0 { 0 } else { exp + bias };
+    let man = (kept as u64) & ((1u64 << frac) - 1);
+    sign | ((field as u64) << frac) | man
+}
+
+/// One element of a floating-point `mma` with f16/bf16/tf32/fp8 operands: `c` and the result
+/// in `d_ty` (f32 or f16; PTX has C and D of one type). `a` and `b` hold k elements each.
+pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64 {
+    let d_f16 = d_ty == Elem::F16;
+    let nan = if d_f16 { 0x7fff } else { 0x7fff_ffff };
+    let mut terms: Vec<Term> = Vec::with_capacity(a.len() + 1);
+    let (mut pos_inf, mut neg_inf, mut is_nan) = (false, false, false);
+    let mut note_inf = |neg: bool| {
+        if neg {
+            neg_inf = true
+        } else {
+            pos_inf = true
+        }
+    };
+    for (&x, &y) in a.iter().zip(b) {
+        match (decode(x, ab.0), decode(y, ab.1)) {
+            (Val::Nan, _) | (_, Val::Nan) => is_nan = true,
+            (Val::Inf(p), Val::Inf(q)) => note_inf(p != q),
+            (Val::Inf(p), Val::Fin { neg, sig, .. }) | (Val::Fin { neg, sig, .. }, Val::Inf(p)) => {
+                if sig == 0 {
+                    is_nan = true
+                } else {
+                    note_inf(p != neg)
+                }
+            }
+            (
+                Val::Fin {
+                    neg: n1,
+                    sig: s1,
+                    frac: f1,
+                    exp: e1,
+                },
+                Val::Fin {
+                    neg: n2,
+                    sig: s2,
+                    frac: f2,
+                    exp: e2,
+                },
+            ) => terms.push((n1 != n2, s1 * s2, f1 + f2, e1 + e2)),
+        }
+    }
+    match decode(c, d_ty) {
+        Val::Nan => is_nan = true,
+        Val::Inf(neg) => note_inf(neg),
+        Val::Fin {
+            neg,
+            sig,
+            frac,
+            exp,
+        } => terms.push((neg, sig, frac, exp)),
+    }
+    if is_nan || (pos_inf && neg_inf) {
+        return nan;
+    }
+    let (frac, bias) = if d_f16 { (10, 15) } else { (23, 127) };
+    if pos_inf || neg_inf {
+        return normalise_inf(neg_inf, frac, bias);
+    }
+    let (s, e) = fused_sum(&terms);
+    if s == 0 {
+        return 0;
+    }
+    normalise(s, e, frac, bias, d_f16)
+}
+
+fn normalise_inf(neg: bool, frac: i32, bias: i32) -> u64 {
+    let ebits = if bias == 15 { 5 } else { 8 };
+    (u64::from(neg) << (ebits + frac)) | (((1u64 << ebits) - 1) << frac as u32)
+}
+
+/// One element of an integer `mma`: `a` and `b` hold k elements (sign-extended or not per
+/// type, `.b1` as single bits), `c` an s32.
+pub fn int_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, xor: bool, satfinite: bool) -> u64 {
+    let value = |v: u64, e: Elem| -> i64 {
+        match e {
+            Elem::S8 => i64::from(v as u8 as i8),
+            Elem::S4 => ((v as i64) << 60) >> 60,
+            Elem::U8 => (v & 0xff) as i64,
+            Elem::U4 => (v & 0xf) as i64,
+            _ => (v & 1) as i64,
+        }
+    };
+    let mut sum = i64::from(c as u32 as i32);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (value(x, ab.0), value(y, ab.1));
+        sum += match ab.0 {
+            Elem::B1 if xor => x ^ y,
+            Elem::B1 => x & y,
+            _ => x * y,
+        };
+    }
+    let r = if satfinite {
+        sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    } else {
+        sum as i32
+    };
+    u64::from(r as u32)
+}
+
+/// One element of an `.f64` `mma`: fused multiply-adds in k order, starting from `c` (the
+/// H100's DMMA). A NaN result is the first NaN among the step's b, accumulator and a, quieted
+/// (DFMA looks at a, c, b; measured with one NaN in every row of A and column of B), or the
+/// default NaN 0xfff8000000000000 for an invalid operation.
+pub fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
+    let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
+    a.iter().zip(b).fold(c, |acc, (&x, &y)| {
+        let r = f64::from_bits(x).mul_add(f64::from_bits(y), f64::from_bits(acc));
+        if !r.is_nan() {
+            return r.to_bits();
+        }
+        match [y, acc, x].into_iter().find(|&v| is_nan(v)) {
+            Some(v) => v | 1 << 51,
+            None => 0xfff8_0000_0000_0000,
+        }
+    })
+}
+
+/// One element of an fp8 `mma` (e4m3/e5m2). The H100 has no fp8 `mma.sync`: ptxas widens the
+/// operands to f16 (exactly), runs two f16 tensor-core steps, the first over the k with
+/// `k % 4 < 2` from zero, the second over the rest on top of it, both in D's type, and adds C
+/// last with an ordinary rounded-to-nearest add (FADD, or HADD2 for f16).
+pub fn f8_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64 {
+    use super::narrow::{f16_from_f8, F8};
+    let widen = |v: u64, e: Elem| {
+        let f8 = if e == Elem::E4m3 { F8::E4m3 } else { F8::E5m2 };
+        u64::from(f16_from_f8(v as u8, f8, false))
+    };
+    let mut halves: [(Vec<u64>, Vec<u64>); 2] = Default::default();
+    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let h = &mut halves[usize::from(i % 4 >= 2)];
+        h.0.push(widen(x, ab.0));
+        h.1.push(widen(y, ab.1));
+    }
+    let f16s = (Elem::F16, Elem::F16);
+    let first = float_dot(&halves[0].0, &halves[0].1, f16s, 0, d_ty);
+    let both = float_dot(&halves[1].0, &halves[1].1, f16s, first, d_ty);
+    add_rn(c, both, d_ty)
+}
+
+/// `c + x` in f32 or f16, rounded to nearest even, subnormals kept, a NaN canonical.
+fn add_rn(c: u64, x: u64, ty: Elem) -> u64 {
+    if ty == Elem::F16 {
+        let v = |b: u64| half::f16::from_bits(b as u16).to_f64();
+        let r = v(c) + v(x); // exact: f16 sums fit a double
+        return if r.is_nan() {
+            0x7fff
+        } else {
+            u64::from(half::f16::from_f64(r).to_bits())
+        };
+    }
+    let r = f32::from_bits(c as u32) + f32::from_bits(x as u32);
+    if r.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(r.to_bits())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(x: f32) -> u64 {
+        u64::from(half::f16::from_f32(x).to_bits())
+    }
+
+    #[test]
+    fn exact_sums_are_exact() {
+        let a = [h(1.5), h(2.0), h(-0.25)];
+        let b = [h(2.0), h(0.5), h(4.0)];
+        let d = float_dot(
+            &a,
+            &b,
+            (Elem::F16, Elem::F16),
+            u64::from(1.0f32.to_bits()),
+            Elem::F32,
+        );
+        assert_eq!(f32::from_bits(d as u32), 4.0);
+    }
+
+    #[test]
+    fn small_terms_are_truncated_after_25_bits() {
+        // 1 + 2^-26 loses the small term; 1 + 2^-25 keeps it, then f32 truncates it away.
+        let one = h(1.0);
+        let tiny = h(2f32.powi(-13));
+        let d = float_dot(
+            &[one, tiny],
+            &[one, tiny],
+            (Elem::F16, Elem::F16),
+            0,
+            Elem::F32,
+        );
+        assert_eq!(d, u64::from(1.0f32.to_bits()));
+        // -(small) truncates toward zero: 1 - 2^-26 is 1 (the term vanishes).
+        let d = float_dot(
+            &[one, tiny | 0x8000],
+            &[one, tiny],
+            (Elem::F16, Elem::F16),
+            0,
+            Elem::F32,
+        );
+        assert_eq!(d, u64::from(1.0f32.to_bits()));
+    }
+
+    #[test]
+    fn specials() {
+        let inf = 0x7c00;
+        let d = float_dot(
+            &[inf, h(0.0)],
+            &[h(1.0), inf],
+            (Elem::F16, Elem::F16),
+            0,
+            Elem::F32,
+        );
+        assert_eq!(d, 0x7fff_ffff);
+        let d = float_dot(&[inf], &[h(-1.0)], (Elem::F16, Elem::F16), 0, Elem::F16);
+        assert_eq!(d, 0xfc00);
+    }
+
+    #[test]
+    fn integers_wrap_or_saturate() {
+        let big = u64::from(i32::MAX as u32);
+        assert_eq!(
+            int_dot(&[1], &[1], (Elem::S8, Elem::S8), big, false, false),
+            0x8000_0000
+        );
+        assert_eq!(
+            int_dot(&[1], &[1], (Elem::S8, Elem::S8), big, false, true),
+            big
+        );
+        assert_eq!(
+            int_dot(&[0xf], &[0x2], (Elem::S4, Elem::U4), 0, false, false),
+            (-2i32) as u32 as u64
+        );
+        assert_eq!(
+            int_dot(&[1, 1], &[1, 0], (Elem::B1, Elem::B1), 0, true, false),
+            1
+        );
+    }
+}

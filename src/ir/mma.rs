@@ -1,0 +1,293 @@
+//! The forms of `mma` (PTX ISA 9.0 section 9.7.14.5.14, "Multiply-and-Accumulate Instruction:
+//! mma"), decided once from the decoded modifiers: the shape, the element types of D, A, B and
+//! C, and how many registers each operand takes per lane. The syntax blocks of that section:
+//!
+//! ```text
+//! mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype        d, a, b, c;  // sm_70
+//! mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype               d, a, b, c;  // d = c: f16 | f32
+//! mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype              d, a, b, c;
+//! mma.sync.aligned.{m16n8k8,m16n8k16}.row.col.f32.bf16.bf16.f32      d, a, b, c;
+//! mma.sync.aligned.{m16n8k4,m16n8k8}.row.col.f32.tf32.tf32.f32       d, a, b, c;
+//! mma.sync.aligned.{m16n8k16,m16n8k32}.row.col.f32.f8.f8.f32         d, a, b, c;  // f8: e4m3 | e5m2
+//! mma.sync.aligned.{m16n8k16,m16n8k32}.row.col.f16.f8.f8.f16         d, a, b, c;
+//! mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64                    d, a, b, c;
+//! mma.sync.aligned.{m16n8k4,m16n8k8,m16n8k16}.row.col.f64.f64.f64.f64 d, a, b, c; // sm_90
+//! mma.sync.aligned.{m8n8k16,m16n8k16,m16n8k32}.row.col{.satfinite}.s32.i8.i8.s32 d, a, b, c;
+//! mma.sync.aligned.{m8n8k32,m16n8k32,m16n8k64}.row.col{.satfinite}.s32.i4.i4.s32 d, a, b, c;
+//! mma.sync.aligned.{m8n8k128,m16n8k128,m16n8k256}.row.col.s32.b1.b1.s32.{and,xor}.popc d, a, b, c;
+//! ```
+//!
+//! A combination PTX does not allow is an `ir::mma-form` error when the module loads (as ptxas
+//! rejects it). The sm_70 `m8n8k4` `.f16` form (quad pairs, any layouts) decodes but is not
+//! executable: reaching it is an `unsupported` error naming it.
+
+use super::mods::{BoolOp, Flags, MatShape, Mods, SubOp};
+use super::types::Type;
+
+/// An element type of an `mma` operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    F16,
+    Bf16,
+    Tf32,
+    E4m3,
+    E5m2,
+    S8,
+    U8,
+    S4,
+    U4,
+    B1,
+    F32,
+    F64,
+    S32,
+}
+
+impl Elem {
+    fn of(t: Type) -> Option<Elem> {
+        Some(match t {
+            Type::F16 => Elem::F16,
+            Type::Bf16 => Elem::Bf16,
+            Type::Tf32 => Elem::Tf32,
+            Type::E4m3 => Elem::E4m3,
+            Type::E5m2 => Elem::E5m2,
+            Type::S8 => Elem::S8,
+            Type::U8 => Elem::U8,
+            Type::S4 => Elem::S4,
+            Type::U4 => Elem::U4,
+            Type::B1 => Elem::B1,
+            Type::F32 => Elem::F32,
+            Type::F64 => Elem::F64,
+            Type::S32 => Elem::S32,
+            _ => return None,
+        })
+    }
+
+    /// Bits one element takes in a register.
+    pub fn bits(self) -> u32 {
+        match self {
+            Elem::B1 => 1,
+            Elem::S4 | Elem::U4 => 4,
+            Elem::S8 | Elem::U8 | Elem::E4m3 | Elem::E5m2 => 8,
+            Elem::F16 | Elem::Bf16 => 16,
+            Elem::Tf32 | Elem::F32 | Elem::S32 => 32,
+            Elem::F64 => 64,
+        }
+    }
+
+    /// Register width in bits: f64 elements live in `.f64` registers, the rest in 32-bit ones.
+    pub fn reg_bits(self) -> u32 {
+        if self == Elem::F64 {
+            64
+        } else {
+            32
+        }
+    }
+
+    fn is_f8(self) -> bool {
+        matches!(self, Elem::E4m3 | Elem::E5m2)
+    }
+
+    fn is_i8(self) -> bool {
+        matches!(self, Elem::S8 | Elem::U8)
+    }
+
+    fn is_i4(self) -> bool {
+        matches!(self, Elem::S4 | Elem::U4)
+    }
+}
+
+/// A decoded `mma`: shape, element types and the binary operation of the `.b1` forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaForm {
+    pub shape: MatShape,
+    pub d: Elem,
+    pub a: Elem,
+    pub b: Elem,
+    pub c: Elem,
+    /// `.satfinite` (integer forms): clamp to the s32 range instead of wrapping.
+    pub satfinite: bool,
+    /// `.b1` forms: `.xor.popc` (true) or `.and.popc` (false).
+    pub xor: bool,
+}
+
+impl MmaForm {
+    /// Registers per lane of D, A, B and C.
+    pub fn regs(&self) -> [usize; 4] {
+        let s = self.shape;
+        let (m, n, k) = (u32::from(s.m), u32::from(s.n), u32::from(s.k));
+        let per_lane =
+            |elems: u32, e: Elem| (elems / 32 * e.bits()).div_ceil(e.reg_bits()) as usize;
+        [
+            per_lane(m * n, self.d),
+            per_lane(m * k, self.a),
+            per_lane(k * n, self.b),
+            per_lane(m * n, self.c),
+        ]
+    }
+}
+
+/// Why an `mma` cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MmaError {
+    /// PTX does not allow this combination (ptxas rejects it).
+    Illegal(&'static str),
+    /// A valid form ptxrun does not execute; the text says why.
+    NotExecutable(&'static str),
+}
+
+fn shape_is(s: MatShape, m: u16, n: u16, ks: &[u16]) -> bool {
+    s.m == m && s.n == n && ks.contains(&s.k)
+}
+
+/// Classifies `mma` with modifiers `m`.
+pub fn form(m: &Mods) -> Result<MmaForm, MmaError> {
+    use MmaError::Illegal;
+    let Some(shape) = m.shape() else {
+        return Err(Illegal("mma needs a shape such as .m16n8k16"));
+    };
+    let mut elems = [Elem::F32; 4];
+    for (e, t) in elems.iter_mut().zip(m.types) {
+        *e = t.and_then(Elem::of).ok_or(Illegal(
+            "mma takes four element types: .dtype.atype.btype.ctype",
+        ))?;
+    }
+    let [d, a, b, c] = elems;
+    let satfinite = m.has(Flags::SATFINITE);
+    let popc = m.sub == Some(SubOp::Popc);
+    let f = MmaForm {
+        shape,
+        d,
+        a,
+        b,
+        c,
+        satfinite,
+        xor: m.bool_op == Some(BoolOp::Xor),
+    };
+    if !m.has(Flags::SYNC) || !m.has(Flags::ALIGNED) {
+        return Err(Illegal("mma must be .sync.aligned"));
+    }
+    let [la, lb] = m.layouts();
+    let (Some(la), Some(lb)) = (la, lb) else {
+        return Err(Illegal("mma needs the layouts of A and B: .row.col"));
+    };
+    let int = a.is_i8() || a.is_i4() || a == Elem::B1;
+    if satfinite && (!int || a == Elem::B1) {
+        return Err(Illegal(".satfinite belongs to the integer forms"));
+    }
+    if (a == Elem::B1) != popc || (m.bool_op.is_some() && a != Elem::B1) {
+        return Err(Illegal(
+            "the .b1 forms, and only they, take .and.popc or .xor.popc",
+        ));
+    }
+    if m.bool_op == Some(BoolOp::Or) {
+        return Err(Illegal("the .b1 operation is .and or .xor"));
+    }
+    let s = shape;
+    if a == Elem::F16 && s.m == 16 && d != c {
+        return Err(Illegal(
+            "D and C take one type (ptxas: .dtype must be .f16 when .ctype is .f16, .f32 likewise)",
+        ));
+    }
+    let legal = match (a, b) {
+        (Elem::F16, Elem::F16) if shape_is(s, 8, 8, &[4]) => {
+            matches!(d, Elem::F16 | Elem::F32) && matches!(c, Elem::F16 | Elem::F32)
+        }
+        // ptxas: ".dtype must be '.f16' when .ctype is '.f16'" (and f32 likewise).
+        (Elem::F16, Elem::F16) => {
+            shape_is(s, 16, 8, &[8, 16]) && d == c && matches!(d, Elem::F16 | Elem::F32)
+        }
+        (Elem::Bf16, Elem::Bf16) => {
+            shape_is(s, 16, 8, &[8, 16]) && d == Elem::F32 && c == Elem::F32
+        }
+        (Elem::Tf32, Elem::Tf32) => shape_is(s, 16, 8, &[4, 8]) && d == Elem::F32 && c == Elem::F32,
+        (x, y) if x.is_f8() && y.is_f8() => {
+            shape_is(s, 16, 8, &[16, 32]) && d == c && matches!(d, Elem::F16 | Elem::F32)
+        }
+        (Elem::F64, Elem::F64) => {
+            (shape_is(s, 8, 8, &[4]) || shape_is(s, 16, 8, &[4, 8, 16]))
+                && d == Elem::F64
+                && c == Elem::F64
+        }
+        (x, y) if x.is_i8() && y.is_i8() => {
+            (shape_is(s, 8, 8, &[16]) || shape_is(s, 16, 8, &[16, 32]))
+                && d == Elem::S32
+                && c == Elem::S32
+        }
+        (x, y) if x.is_i4() && y.is_i4() => {
+            (shape_is(s, 8, 8, &[32]) || shape_is(s, 16, 8, &[32, 64]))
+                && d == Elem::S32
+                && c == Elem::S32
+        }
+        (Elem::B1, Elem::B1) => {
+            (shape_is(s, 8, 8, &[128]) || shape_is(s, 16, 8, &[128, 256]))
+                && d == Elem::S32
+                && c == Elem::S32
+        }
+        _ => false,
+    };
+    if !legal {
+        return Err(Illegal(
+            "this combination of shape and types is not an mma form",
+        ));
+    }
+    let volta = a == Elem::F16 && s.m == 8;
+    if !volta && (la || !lb) {
+        return Err(Illegal("this shape takes A in .row and B in .col layout"));
+    }
+    if volta {
+        return Err(MmaError::NotExecutable(
+            "the sm_70 m8n8k4 .f16 form (quad pairs); ptxrun executes the sm_80 and sm_90 forms",
+        ));
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::opcode::decode;
+
+    fn classify(text: &str) -> Result<MmaForm, MmaError> {
+        let d = decode(text, 0).expect("decodes");
+        form(&d.mods)
+    }
+
+    #[test]
+    fn register_counts_follow_the_fragment_sizes() {
+        let f = classify("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32").unwrap();
+        assert_eq!(f.regs(), [4, 4, 2, 4]);
+        let f = classify("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16").unwrap();
+        assert_eq!(f.regs(), [2, 4, 2, 2]);
+        let f = classify("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32").unwrap();
+        assert_eq!(f.regs(), [4, 4, 2, 4]);
+        let f = classify("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64").unwrap();
+        assert_eq!(f.regs(), [4, 8, 4, 4]);
+        let f = classify("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64").unwrap();
+        assert_eq!(f.regs(), [2, 1, 1, 2]);
+        let f = classify("mma.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32").unwrap();
+        assert_eq!(f.regs(), [4, 4, 2, 4]);
+        let f = classify("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc").unwrap();
+        assert!(f.xor);
+        assert_eq!(f.regs(), [4, 4, 2, 4]);
+    }
+
+    #[test]
+    fn illegal_combinations_are_refused() {
+        for bad in [
+            "mma.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f16",
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16",
+            "mma.sync.aligned.m16n8k16.col.col.f32.f16.f16.f32",
+            "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32",
+            "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.f32",
+            "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32",
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16",
+            "mma.m16n8k16.row.col.f32.f16.f16.f32",
+        ] {
+            assert!(matches!(classify(bad), Err(MmaError::Illegal(_))), "{bad}");
+        }
+        assert!(matches!(
+            classify("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32"),
+            Err(MmaError::NotExecutable(_))
+        ));
+    }
+}
