@@ -20,12 +20,16 @@ use crate::ir::{Flags, Op, Operand};
 /// address (slot 0), `mma` its A, B and C registers (`mma.rs`).
 pub(crate) type Rows = [[u64; ROW_SLOTS]; WARP];
 
-/// Registers one lane can bring: A, B and C of the largest fragments (`.m16n8k16.f64`: 8 + 4 + 4).
-pub(crate) const ROW_SLOTS: usize = 16;
+/// Registers one lane can bring: A, B and C of the largest fragments (`wmma` f16 with an f32
+/// accumulator: 8 + 8 + 8).
+pub(crate) const ROW_SLOTS: usize = 24;
 
 /// Whether `op` is a warp-wide matrix instruction.
 pub(crate) fn is_matrix(op: Op) -> bool {
-    matches!(op, Op::Ldmatrix | Op::Stmatrix | Op::Mma)
+    matches!(
+        op,
+        Op::Ldmatrix | Op::Stmatrix | Op::Movmatrix | Op::Mma | Op::WmmaMma
+    )
 }
 
 /// The operand holding the row address.
@@ -64,8 +68,16 @@ fn count(cx: &Ctx<'_, '_>) -> Res<usize> {
 
 /// Reads this group's row addresses into `rows`.
 pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
-    if cx.ins.op == Op::Mma {
-        return super::mma::gather(cx, rows);
+    match cx.ins.op {
+        Op::Mma => return super::mma::gather(cx, rows),
+        Op::WmmaMma => return super::wmma::gather(cx, rows),
+        Op::Movmatrix => {
+            for lane in lanes(cx.active) {
+                rows[lane][0] = cx.src(1, lane, crate::ir::Type::B32);
+            }
+            return;
+        }
+        _ => {}
     }
     let k = addr_operand(cx.ins.op);
     for lane in lanes(cx.active) {
@@ -97,8 +109,11 @@ fn pieces(t: usize, i: usize, trans: bool) -> [(usize, u64); 2] {
 /// Executes the instruction for this group's lanes; `rows` holds every present lane's row
 /// address and `present` says which lanes are there.
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
-    if cx.ins.op == Op::Mma {
-        return super::mma::exec(cx, rows, present);
+    match cx.ins.op {
+        Op::Mma => return super::mma::exec(cx, rows, present),
+        Op::WmmaMma => return super::wmma::mma(cx, rows, present),
+        Op::Movmatrix => return movmatrix(cx, rows, present),
+        _ => {}
     }
     let n = count(cx)?;
     let missing = row_lanes(n) & !present;
@@ -153,6 +168,41 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     }
     if cx.hb.is_some() {
         ranges.check(cx, (!load, load), false);
+    }
+    Ok(())
+}
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16` (section 9.7.14.5.17): the warp transposes an 8x8
+/// matrix of 16-bit elements held in the `ldmatrix` fragment (lane `4 i + j / 2` holds element
+/// (i, j) in half `j % 2`). Every lane must take part.
+fn movmatrix(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
+    let m = &cx.ins.mods;
+    if !(m.has(Flags::M8N8) && m.has(Flags::TRANS) && m.ty() == Some(crate::ir::Type::B16)) {
+        return Err(fault(
+            FaultKind::Unsupported,
+            "`movmatrix` is not supported by ptxrun in this form (only .m8n8.trans.b16)"
+                .to_string(),
+        ));
+    }
+    if present != u32::MAX {
+        let mut f = fault(
+            FaultKind::Hazard("divergent-aligned"),
+            format!(
+                "`movmatrix` is .sync.aligned, but lanes {:#010x} of the warp, whose elements it \
+                 needs, did not execute it",
+                !present
+            ),
+        );
+        f.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
+        return Err(f);
+    }
+    let half = |i: usize, j: usize| (rows[4 * i + j / 2][0] >> (16 * (j % 2))) & 0xffff;
+    for lane in lanes(cx.active) {
+        let (r, c) = (lane / 4, 2 * (lane % 4));
+        let v = half(c, r) | half(c + 1, r) << 16;
+        if let Some(Operand::Reg(reg)) = cx.ops.first() {
+            cx.set_reg(*reg, lane, v);
+        }
     }
     Ok(())
 }

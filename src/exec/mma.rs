@@ -63,7 +63,7 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
 }
 
 /// Element `j` of a register value holding elements of type `e`.
-fn element(v: u64, e: Elem, j: usize) -> u64 {
+pub(crate) fn element(v: u64, e: Elem, j: usize) -> u64 {
     let w = e.bits();
     if w == 64 {
         return v;
@@ -72,12 +72,12 @@ fn element(v: u64, e: Elem, j: usize) -> u64 {
 }
 
 /// Elements per register.
-fn per_reg(e: Elem) -> usize {
+pub(crate) fn per_reg(e: Elem) -> usize {
     (e.reg_bits() / e.bits()) as usize
 }
 
 /// (row, column) of element `j` of A register `r` in `lane`.
-fn a_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
+pub(crate) fn a_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
     let (g, t, e) = (lane / 4, lane % 4, per_reg(f.a));
     if f.shape.m == 16 {
         (g + 8 * (r % 2), e * t + 4 * e * (r / 2) + j)
@@ -87,13 +87,13 @@ fn a_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
 }
 
 /// (row, column) of element `j` of B register `r` in `lane`.
-fn b_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
+pub(crate) fn b_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
     let (g, t, e) = (lane / 4, lane % 4, per_reg(f.b));
     (e * t + 4 * e * r + j, g)
 }
 
 /// (row, column) of element `i` of C or D in `lane`.
-fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
+pub(crate) fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
     let (g, t) = (lane / 4, lane % 4);
     let row = if f.shape.m == 16 { g + 8 * (i / 2) } else { g };
     (row, 2 * t + i % 2)

@@ -50,6 +50,7 @@ mod tcore;
 mod tensorops;
 mod translate;
 mod warpops;
+mod wmma;
 
 use crate::ir::{FuncId, Module};
 use crate::latency::LatencyModel;

@@ -624,6 +624,7 @@ impl<'m> Machine<'m> {
                 | Getctarank => super::memops::exec(&mut cx)?,
                 Shfl | Vote | Match | Redux | Activemask | Elect => super::warpops::exec(&mut cx)?,
                 Cvt | CvtPack => super::cvt::exec(&mut cx)?,
+                WmmaLoad | WmmaStore => super::wmma::load_store(&mut cx)?,
                 // An L2 eviction policy is an opaque 64-bit value; hints do not change results.
                 Createpolicy => {
                     for lane in lanes(active) {
@@ -814,7 +815,8 @@ impl<'m> Machine<'m> {
         let mut rows = [[0u64; super::matrix::ROW_SLOTS]; WARP];
         for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
             // mma reads every lane's registers: the groups must be at the same instruction.
-            let same = ins.op == members[0].0.op && (ins.op != Op::Mma || *ins == members[0].0);
+            let reads_all = matches!(ins.op, Op::Mma | Op::WmmaMma);
+            let same = ins.op == members[0].0.op && (!reads_all || *ins == members[0].0);
             if !same {
                 return Err(fault(
                     FaultKind::Hazard("divergent-aligned"),

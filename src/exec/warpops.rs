@@ -24,7 +24,13 @@ pub(crate) struct In {
 pub(crate) fn is_collective(op: Op, flags: Flags) -> bool {
     match op {
         Op::Shfl | Op::Vote | Op::Match | Op::Redux => flags.contains(Flags::SYNC),
-        Op::Elect | Op::BarWarpSync | Op::Ldmatrix | Op::Stmatrix | Op::Mma => true,
+        Op::Elect
+        | Op::BarWarpSync
+        | Op::Ldmatrix
+        | Op::Stmatrix
+        | Op::Movmatrix
+        | Op::Mma
+        | Op::WmmaMma => true,
         _ => false,
     }
 }

@@ -64,6 +64,7 @@ pub fn check_instr(
         Op::Ld
         | Op::Ldu
         | Op::Ldmatrix
+        | Op::WmmaLoad
         | Op::Atom
         | Op::MbarrierTestWait
         | Op::MbarrierTryWait
@@ -71,6 +72,7 @@ pub fn check_instr(
         | Op::MbarrierArriveDrop => &[1],
         Op::St
         | Op::Stmatrix
+        | Op::WmmaStore
         | Op::Red
         | Op::MbarrierInit
         | Op::MbarrierInval
@@ -93,6 +95,7 @@ pub fn check_instr(
         ins.op,
         Op::St
             | Op::Stmatrix
+            | Op::WmmaStore
             | Op::Red
             | Op::StAsync
             | Op::RedAsync
@@ -274,6 +277,9 @@ pub fn check_instr(
     if ins.op == Op::Mma {
         check_mma(ins, ops, src, &at)?;
     }
+    if matches!(ins.op, Op::WmmaLoad | Op::WmmaStore | Op::WmmaMma) {
+        check_wmma(ins, ops, src, &at)?;
+    }
     if matches!(ins.op, Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup)
         && !matches!(ops[0], Operand::Imm(0..))
     {
@@ -319,6 +325,72 @@ fn check_mma(
                 ),
             )
             .label(at(k), format!("{want} expected")));
+        }
+    }
+    Ok(())
+}
+
+/// `wmma.load`/`store`/`mma`: a form PTX has (section 9.7.14.4), with as many registers in
+/// each brace list as its fragments hold per lane.
+fn check_wmma(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    use super::mma::{wmma_mma, wmma_move, Frag, MmaError, WmmaMove};
+    let illegal = |why: &'static str| {
+        Diag::error(
+            "ir::mma-form",
+            format!("`{}` is not a form of wmma: {why}", src.opcode.text),
+        )
+        .label(src.opcode.span.clone(), why)
+        .help("PTX ISA 9.0 section 9.7.14.4 lists the forms of wmma")
+    };
+    let want: Vec<(usize, usize, &str)> = match ins.op {
+        Op::WmmaMma => match wmma_mma(&ins.mods) {
+            Ok(f) => {
+                let mv = |frag, elem| {
+                    WmmaMove {
+                        frag,
+                        shape: f.shape,
+                        elem,
+                        col: false,
+                    }
+                    .regs()
+                };
+                vec![
+                    (0, mv(Frag::Acc, f.d), "D"),
+                    (1, mv(Frag::A, f.a), "A"),
+                    (2, mv(Frag::B, f.b), "B"),
+                    (3, mv(Frag::Acc, f.c), "C"),
+                ]
+            }
+            Err(MmaError::Illegal(why)) => return Err(illegal(why)),
+            Err(MmaError::NotExecutable(_)) => return Ok(()),
+        },
+        op => match wmma_move(&ins.mods, op == Op::WmmaStore) {
+            Ok(mv) => vec![(usize::from(op == Op::WmmaStore), mv.regs(), "the fragment")],
+            Err(MmaError::Illegal(why)) => return Err(illegal(why)),
+            Err(MmaError::NotExecutable(_)) => return Ok(()),
+        },
+    };
+    for (k, n, name) in want {
+        let got = match &ops[k] {
+            Operand::Vector(v) => usize::from(v.len),
+            Operand::Reg(_) => 1,
+            _ => 0,
+        };
+        if got != n {
+            return Err(Diag::error(
+                "ir::mma-operands",
+                format!(
+                    "`{}` takes {n} register{} for {name}, found {got}",
+                    src.opcode.text,
+                    if n == 1 { "" } else { "s" }
+                ),
+            )
+            .label(at(k), format!("{n} expected")));
         }
     }
     Ok(())

@@ -242,6 +242,184 @@ pub fn form(m: &Mods) -> Result<MmaForm, MmaError> {
     Ok(f)
 }
 
+/// Which fragment a `wmma` instruction moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frag {
+    A,
+    B,
+    /// C (loaded) or D (stored): the accumulator layout.
+    Acc,
+}
+
+/// A decoded `wmma.load`/`wmma.store` (PTX ISA 9.0 section 9.7.14.4.1): the fragment, the
+/// shape, the element type, whether memory is column-major, and the registers per lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WmmaMove {
+    pub frag: Frag,
+    pub shape: MatShape,
+    pub elem: Elem,
+    pub col: bool,
+}
+
+impl WmmaMove {
+    /// Registers per lane (PTX ISA 9.0 section 9.7.14.4.1's table; the f16 A and B fragments
+    /// hold every element twice or four times).
+    pub fn regs(&self) -> usize {
+        let s = self.shape;
+        let (rows, cols) = match self.frag {
+            Frag::A => (s.m, s.k),
+            Frag::B => (s.k, s.n),
+            Frag::Acc => (s.m, s.n),
+        };
+        match (self.elem, self.frag) {
+            (Elem::F16, Frag::A | Frag::B) => 8,
+            (Elem::F16, Frag::Acc) => 4,
+            (Elem::F64, Frag::A | Frag::B) => 1,
+            (Elem::F64, Frag::Acc) => 2,
+            (e, _) => (u32::from(rows) * u32::from(cols) * e.bits() / 32 / 32) as usize,
+        }
+    }
+
+    /// The matrix's rows and columns.
+    pub fn dims(&self) -> (usize, usize) {
+        let s = self.shape;
+        let (r, c) = match self.frag {
+            Frag::A => (s.m, s.k),
+            Frag::B => (s.k, s.n),
+            Frag::Acc => (s.m, s.n),
+        };
+        (usize::from(r), usize::from(c))
+    }
+}
+
+fn wmma_shape_ok(s: MatShape, e: Elem) -> bool {
+    let f16_shapes = [(16, 16, 16), (32, 8, 16), (8, 32, 16)];
+    let t = (s.m, s.n, s.k);
+    match e {
+        Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8 | Elem::F32 | Elem::S32 => {
+            f16_shapes.contains(&t) || (matches!(e, Elem::F32) && t == (16, 16, 8))
+        }
+        Elem::Tf32 => t == (16, 16, 8),
+        Elem::F64 => t == (8, 8, 4),
+        _ => false,
+    }
+}
+
+/// Classifies `wmma.load` (`store` false) or `wmma.store` with modifiers `m`.
+pub fn wmma_move(m: &Mods, store: bool) -> Result<WmmaMove, MmaError> {
+    use MmaError::Illegal;
+    let shape = m
+        .shape()
+        .ok_or(Illegal("wmma needs a shape such as .m16n16k16"))?;
+    let elem = m
+        .ty()
+        .and_then(Elem::of)
+        .ok_or(Illegal("wmma.load/store take one element type"))?;
+    let frag = match (m.sub, store) {
+        (Some(SubOp::FragA), false) => Frag::A,
+        (Some(SubOp::FragB), false) => Frag::B,
+        (Some(SubOp::FragC), false) | (Some(SubOp::FragD), true) => Frag::Acc,
+        _ => return Err(Illegal("wmma.load takes .a, .b or .c, wmma.store takes .d")),
+    };
+    if !m.has(Flags::SYNC) || !m.has(Flags::ALIGNED) {
+        return Err(Illegal("wmma must be .sync.aligned"));
+    }
+    let [Some(col), None] = m.layouts() else {
+        return Err(Illegal("wmma.load/store take one layout: .row or .col"));
+    };
+    let acc_types = matches!(elem, Elem::F16 | Elem::F32 | Elem::S32 | Elem::F64);
+    let ab_types = !matches!(elem, Elem::F32 | Elem::S32);
+    let fits = match frag {
+        Frag::Acc => acc_types,
+        _ => ab_types,
+    };
+    if matches!(
+        elem,
+        Elem::S4 | Elem::U4 | Elem::B1 | Elem::E4m3 | Elem::E5m2
+    ) {
+        return Err(MmaError::NotExecutable(
+            "the sub-byte wmma forms (.s4, .u4, .b1); ptxrun executes f16, bf16, tf32, s8/u8, f64",
+        ));
+    }
+    if !fits || !wmma_shape_ok(shape, elem) {
+        return Err(Illegal(
+            "this combination of fragment, shape and type is not a wmma form",
+        ));
+    }
+    Ok(WmmaMove {
+        frag,
+        shape,
+        elem,
+        col,
+    })
+}
+
+/// Classifies `wmma.mma` with modifiers `m`: the types are written `.dtype.ctype` for f16
+/// and `.dtype.atype.btype.ctype` otherwise.
+pub fn wmma_mma(m: &Mods) -> Result<MmaForm, MmaError> {
+    use MmaError::Illegal;
+    let shape = m
+        .shape()
+        .ok_or(Illegal("wmma needs a shape such as .m16n16k16"))?;
+    let types: Vec<Elem> = m
+        .types
+        .iter()
+        .flatten()
+        .filter_map(|t| Elem::of(*t))
+        .collect();
+    let (d, a, b, c) = match types[..] {
+        [d, c] => (d, Elem::F16, Elem::F16, c),
+        [d, a, b, c] => (d, a, b, c),
+        _ => return Err(Illegal("wmma.mma takes .dtype.ctype (f16) or four types")),
+    };
+    if !m.has(Flags::SYNC) || !m.has(Flags::ALIGNED) {
+        return Err(Illegal("wmma must be .sync.aligned"));
+    }
+    if m.layouts().iter().any(Option::is_none) {
+        return Err(Illegal(
+            "wmma.mma takes the layouts of A and B: .row/.col twice",
+        ));
+    }
+    if matches!(a, Elem::S4 | Elem::U4 | Elem::B1) {
+        return Err(MmaError::NotExecutable(
+            "the sub-byte wmma forms (.s4, .u4, .b1); ptxrun executes f16, bf16, tf32, s8/u8, f64",
+        ));
+    }
+    let legal = match (a, b) {
+        (Elem::F16, Elem::F16) => {
+            matches!(d, Elem::F16 | Elem::F32) && matches!(c, Elem::F16 | Elem::F32)
+        }
+        (Elem::Bf16, Elem::Bf16) | (Elem::Tf32, Elem::Tf32) => d == Elem::F32 && c == Elem::F32,
+        (x, y) if x.is_i8() && y.is_i8() => d == Elem::S32 && c == Elem::S32,
+        (Elem::F64, Elem::F64) => d == Elem::F64 && c == Elem::F64,
+        _ => false,
+    };
+    if !legal || !wmma_shape_ok(shape, a) {
+        return Err(Illegal(
+            "this combination of shape and types is not a wmma.mma form",
+        ));
+    }
+    if a == Elem::F64 && m.rnd.is_some_and(|r| r != super::mods::Rounding::Rn) {
+        return Err(MmaError::NotExecutable(
+            "wmma.mma .f64 with a rounding other than .rn",
+        ));
+    }
+    if a == Elem::F16 && d != c {
+        return Err(MmaError::NotExecutable(
+            "wmma.mma .f16 with D and C of different types",
+        ));
+    }
+    Ok(MmaForm {
+        shape,
+        d,
+        a,
+        b,
+        c,
+        satfinite: m.has(Flags::SATFINITE),
+        xor: false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -248,6 +248,9 @@ impl Instr {
         match self.op {
             Op::Cvt => cvt::form(&self.mods, nops).is_ok(),
             Op::Mma => mma::form(&self.mods).is_ok(),
+            Op::WmmaLoad => mma::wmma_move(&self.mods, false).is_ok(),
+            Op::WmmaStore => mma::wmma_move(&self.mods, true).is_ok(),
+            Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),
             op => !op.is_opaque(),
         }
     }

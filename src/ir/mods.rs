@@ -79,6 +79,8 @@ word_enum!(
         Normal = "normal", Subnormal = "subnormal",
         LaunchDependents = "launch_dependents",
         Clamp = "clamp", Wrap = "wrap",
+        // The fragment a `wmma.load`/`wmma.store` moves (section 9.7.14.4).
+        FragA = "a", FragB = "b", FragC = "c", FragD = "d",
     }
 );
 
