@@ -99,6 +99,21 @@ fn mma_by_half_a_warp_is_divergent_aligned() {
     );
 }
 
+/// Every row `ldmatrix .x4` reads is checked, also the last row of the fourth matrix (lane 31's
+/// address; the checker once kept only the first 32 of the 128 pieces).
+#[test]
+fn ldmatrix_x4_races_on_its_last_row_are_found() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "check", "tests/run/ldmatrix_race"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("data-race")
+            && stderr.contains("shared+0x1f0")
+            && stderr.contains("kernel.ptx:30:5")
+            && stderr.contains("at line 27"),
+        "{stderr}"
+    );
+}
+
 /// The sm_70 `m8n8k4` `.f16` form decodes but stops as unsupported, naming the form.
 #[test]
 fn sm70_mma_form_is_unsupported_naming_it() {

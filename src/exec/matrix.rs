@@ -137,7 +137,8 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     let trans = cx.ins.mods.has(Flags::TRANS);
     let load = cx.ins.op == Op::Ldmatrix;
     let regs = elems(cx, if load { 0 } else { 1 });
-    let mut ranges = Ranges::new();
+    // Up to 4 matrices x 2 halves per lane.
+    let mut ranges = Ranges::<{ 8 * WARP }>::new();
     for lane in lanes(cx.active) {
         for (i, r) in regs.iter().enumerate().take(n) {
             let halves = pieces(lane, i, trans);

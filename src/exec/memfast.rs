@@ -102,7 +102,7 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
         _ => {}
     }
     if cx.hb.is_some() {
-        let mut ranges = Ranges::new();
+        let mut ranges: Ranges = Ranges::new();
         for lane in lanes(active) {
             let tg = if global {
                 Target::Global(addr[lane])

@@ -325,16 +325,18 @@ fn checked(
 
 /// The shared and global accesses of one warp instruction, merged into ranges: the lanes of a
 /// warp are one agent for the checker, so a coalesced access is checked as one range.
-pub(crate) struct Ranges {
+/// `N` is the most pieces one instruction accesses: one per lane for loads and stores, more for
+/// the matrix loads (`ldmatrix .x4 .trans`: 4 matrices x 2 halves per lane).
+pub(crate) struct Ranges<const N: usize = WARP> {
     /// (region: 0 global or 1 + rank, start, end, first lane).
-    r: [(u32, u64, u64, u32); WARP],
+    r: [(u32, u64, u64, u32); N],
     n: usize,
 }
 
-impl Ranges {
+impl<const N: usize> Ranges<N> {
     pub(crate) fn new() -> Self {
         Ranges {
-            r: [(0, 0, 0, 0); WARP],
+            r: [(0, 0, 0, 0); N],
             n: 0,
         }
     }
@@ -345,7 +347,8 @@ impl Ranges {
             Target::Shared(rank, o) => (rank + 1, o),
             _ => return,
         };
-        if self.n < WARP {
+        debug_assert!(self.n < N, "more accessed pieces than Ranges holds");
+        if self.n < N {
             self.r[self.n] = (region, start, start + len as u64, lane as u32);
             self.n += 1;
         }
@@ -368,7 +371,7 @@ impl Ranges {
                 0 => Target::Global(start),
                 r => Target::Shared(r - 1, start),
             };
-            let mut lanes = [(0u64, 0u64, 0u32); WARP];
+            let mut lanes = [(0u64, 0u64, 0u32); N];
             for (k, x) in rs[i..j].iter().enumerate() {
                 lanes[k] = (x.1, x.2, x.3);
             }
@@ -392,7 +395,7 @@ fn load(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let n = regs.len().max(1);
     let space = cx.ins.mods.space;
     let mut buf = [0u8; 128];
-    let mut ranges = Ranges::new();
+    let mut ranges: Ranges = Ranges::new();
     for lane in lanes(cx.active) {
         let addr = address(cx, 1, lane);
         let tg = target(cx, space, addr);
@@ -426,7 +429,7 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let n = vals.len().max(1);
     let space = cx.ins.mods.space;
     let mut buf = [0u8; 128];
-    let mut ranges = Ranges::new();
+    let mut ranges: Ranges = Ranges::new();
     for lane in lanes(cx.active) {
         let addr = address(cx, 0, lane);
         let tg = target(cx, space, addr);

@@ -138,7 +138,7 @@ pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
         };
         let coords = fragment(mv.frag, mv.shape, mv.elem, lane);
         let thread = thread_of(cx, lane);
-        let mut ranges = Ranges::new();
+        let mut ranges: Ranges = Ranges::new();
         let mut values = vec![0u64; regs.len()];
         if store {
             for (r, o) in regs.iter().enumerate() {
