@@ -164,18 +164,45 @@ fn product(f: &MmaForm, inputs: &Rows) -> Vec<u64> {
             c[row * n + col] = element(rc[i / per_reg(f.c)], f.c, i % per_reg(f.c));
         }
     }
+    multiply(f, (&a, &b_t, &c), &|ar, bc, cv| {
+        float_element(f, ar, bc, cv)
+    })
+}
+
+/// One element of D of a floating-point form: A's row, B's column and C's element.
+pub(crate) fn float_element(f: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    match f.a {
+        Elem::F64 => tcore::f64_dot(a, b, c),
+        Elem::E4m3 | Elem::E5m2 => tcore::f8_dot(a, b, (f.a, f.b), c, f.d),
+        _ => tcore::float_dot(a, b, (f.a, f.b), c, f.d),
+    }
+}
+
+/// The arithmetic of one element of D: A's row, B's column, C's element.
+pub(crate) type Dot<'a> = dyn Fn(&[u64], &[u64], u64) -> u64 + 'a;
+
+/// D = A x B + C (row-major m x n) from A (m x k), B transposed (n x k) and C as element bits:
+/// integer forms decode every element once, floating-point ones go through `dot`.
+pub(crate) fn multiply(f: &MmaForm, (a, b_t, c): (&[u64], &[u64], &[u64]), dot: &Dot) -> Vec<u64> {
+    let (m, n, k) = (
+        usize::from(f.shape.m),
+        usize::from(f.shape.n),
+        usize::from(f.shape.k),
+    );
     let mut d = vec![0; m * n];
-    for row in 0..m {
-        for col in 0..n {
-            let (ar, bc, cv) = (&a[row * k..][..k], &b_t[col * k..][..k], c[row * n + col]);
-            d[row * n + col] = match f.a {
-                Elem::F64 => tcore::f64_dot(ar, bc, cv),
-                Elem::S8 | Elem::U8 | Elem::S4 | Elem::U4 | Elem::B1 => {
-                    tcore::int_dot(ar, bc, (f.a, f.b), cv, f.xor, f.satfinite)
-                }
-                Elem::E4m3 | Elem::E5m2 => tcore::f8_dot(ar, bc, (f.a, f.b), cv, f.d),
-                _ => tcore::float_dot(ar, bc, (f.a, f.b), cv, f.d),
-            };
+    if matches!(f.a, Elem::S8 | Elem::U8 | Elem::S4 | Elem::U4 | Elem::B1) {
+        let ai: Vec<i32> = a.iter().map(|&v| tcore::int_value(v, f.a)).collect();
+        let bi: Vec<i32> = b_t.iter().map(|&v| tcore::int_value(v, f.b)).collect();
+        let b1 = (f.a == Elem::B1).then_some(f.xor);
+        for (i, out) in d.iter_mut().enumerate() {
+            let (row, col) = (i / n, i % n);
+            let (ar, bc) = (&ai[row * k..][..k], &bi[col * k..][..k]);
+            *out = tcore::int_dot(ar, bc, b1, c[i], f.satfinite);
+        }
+    } else {
+        for (i, out) in d.iter_mut().enumerate() {
+            let (row, col) = (i / n, i % n);
+            *out = dot(&a[row * k..][..k], &b_t[col * k..][..k], c[i]);
         }
     }
     d

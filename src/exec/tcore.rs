@@ -218,27 +218,27 @@ fn normalise_inf(neg: bool, frac: i32, bias: i32) -> u64 {
     (u64::from(neg) << (ebits + frac)) | (((1u64 << ebits) - 1) << frac as u32)
 }
 
-/// One element of an integer `mma`: `a` and `b` hold k elements (sign-extended or not per
-/// type, `.b1` as single bits), `c` an s32.
-pub fn int_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, xor: bool, satfinite: bool) -> u64 {
-    let value = |v: u64, e: Elem| -> i64 {
-        match e {
-            Elem::S8 => i64::from(v as u8 as i8),
-            Elem::S4 => ((v as i64) << 60) >> 60,
-            Elem::U8 => (v & 0xff) as i64,
-            Elem::U4 => (v & 0xf) as i64,
-            _ => (v & 1) as i64,
-        }
-    };
-    let mut sum = i64::from(c as u32 as i32);
-    for (&x, &y) in a.iter().zip(b) {
-        let (x, y) = (value(x, ab.0), value(y, ab.1));
-        sum += match ab.0 {
-            Elem::B1 if xor => x ^ y,
-            Elem::B1 => x & y,
-            _ => x * y,
-        };
+/// The value of an integer `mma` element of type `e` (its low bits in `v`): s8/s4 sign-extended,
+/// u8/u4 and `.b1` as they are.
+pub fn int_value(v: u64, e: Elem) -> i32 {
+    match e {
+        Elem::S8 => i32::from(v as u8 as i8),
+        Elem::S4 => ((v as i32) << 28) >> 28,
+        Elem::U8 => (v & 0xff) as i32,
+        Elem::U4 => (v & 0xf) as i32,
+        _ => (v & 1) as i32,
     }
+}
+
+/// One element of an integer `mma`: `a` and `b` hold k element values (`int_value`), `c` an s32;
+/// `b1` is `Some(xor)` for the `.b1` forms (`popc` of AND or XOR) and None for products.
+pub fn int_dot(a: &[i32], b: &[i32], b1: Option<bool>, c: u64, satfinite: bool) -> u64 {
+    let terms: i64 = match b1 {
+        Some(true) => a.iter().zip(b).map(|(x, y)| i64::from(x ^ y)).sum(),
+        Some(false) => a.iter().zip(b).map(|(x, y)| i64::from(x & y)).sum(),
+        None => a.iter().zip(b).map(|(&x, &y)| i64::from(x * y)).sum(),
+    };
+    let sum = i64::from(c as u32 as i32) + terms;
     let r = if satfinite {
         sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
     } else {
@@ -370,21 +370,18 @@ mod tests {
     #[test]
     fn integers_wrap_or_saturate() {
         let big = u64::from(i32::MAX as u32);
+        assert_eq!(int_dot(&[1], &[1], None, big, false), 0x8000_0000);
+        assert_eq!(int_dot(&[1], &[1], None, big, true), big);
         assert_eq!(
-            int_dot(&[1], &[1], (Elem::S8, Elem::S8), big, false, false),
-            0x8000_0000
-        );
-        assert_eq!(
-            int_dot(&[1], &[1], (Elem::S8, Elem::S8), big, false, true),
-            big
-        );
-        assert_eq!(
-            int_dot(&[0xf], &[0x2], (Elem::S4, Elem::U4), 0, false, false),
+            int_dot(
+                &[int_value(0xf, Elem::S4)],
+                &[int_value(0x2, Elem::U4)],
+                None,
+                0,
+                false
+            ),
             (-2i32) as u32 as u64
         );
-        assert_eq!(
-            int_dot(&[1, 1], &[1, 0], (Elem::B1, Elem::B1), 0, true, false),
-            1
-        );
+        assert_eq!(int_dot(&[1, 1], &[1, 0], Some(true), 0, false), 1);
     }
 }

@@ -268,13 +268,7 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
     }
     let out = elems(cx, 0);
     let per = per_reg(f.d);
-    let mut d = vec![0u64; m * n];
-    for row in 0..m {
-        for col in 0..n {
-            let (ar, bc) = (&a[row * k..][..k], &b_t[col * k..][..k]);
-            d[row * n + col] = element_of(&f, ar, bc, c[row * n + col]);
-        }
-    }
+    let d = super::mma::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| element_of(&f, ar, bc, cv));
     for lane in lanes(cx.active) {
         let coords = fragment(Frag::Acc, f.shape, f.d, lane);
         for (r, o) in out.iter().enumerate().take(d_regs) {
@@ -291,18 +285,14 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
     Ok(())
 }
 
-/// One element of D: the tensor-core arithmetic of the tiles' `mma.sync` instructions.
+/// One element of D of a floating-point form: the arithmetic of the tiles' `mma.sync`
+/// instructions, except that ptxas splits tf32 m16n16k8 into two HMMA.1684 steps (k 0-3, 4-7).
 fn element_of(f: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
-    match f.a {
-        Elem::F64 => tcore::f64_dot(a, b, c),
-        Elem::S8 | Elem::U8 => tcore::int_dot(a, b, (f.a, f.b), c, false, f.satfinite),
-        // ptxas: two HMMA.1684.F32.TF32 steps, k 0-3 then 4-7.
-        Elem::Tf32 => {
-            let half = tcore::float_dot(&a[..4], &b[..4], (f.a, f.b), c, f.d);
-            tcore::float_dot(&a[4..], &b[4..], (f.a, f.b), half, f.d)
-        }
-        _ => tcore::float_dot(a, b, (f.a, f.b), c, f.d),
+    if f.a == Elem::Tf32 {
+        let half = tcore::float_dot(&a[..4], &b[..4], (f.a, f.b), c, f.d);
+        return tcore::float_dot(&a[4..], &b[4..], (f.a, f.b), half, f.d);
     }
+    super::mma::float_element(f, a, b, c)
 }
 
 #[cfg(test)]
