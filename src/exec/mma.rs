@@ -23,7 +23,7 @@ use crate::ir::mma::{form, Elem, MmaForm};
 use crate::ir::{Operand, Type};
 
 /// The register type to read an operand of element type `e` with.
-fn reg_type(e: Elem) -> Type {
+pub(crate) fn reg_type(e: Elem) -> Type {
     if e == Elem::F64 {
         Type::F64
     } else {
@@ -48,7 +48,14 @@ fn decoded(cx: &Ctx<'_, '_>) -> Res<MmaForm> {
 
 /// Reads this group's A, B and C registers, in that order, into `inputs` (one row per lane).
 pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
-    let Ok(f) = decoded(cx) else { return };
+    if let Ok(f) = decoded(cx) {
+        gather_operands(cx, &f, inputs);
+    }
+}
+
+/// Reads operands 1 to 3 (A, B, C) of a matrix multiply of form `f` into `inputs`, every
+/// register as raw bits (also for `wmma.mma`).
+pub(crate) fn gather_operands(cx: &Ctx<'_, '_>, f: &MmaForm, inputs: &mut Rows) {
     for lane in lanes(cx.active) {
         let mut at = 0;
         for (k, e) in [(1, f.a), (2, f.b), (3, f.c)] {

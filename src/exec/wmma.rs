@@ -23,11 +23,11 @@ use super::matrix::Rows;
 use super::memops::{
     address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges,
 };
-use super::mma::{a_at, b_at, c_at, element, per_reg};
+use super::mma::{a_at, b_at, c_at, element, per_reg, reg_type};
 use super::step::{fault, lanes, Res};
 use super::tcore;
 use crate::exec::FaultKind;
-use crate::ir::mma::{wmma_mma, wmma_move, Elem, Frag, MmaError, MmaForm, WmmaMove};
+use crate::ir::mma::{wmma_mma, wmma_mma_regs, wmma_move, Elem, Frag, MmaError, MmaForm};
 use crate::ir::mods::MatShape;
 use crate::ir::{Op, Operand, Type};
 
@@ -187,45 +187,10 @@ pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     Ok(())
 }
 
-fn reg_type(e: Elem) -> Type {
-    if e == Elem::F64 {
-        Type::F64
-    } else {
-        Type::B32
-    }
-}
-
-/// Register counts of D, A, B and C of a `wmma.mma`.
-fn mma_regs(f: &MmaForm) -> [usize; 4] {
-    let mv = |frag, elem| WmmaMove {
-        frag,
-        shape: f.shape,
-        elem,
-        col: false,
-    };
-    [
-        mv(Frag::Acc, f.d).regs(),
-        mv(Frag::A, f.a).regs(),
-        mv(Frag::B, f.b).regs(),
-        mv(Frag::Acc, f.c).regs(),
-    ]
-}
-
 /// Reads this group's A, B and C registers into `inputs`.
 pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
-    let Ok(f) = wmma_mma(&cx.ins.mods) else {
-        return;
-    };
-    for lane in lanes(cx.active) {
-        let mut at = 0;
-        for (k, e) in [(1, f.a), (2, f.b), (3, f.c)] {
-            for o in elems(cx, k) {
-                if let Some(slot) = inputs[lane].get_mut(at) {
-                    *slot = cx.value(&o, lane, reg_type(e));
-                }
-                at += 1;
-            }
-        }
+    if let Ok(f) = wmma_mma(&cx.ins.mods) {
+        super::mma::gather_operands(cx, &f, inputs);
     }
 }
 
@@ -249,7 +214,7 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
         usize::from(f.shape.n),
         usize::from(f.shape.k),
     );
-    let [d_regs, a_regs, b_regs, _] = mma_regs(&f);
+    let [d_regs, a_regs, b_regs, _] = wmma_mma_regs(&f);
     let (mut a, mut b_t, mut c) = (vec![0; m * k], vec![0; n * k], vec![0; m * n]);
     for (lane, regs) in inputs.iter().enumerate() {
         let (ra, rest) = regs.split_at(a_regs);

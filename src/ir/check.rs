@@ -309,73 +309,23 @@ fn check_mma(
         // Decodes; executing it is the error.
         Err(super::mma::MmaError::NotExecutable(_)) => return Ok(()),
     };
-    for (k, (want, name)) in f.regs().into_iter().zip(["D", "A", "B", "C"]).enumerate() {
-        let got = match &ops[k] {
-            Operand::Vector(v) => usize::from(v.len),
-            Operand::Reg(_) => 1,
-            _ => 0,
-        };
-        if got != want {
-            return Err(Diag::error(
-                "ir::mma-operands",
-                format!(
-                    "`{}` takes {want} register{} for {name}, found {got}",
-                    src.opcode.text,
-                    if want == 1 { "" } else { "s" }
-                ),
-            )
-            .label(at(k), format!("{want} expected")));
-        }
-    }
-    Ok(())
+    let [d, a, b, c] = f.regs();
+    check_fragments(
+        ops,
+        src,
+        at,
+        &[(0, d, "D"), (1, a, "A"), (2, b, "B"), (3, c, "C")],
+    )
 }
 
-/// `wmma.load`/`store`/`mma`: a form PTX has (section 9.7.14.4), with as many registers in
-/// each brace list as its fragments hold per lane.
-fn check_wmma(
-    ins: &Instr,
+/// Each `(operand, registers, name)`: the operand's brace list holds that many registers.
+fn check_fragments(
     ops: &[Operand],
     src: &ast::Instr<'_>,
     at: &dyn Fn(usize) -> crate::lex::Span,
+    want: &[(usize, usize, &str)],
 ) -> Result<(), Diag> {
-    use super::mma::{wmma_mma, wmma_move, Frag, MmaError, WmmaMove};
-    let illegal = |why: &'static str| {
-        Diag::error(
-            "ir::mma-form",
-            format!("`{}` is not a form of wmma: {why}", src.opcode.text),
-        )
-        .label(src.opcode.span.clone(), why)
-        .help("PTX ISA 9.0 section 9.7.14.4 lists the forms of wmma")
-    };
-    let want: Vec<(usize, usize, &str)> = match ins.op {
-        Op::WmmaMma => match wmma_mma(&ins.mods) {
-            Ok(f) => {
-                let mv = |frag, elem| {
-                    WmmaMove {
-                        frag,
-                        shape: f.shape,
-                        elem,
-                        col: false,
-                    }
-                    .regs()
-                };
-                vec![
-                    (0, mv(Frag::Acc, f.d), "D"),
-                    (1, mv(Frag::A, f.a), "A"),
-                    (2, mv(Frag::B, f.b), "B"),
-                    (3, mv(Frag::Acc, f.c), "C"),
-                ]
-            }
-            Err(MmaError::Illegal(why)) => return Err(illegal(why)),
-            Err(MmaError::NotExecutable(_)) => return Ok(()),
-        },
-        op => match wmma_move(&ins.mods, op == Op::WmmaStore) {
-            Ok(mv) => vec![(usize::from(op == Op::WmmaStore), mv.regs(), "the fragment")],
-            Err(MmaError::Illegal(why)) => return Err(illegal(why)),
-            Err(MmaError::NotExecutable(_)) => return Ok(()),
-        },
-    };
-    for (k, n, name) in want {
+    for &(k, n, name) in want {
         let got = match &ops[k] {
             Operand::Vector(v) => usize::from(v.len),
             Operand::Reg(_) => 1,
@@ -394,4 +344,39 @@ fn check_wmma(
         }
     }
     Ok(())
+}
+
+/// `wmma.load`/`store`/`mma`: a form PTX has (section 9.7.14.4), with as many registers in
+/// each brace list as its fragments hold per lane.
+fn check_wmma(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    use super::mma::{wmma_mma, wmma_mma_regs, wmma_move, MmaError};
+    let illegal = |why: &'static str| {
+        Diag::error(
+            "ir::mma-form",
+            format!("`{}` is not a form of wmma: {why}", src.opcode.text),
+        )
+        .label(src.opcode.span.clone(), why)
+        .help("PTX ISA 9.0 section 9.7.14.4 lists the forms of wmma")
+    };
+    let want: Vec<(usize, usize, &str)> = match ins.op {
+        Op::WmmaMma => match wmma_mma(&ins.mods) {
+            Ok(f) => {
+                let [d, a, b, c] = wmma_mma_regs(&f);
+                vec![(0, d, "D"), (1, a, "A"), (2, b, "B"), (3, c, "C")]
+            }
+            Err(MmaError::Illegal(why)) => return Err(illegal(why)),
+            Err(MmaError::NotExecutable(_)) => return Ok(()),
+        },
+        op => match wmma_move(&ins.mods, op == Op::WmmaStore) {
+            Ok(mv) => vec![(usize::from(op == Op::WmmaStore), mv.regs(), "the fragment")],
+            Err(MmaError::Illegal(why)) => return Err(illegal(why)),
+            Err(MmaError::NotExecutable(_)) => return Ok(()),
+        },
+    };
+    check_fragments(ops, src, at, &want)
 }

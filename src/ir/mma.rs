@@ -354,6 +354,25 @@ pub fn wmma_move(m: &Mods, store: bool) -> Result<WmmaMove, MmaError> {
     })
 }
 
+/// Registers per lane of D, A, B and C of a `wmma.mma` of form `f`.
+pub fn wmma_mma_regs(f: &MmaForm) -> [usize; 4] {
+    let regs = |frag, elem| {
+        WmmaMove {
+            frag,
+            shape: f.shape,
+            elem,
+            col: false,
+        }
+        .regs()
+    };
+    [
+        regs(Frag::Acc, f.d),
+        regs(Frag::A, f.a),
+        regs(Frag::B, f.b),
+        regs(Frag::Acc, f.c),
+    ]
+}
+
 /// Classifies `wmma.mma` with modifiers `m`: the types are written `.dtype.ctype` for f16
 /// and `.dtype.atype.btype.ctype` otherwise.
 pub fn wmma_mma(m: &Mods) -> Result<MmaForm, MmaError> {
