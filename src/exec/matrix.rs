@@ -12,17 +12,10 @@ use super::ctx::Ctx;
 use super::memops::{
     address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges,
 };
+use super::mma::Rows;
 use super::step::{fault, lanes, Res, WARP};
 use crate::exec::FaultKind;
 use crate::ir::{Flags, Op, Operand};
-
-/// What each lane of the warp brings to a matrix instruction: `ldmatrix`/`stmatrix` a row
-/// address (slot 0), `mma` its A, B and C registers (`mma.rs`).
-pub(crate) type Rows = [[u64; ROW_SLOTS]; WARP];
-
-/// Registers one lane can bring: A, B and C of the largest fragments (`wmma` f16 with an f32
-/// accumulator: 8 + 8 + 8).
-pub(crate) const ROW_SLOTS: usize = 24;
 
 /// Whether `op` is a warp-wide matrix instruction.
 pub(crate) fn is_matrix(op: Op) -> bool {

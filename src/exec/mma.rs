@@ -14,13 +14,20 @@
 //! `divergent-aligned` hazard.
 
 use super::ctx::Ctx;
-use super::matrix::Rows;
 use super::memops::{elems, thread_of};
 use super::step::{fault, lanes, Res};
 use super::tcore;
 use crate::exec::FaultKind;
 use crate::ir::mma::{form, Elem, MmaForm};
 use crate::ir::{Operand, Type};
+
+/// What each lane of the warp brings to a matrix instruction: `ldmatrix`/`stmatrix` a row
+/// address (slot 0), `mma` its A, B and C registers (`mma.rs`).
+pub(crate) type Rows = [[u64; ROW_SLOTS]; super::step::WARP];
+
+/// Registers one lane can bring: A, B and C of the largest fragments (`wmma` f16 with an f32
+/// accumulator: 8 + 8 + 8).
+pub(crate) const ROW_SLOTS: usize = 24;
 
 /// The register type to read an operand of element type `e` with.
 pub(crate) fn reg_type(e: Elem) -> Type {

@@ -722,7 +722,7 @@ impl<'m> Machine<'m> {
             if active != 0 {
                 let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
                 if super::matrix::is_matrix(ins.op) {
-                    let mut rows = [[0u64; super::matrix::ROW_SLOTS]; WARP];
+                    let mut rows = [[0u64; super::mma::ROW_SLOTS]; WARP];
                     super::matrix::gather(&cx, &mut rows);
                     super::matrix::exec(&mut cx, &rows, active)?;
                 } else {
@@ -812,7 +812,7 @@ impl<'m> Machine<'m> {
         members: &[(Instr, &'m Function, u32, u32)],
         union: u32,
     ) -> Res<()> {
-        let mut rows = [[0u64; super::matrix::ROW_SLOTS]; WARP];
+        let mut rows = [[0u64; super::mma::ROW_SLOTS]; WARP];
         for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
             // mma reads every lane's registers: the groups must be at the same instruction.
             let reads_all = matches!(ins.op, Op::Mma | Op::WmmaMma);

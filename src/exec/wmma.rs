@@ -19,10 +19,10 @@
 //! m16n16k8 product into two k = 4 steps, each normalised into f32.
 
 use super::ctx::Ctx;
-use super::matrix::Rows;
 use super::memops::{
     address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges,
 };
+use super::mma::Rows;
 use super::mma::{a_at, b_at, c_at, element, per_reg, reg_type};
 use super::step::{fault, lanes, Res};
 use super::tcore;
