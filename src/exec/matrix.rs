@@ -111,16 +111,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     let n = count(cx)?;
     let missing = row_lanes(n) & !present;
     if missing != 0 {
-        let mut f = fault(
-            FaultKind::Hazard("divergent-aligned"),
-            format!(
-                "`{}` is .sync.aligned, but lanes {missing:#010x} of the warp, whose row addresses it \
-                 needs, did not execute it",
-                cx.ins.op.name()
-            ),
-        );
-        f.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
-        return Err(f);
+        return Err(super::mma::partial_warp(cx, missing, "row addresses"));
     }
     let space = cx.ins.mods.space;
     for lane in lanes(row_lanes(n) & cx.active) {
@@ -179,16 +170,7 @@ fn movmatrix(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
         ));
     }
     if present != u32::MAX {
-        let mut f = fault(
-            FaultKind::Hazard("divergent-aligned"),
-            format!(
-                "`movmatrix` is .sync.aligned, but lanes {:#010x} of the warp, whose elements it \
-                 needs, did not execute it",
-                !present
-            ),
-        );
-        f.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
-        return Err(f);
+        return Err(super::mma::partial_warp(cx, !present, "elements"));
     }
     let half = |i: usize, j: usize| (rows[4 * i + j / 2][0] >> (16 * (j % 2))) & 0xffff;
     for lane in lanes(cx.active) {

@@ -18,11 +18,11 @@ use super::memops::{elems, thread_of};
 use super::step::{fault, lanes, Res};
 use super::tcore;
 use crate::exec::FaultKind;
-use crate::ir::mma::{form, Elem, MmaForm};
+use crate::ir::mma::{form, Elem, MmaError, MmaForm};
 use crate::ir::{Operand, Type};
 
-/// What each lane of the warp brings to a matrix instruction: `ldmatrix`/`stmatrix` a row
-/// address (slot 0), `mma` its A, B and C registers (`mma.rs`).
+/// What each lane of the warp brings to a warp-wide matrix instruction (`matrix.rs` gathers it):
+/// `ldmatrix`/`stmatrix`/`movmatrix` one value in slot 0, `mma`/`wmma.mma` its A, B and C registers.
 pub(crate) type Rows = [[u64; ROW_SLOTS]; super::step::WARP];
 
 /// Registers one lane can bring: A, B and C of the largest fragments (`wmma` f16 with an f32
@@ -38,19 +38,35 @@ pub(crate) fn reg_type(e: Elem) -> Type {
     }
 }
 
+/// The `unsupported` fault for a matrix-instruction form ptxrun does not execute, naming it.
+pub(crate) fn unsupported_form(cx: &Ctx<'_, '_>, e: MmaError) -> Box<super::Fault> {
+    let (MmaError::Illegal(why) | MmaError::NotExecutable(why)) = e;
+    let text = crate::ir::print_instr(cx.m, cx.func, cx.pc);
+    let name = text.split_whitespace().next().unwrap_or("mma").to_string();
+    fault(
+        FaultKind::Unsupported,
+        format!("`{name}` is not supported by ptxrun: {why}"),
+    )
+}
+
+/// The `divergent-aligned` hazard of a `.sync.aligned` warp instruction whose lanes `missing`
+/// (holding the `what` it needs) did not execute it with the rest.
+pub(crate) fn partial_warp(cx: &Ctx<'_, '_>, missing: u32, what: &str) -> Box<super::Fault> {
+    let mut f = fault(
+        FaultKind::Hazard("divergent-aligned"),
+        format!(
+            "`{}` is .sync.aligned, but lanes {missing:#010x} of the warp, whose {what} it needs, \
+             did not execute it",
+            cx.ins.op.name()
+        ),
+    );
+    f.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
+    f
+}
+
 /// The form, or the unsupported fault that names it.
 fn decoded(cx: &Ctx<'_, '_>) -> Res<MmaForm> {
-    form(&cx.ins.mods).map_err(|e| {
-        let why = match e {
-            crate::ir::mma::MmaError::Illegal(w) | crate::ir::mma::MmaError::NotExecutable(w) => w,
-        };
-        let text = crate::ir::print_instr(cx.m, cx.func, cx.pc);
-        let name = text.split_whitespace().next().unwrap_or("mma").to_string();
-        fault(
-            FaultKind::Unsupported,
-            format!("`{name}` is not supported by ptxrun: {why}"),
-        )
-    })
+    form(&cx.ins.mods).map_err(|e| unsupported_form(cx, e))
 }
 
 /// Reads this group's A, B and C registers, in that order, into `inputs` (one row per lane).
@@ -63,15 +79,17 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
 /// Reads operands 1 to 3 (A, B, C) of a matrix multiply of form `f` into `inputs`, every
 /// register as raw bits (also for `wmma.mma`).
 pub(crate) fn gather_operands(cx: &Ctx<'_, '_>, f: &MmaForm, inputs: &mut Rows) {
+    let operands = [
+        (elems(cx, 1), f.a),
+        (elems(cx, 2), f.b),
+        (elems(cx, 3), f.c),
+    ];
     for lane in lanes(cx.active) {
-        let mut at = 0;
-        for (k, e) in [(1, f.a), (2, f.b), (3, f.c)] {
-            for o in elems(cx, k) {
-                if let Some(slot) = inputs[lane].get_mut(at) {
-                    *slot = cx.value(&o, lane, reg_type(e));
-                }
-                at += 1;
-            }
+        let regs = operands
+            .iter()
+            .flat_map(|(os, e)| os.iter().map(move |o| (o, *e)));
+        for (slot, (o, e)) in inputs[lane].iter_mut().zip(regs) {
+            *slot = cx.value(o, lane, reg_type(e));
         }
     }
 }
@@ -118,35 +136,45 @@ pub(crate) fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> {
     let f = decoded(cx)?;
     if present != u32::MAX {
-        let mut e = fault(
-            FaultKind::Hazard("divergent-aligned"),
-            format!(
-                "`mma` is .sync.aligned, but lanes {:#010x} of the warp, whose fragments it needs, \
-                 did not execute it",
-                !present
-            ),
-        );
-        e.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
-        return Err(e);
+        return Err(partial_warp(cx, !present, "fragments"));
     }
     let d = product(&f, inputs);
-    let n = usize::from(f.shape.n);
-    let [d_regs, ..] = f.regs();
+    let count = f.regs()[0] * per_reg(f.d);
+    scatter(
+        cx,
+        &d,
+        usize::from(f.shape.n),
+        (f.regs()[0], f.d),
+        &|lane| (0..count).map(|i| c_at(&f, lane, i)).collect(),
+    );
+    Ok(())
+}
+
+/// Writes D (row-major, `n` columns) into each active lane's `regs` registers of type `e`:
+/// `coords(lane)` lists the (row, column) of the lane's elements in register order, repeated
+/// to fill the registers where a fragment holds its elements more than once.
+pub(crate) fn scatter(
+    cx: &mut Ctx<'_, '_>,
+    d: &[u64],
+    n: usize,
+    (regs, e): (usize, Elem),
+    coords: &dyn Fn(usize) -> Vec<(usize, usize)>,
+) {
     let out = elems(cx, 0);
-    let per = per_reg(f.d);
+    let per = per_reg(e);
     for lane in lanes(cx.active) {
-        for (r, o) in out.iter().enumerate().take(d_regs) {
+        let at = coords(lane);
+        for (r, o) in out.iter().enumerate().take(regs) {
             let mut v = 0u64;
             for j in 0..per {
-                let (row, col) = c_at(&f, lane, r * per + j);
-                v |= d[row * n + col] << (j as u32 * f.d.bits());
+                let (row, col) = at[(r * per + j) % at.len()];
+                v |= d[row * n + col] << (j as u32 * e.bits());
             }
             if let Operand::Reg(reg) = o {
                 cx.set_reg(*reg, lane, v);
             }
         }
     }
-    Ok(())
 }
 
 /// D = A x B + C for the whole warp, row-major m x n.

@@ -83,6 +83,9 @@ fn decode(bits: u64, e: Elem) -> Val {
     }
 }
 
+/// The most terms one fused sum takes: 32 products (fp8 is split before) and C.
+const MAX_TERMS: usize = 33;
+
 /// One term of the fused sum: sign, integer significand, fraction bits, exponent.
 type Term = (bool, u64, i32, i32);
 
@@ -153,7 +156,15 @@ fn normalise(s: i128, e: i32, frac: i32, bias: i32, nearest: bool) -> u64 {
 pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64 {
     let d_f16 = d_ty == Elem::F16;
     let nan = if d_f16 { 0x7fff } else { 0x7fff_ffff };
-    let mut terms: Vec<Term> = Vec::with_capacity(a.len() + 1);
+    // At most 32 products (f16/bf16 take 16, tf32 8, fp8 is split first); C is one more term.
+    let mut terms = [(false, 0u64, 0i32, 0i32); MAX_TERMS];
+    let mut count = 0;
+    let mut push = |t: Term| {
+        if let Some(slot) = terms.get_mut(count) {
+            *slot = t;
+            count += 1;
+        }
+    };
     let (mut pos_inf, mut neg_inf, mut is_nan) = (false, false, false);
     let mut note_inf = |neg: bool| {
         if neg {
@@ -186,7 +197,7 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
                     frac: f2,
                     exp: e2,
                 },
-            ) => terms.push((n1 != n2, s1 * s2, f1 + f2, e1 + e2)),
+            ) => push((n1 != n2, s1 * s2, f1 + f2, e1 + e2)),
         }
     }
     match decode(c, d_ty) {
@@ -197,7 +208,7 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
             sig,
             frac,
             exp,
-        } => terms.push((neg, sig, frac, exp)),
+        } => push((neg, sig, frac, exp)),
     }
     if is_nan || (pos_inf && neg_inf) {
         return nan;
@@ -206,7 +217,7 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
     if pos_inf || neg_inf {
         return normalise_inf(neg_inf, frac, bias);
     }
-    let (s, e) = fused_sum(&terms);
+    let (s, e) = fused_sum(&terms[..count]);
     if s == 0 {
         return 0;
     }
@@ -275,15 +286,26 @@ pub fn f8_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64
         let f8 = if e == Elem::E4m3 { F8::E4m3 } else { F8::E5m2 };
         u64::from(f16_from_f8(v as u8, f8, false))
     };
-    let mut halves: [(Vec<u64>, Vec<u64>); 2] = Default::default();
-    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let h = &mut halves[usize::from(i % 4 >= 2)];
-        h.0.push(widen(x, ab.0));
-        h.1.push(widen(y, ab.1));
+    // k <= 32: each half holds at most 16 (a, b) pairs, widened to f16.
+    let mut halves = [[[0u64; 16]; 2]; 2];
+    let mut len = [0usize; 2];
+    for (i, (&x, &y)) in a.iter().zip(b).enumerate().take(32) {
+        let h = usize::from(i % 4 >= 2);
+        halves[h][0][len[h]] = widen(x, ab.0);
+        halves[h][1][len[h]] = widen(y, ab.1);
+        len[h] += 1;
     }
     let f16s = (Elem::F16, Elem::F16);
-    let first = float_dot(&halves[0].0, &halves[0].1, f16s, 0, d_ty);
-    let both = float_dot(&halves[1].0, &halves[1].1, f16s, first, d_ty);
+    let half = |h: usize, acc: u64| {
+        float_dot(
+            &halves[h][0][..len[h]],
+            &halves[h][1][..len[h]],
+            f16s,
+            acc,
+            d_ty,
+        )
+    };
+    let both = half(1, half(0, 0));
     add_rn(c, both, d_ty)
 }
 

@@ -24,24 +24,11 @@ use super::memops::{
 };
 use super::mma::Rows;
 use super::mma::{a_at, b_at, c_at, element, per_reg, reg_type};
-use super::step::{fault, lanes, Res};
+use super::step::{lanes, Res};
 use super::tcore;
-use crate::exec::FaultKind;
-use crate::ir::mma::{wmma_mma, wmma_mma_regs, wmma_move, Elem, Frag, MmaError, MmaForm};
+use crate::ir::mma::{wmma_mma, wmma_mma_regs, wmma_move, Elem, Frag, MmaForm};
 use crate::ir::mods::MatShape;
 use crate::ir::{Op, Operand, Type};
-
-fn unsupported(cx: &Ctx<'_, '_>, e: MmaError) -> Box<super::Fault> {
-    let why = match e {
-        MmaError::Illegal(w) | MmaError::NotExecutable(w) => w,
-    };
-    let text = crate::ir::print_instr(cx.m, cx.func, cx.pc);
-    let name = text.split_whitespace().next().unwrap_or("wmma").to_string();
-    fault(
-        FaultKind::Unsupported,
-        format!("`{name}` is not supported by ptxrun: {why}"),
-    )
-}
 
 /// The `mma.sync` form whose fragments tile a wmma shape, the tiles (m, n) and whether the
 /// layout is the transpose (m8n32k16).
@@ -122,7 +109,7 @@ fn fragment(frag: Frag, shape: MatShape, e: Elem, lane: usize) -> Vec<(usize, us
 /// Executes `wmma.load` or `wmma.store` for the active lanes.
 pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let store = cx.ins.op == Op::WmmaStore;
-    let mv = wmma_move(&cx.ins.mods, store).map_err(|e| unsupported(cx, e))?;
+    let mv = wmma_move(&cx.ins.mods, store).map_err(|e| super::mma::unsupported_form(cx, e))?;
     let (rows, cols) = mv.dims();
     let size = (mv.elem.bits() / 8) as u64;
     let regs = elems(cx, if store { 1 } else { 0 });
@@ -196,18 +183,9 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
 
 /// Executes `wmma.mma` for this group's lanes from every lane's registers in `inputs`.
 pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> {
-    let f = wmma_mma(&cx.ins.mods).map_err(|e| unsupported(cx, e))?;
+    let f = wmma_mma(&cx.ins.mods).map_err(|e| super::mma::unsupported_form(cx, e))?;
     if present != u32::MAX {
-        let mut e = fault(
-            FaultKind::Hazard("divergent-aligned"),
-            format!(
-                "`wmma.mma` is .sync.aligned, but lanes {:#010x} of the warp, whose fragments it \
-                 needs, did not execute it",
-                !present
-            ),
-        );
-        e.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
-        return Err(e);
+        return Err(super::mma::partial_warp(cx, !present, "fragments"));
     }
     let (m, n, k) = (
         usize::from(f.shape.m),
@@ -231,22 +209,10 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
             }
         }
     }
-    let out = elems(cx, 0);
-    let per = per_reg(f.d);
     let d = super::mma::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| element_of(&f, ar, bc, cv));
-    for lane in lanes(cx.active) {
-        let coords = fragment(Frag::Acc, f.shape, f.d, lane);
-        for (r, o) in out.iter().enumerate().take(d_regs) {
-            let mut v = 0u64;
-            for j in 0..per {
-                let (row, col) = coords[(r * per + j) % coords.len()];
-                v |= d[row * n + col] << (j as u32 * f.d.bits());
-            }
-            if let Operand::Reg(reg) = o {
-                cx.set_reg(*reg, lane, v);
-            }
-        }
-    }
+    super::mma::scatter(cx, &d, n, (d_regs, f.d), &|lane| {
+        fragment(Frag::Acc, f.shape, f.d, lane)
+    });
     Ok(())
 }
 

@@ -299,12 +299,7 @@ fn check_mma(
     let f = match super::mma::form(&ins.mods) {
         Ok(f) => f,
         Err(super::mma::MmaError::Illegal(why)) => {
-            return Err(Diag::error(
-                "ir::mma-form",
-                format!("`{}` is not a form of mma: {why}", src.opcode.text),
-            )
-            .label(src.opcode.span.clone(), why)
-            .help("PTX ISA 9.0 section 9.7.14.5.14 lists the forms of mma"));
+            return Err(form_error(src, why, "mma", "9.7.14.5.14"));
         }
         // Decodes; executing it is the error.
         Err(super::mma::MmaError::NotExecutable(_)) => return Ok(()),
@@ -316,6 +311,18 @@ fn check_mma(
         at,
         &[(0, d, "D"), (1, a, "A"), (2, b, "B"), (3, c, "C")],
     )
+}
+
+/// `ir::mma-form`: the instruction is no form of the matrix instruction `family`.
+fn form_error(src: &ast::Instr<'_>, why: &'static str, family: &str, section: &str) -> Diag {
+    Diag::error(
+        "ir::mma-form",
+        format!("`{}` is not a form of {family}: {why}", src.opcode.text),
+    )
+    .label(src.opcode.span.clone(), why)
+    .help(format!(
+        "PTX ISA 9.0 section {section} lists the forms of {family}"
+    ))
 }
 
 /// Each `(operand, registers, name)`: the operand's brace list holds that many registers.
@@ -355,14 +362,7 @@ fn check_wmma(
     at: &dyn Fn(usize) -> crate::lex::Span,
 ) -> Result<(), Diag> {
     use super::mma::{wmma_mma, wmma_mma_regs, wmma_move, MmaError};
-    let illegal = |why: &'static str| {
-        Diag::error(
-            "ir::mma-form",
-            format!("`{}` is not a form of wmma: {why}", src.opcode.text),
-        )
-        .label(src.opcode.span.clone(), why)
-        .help("PTX ISA 9.0 section 9.7.14.4 lists the forms of wmma")
-    };
+    let illegal = |why| form_error(src, why, "wmma", "9.7.14.4");
     let want: Vec<(usize, usize, &str)> = match ins.op {
         Op::WmmaMma => match wmma_mma(&ins.mods) {
             Ok(f) => {

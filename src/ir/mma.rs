@@ -305,6 +305,9 @@ fn wmma_shape_ok(s: MatShape, e: Elem) -> bool {
     }
 }
 
+const SUB_BYTE_WMMA: &str =
+    "the sub-byte wmma forms (.s4, .u4, .b1); ptxrun executes f16, bf16, tf32, s8/u8, f64";
+
 /// Classifies `wmma.load` (`store` false) or `wmma.store` with modifiers `m`.
 pub fn wmma_move(m: &Mods, store: bool) -> Result<WmmaMove, MmaError> {
     use MmaError::Illegal;
@@ -337,9 +340,7 @@ pub fn wmma_move(m: &Mods, store: bool) -> Result<WmmaMove, MmaError> {
         elem,
         Elem::S4 | Elem::U4 | Elem::B1 | Elem::E4m3 | Elem::E5m2
     ) {
-        return Err(MmaError::NotExecutable(
-            "the sub-byte wmma forms (.s4, .u4, .b1); ptxrun executes f16, bf16, tf32, s8/u8, f64",
-        ));
+        return Err(MmaError::NotExecutable(SUB_BYTE_WMMA));
     }
     if !fits || !wmma_shape_ok(shape, elem) {
         return Err(Illegal(
@@ -400,9 +401,7 @@ pub fn wmma_mma(m: &Mods) -> Result<MmaForm, MmaError> {
         ));
     }
     if matches!(a, Elem::S4 | Elem::U4 | Elem::B1) {
-        return Err(MmaError::NotExecutable(
-            "the sub-byte wmma forms (.s4, .u4, .b1); ptxrun executes f16, bf16, tf32, s8/u8, f64",
-        ));
+        return Err(MmaError::NotExecutable(SUB_BYTE_WMMA));
     }
     let legal = match (a, b) {
         (Elem::F16, Elem::F16) => {
