@@ -45,6 +45,8 @@ pub enum OpClass {
     Tensor,
     /// `st.async` / `red.async` to another CTA's shared memory.
     Remote,
+    /// `wgmma.mma_async`: reads its shared-memory operands, writes registers.
+    Wgmma,
 }
 
 /// One operation as the model sees it.

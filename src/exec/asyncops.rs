@@ -55,6 +55,9 @@ impl<'m> Machine<'m> {
                     }
                     Op::CpAsyncBulkPrefetch | Op::CpAsyncBulkPrefetchTensor => Settle::all(active),
                     Op::StAsync | Op::RedAsync => st_async(&mut cx)?,
+                    Op::WgmmaFence => super::wgmma::fence(&mut cx),
+                    Op::WgmmaCommitGroup => super::wgmma::commit(&mut cx),
+                    Op::WgmmaWaitGroup => super::wgmma::wait(&mut cx)?,
                     _ => super::mbarops::exec(&mut cx)?,
                 }
             }
@@ -198,7 +201,15 @@ pub(super) fn issue(
     let group_epochs = match (&completion, cx.hb.as_mut()) {
         (Completion::Group, Some(hb)) => {
             let w = hb.warp(cx.rank, cx.warp_index);
-            if class == OpClass::CpAsync {
+            if class == OpClass::Wgmma {
+                // A wgmma reads its operands until it completes: one epoch for both.
+                w.wg_issued += 1;
+                let e = Epoch {
+                    agent: w.wg,
+                    clock: w.wg_issued,
+                };
+                Some((e, e))
+            } else if class == OpClass::CpAsync {
                 w.cp_issued += 1;
                 let e = Epoch {
                     agent: w.cp,

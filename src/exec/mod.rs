@@ -50,6 +50,7 @@ mod tcore;
 mod tensorops;
 mod translate;
 mod warpops;
+mod wgmma;
 mod wmma;
 
 use crate::ir::{FuncId, Module};

@@ -148,6 +148,8 @@ pub(crate) struct LaneGroups {
 pub(crate) struct WarpAsync {
     pub cp: [LaneGroups; WARP],
     pub bulk: [LaneGroups; WARP],
+    /// `wgmma.mma_async` groups (warp-wide) and what the checker follows of them.
+    pub wg: super::wgmma::WarpWgmma,
 }
 
 #[derive(Debug, Clone)]
@@ -535,6 +537,9 @@ impl<'m> Machine<'m> {
                 what: What::Instr { text },
             });
         }
+        if active != 0 && self.hb.is_some() {
+            self.watch_wgmma(cl, ci, wi, &ins, func, (fid, pc), active);
+        }
         if let Some(&form) = self
             .fast
             .get(fid.0 as usize)
@@ -611,7 +616,10 @@ impl<'m> Machine<'m> {
             | MbarrierArriveDrop
             | MbarrierTestWait
             | MbarrierTryWait
-            | MbarrierPendingCount => {
+            | MbarrierPendingCount
+            | WgmmaFence
+            | WgmmaCommitGroup
+            | WgmmaWaitGroup => {
                 return self.async_instr(cl, ci, wi, gi, ins, func, active);
             }
             BarrierCluster => return self.cluster_barrier(cl, ci, wi, gi, ins, active),
@@ -815,7 +823,7 @@ impl<'m> Machine<'m> {
         let mut rows = [[0u64; super::mma::ROW_SLOTS]; WARP];
         for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
             // mma reads every lane's registers: the groups must be at the same instruction.
-            let reads_all = matches!(ins.op, Op::Mma | Op::WmmaMma);
+            let reads_all = matches!(ins.op, Op::Mma | Op::WmmaMma | Op::WgmmaMmaAsync);
             let same = ins.op == members[0].0.op && (!reads_all || *ins == members[0].0);
             if !same {
                 return Err(fault(
@@ -843,6 +851,50 @@ impl<'m> Machine<'m> {
             grp.pc += 1;
         }
         Ok(())
+    }
+
+    /// Shows an instruction to the warp's `wgmma` register watch (`wgmma::watch`), reporting
+    /// what it finds.
+    #[allow(clippy::too_many_arguments)]
+    fn watch_wgmma(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        ins: &Instr,
+        func: &Function,
+        (fid, pc): (FuncId, u32),
+        active: u32,
+    ) {
+        let cta = &mut cl.ctas[ci];
+        let (rank, id) = (cta.rank, cta.id);
+        let warp = &mut cta.warps[wi];
+        let Some(asy) = warp.asy.as_mut().filter(|a| a.wg.watching()) else {
+            return;
+        };
+        let Some((kind, message, at, label, help)) =
+            super::wgmma::watch(&mut asy.wg, func, fid.0, ins, pc)
+        else {
+            return;
+        };
+        let site = super::hazard::Site {
+            func: fid.0,
+            pc,
+            rank,
+            cta: id,
+            warp: warp.index,
+            lane: active.trailing_zeros(),
+        };
+        if let Some(hb) = self.hb.as_mut() {
+            hb.report(
+                kind,
+                site,
+                message,
+                help,
+                String::new(),
+                Some((fid.0, at, label.to_string())),
+            );
+        }
     }
 
     /// (function, pc, first thread) of a parked group.

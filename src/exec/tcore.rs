@@ -91,11 +91,11 @@ type Term = (bool, u64, i32, i32);
 
 /// Sums the terms as the tensor core does and returns the exact aligned sum `s` with the scale
 /// `e`: the result is `s * 2^e`.
-fn fused_sum(terms: &[Term]) -> (i128, i32) {
+fn fused_sum(terms: &[Term], align: i32) -> (i128, i32) {
     let max_e = terms.iter().map(|t| t.3).max().unwrap_or(-126);
     let mut s: i128 = 0;
     for &(neg, sig, frac, exp) in terms {
-        let shift = ALIGN_BITS - frac + exp - max_e;
+        let shift = align - frac + exp - max_e;
         let mag = if shift >= 0 {
             i128::from(sig) << shift
         } else if shift > -100 {
@@ -105,7 +105,7 @@ fn fused_sum(terms: &[Term]) -> (i128, i32) {
         };
         s += if neg { -mag } else { mag };
     }
-    (s, max_e - ALIGN_BITS)
+    (s, max_e - align)
 }
 
 /// `|s| * 2^e` (s != 0) in an IEEE format with `frac` fraction bits and exponent bias `bias`,
@@ -154,8 +154,32 @@ fn normalise(s: i128, e: i32, frac: i32, bias: i32, nearest: bool) -> u64 {
 /// One element of a floating-point `mma` with f16/bf16/tf32/fp8 operands: `c` and the result
 /// in `d_ty` (f32 or f16; PTX has C and D of one type). `a` and `b` hold k elements each.
 pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64 {
+    fused_dot(a, b, ab, c, d_ty, (ALIGN_BITS, 23))
+}
+
+/// One element of an fp8 `wgmma` (e4m3/e5m2, k = 32, one group): the terms are aligned with
+/// only 13 fraction bits kept, and an f32 result is truncated to 13 fraction bits (e8m13); an
+/// f16 result is rounded to nearest even (MMA-Sim's Hopper model, compared with the H100 in
+/// `docs/numerics/wgmma`).
+pub fn f8_wgmma_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64 {
+    fused_dot(a, b, ab, c, d_ty, (13, 13))
+}
+
+/// The fused dot product with `align` fraction bits kept after the largest exponent and `frac`
+/// fraction bits in an f32 result (23, or 13 for fp8 `wgmma`).
+fn fused_dot(
+    a: &[u64],
+    b: &[u64],
+    ab: (Elem, Elem),
+    c: u64,
+    d_ty: Elem,
+    (align, f32_frac): (i32, i32),
+) -> u64 {
     let d_f16 = d_ty == Elem::F16;
     let nan = if d_f16 { 0x7fff } else { 0x7fff_ffff };
+    // A zero term takes part in the alignment with a fixed exponent (MMA-Sim's e_zero for
+    // Hopper; measured with wgmma: f32 results in the subnormal range).
+    let zero_exp = if d_f16 { -21 } else { -133 };
     // At most 32 products (f16/bf16 take 16, tf32 8, fp8 is split first); C is one more term.
     let mut terms = [(false, 0u64, 0i32, 0i32); MAX_TERMS];
     let mut count = 0;
@@ -197,7 +221,14 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
                     frac: f2,
                     exp: e2,
                 },
-            ) => push((n1 != n2, s1 * s2, f1 + f2, e1 + e2)),
+            ) => {
+                let e = if s1 == 0 || s2 == 0 {
+                    zero_exp
+                } else {
+                    e1 + e2
+                };
+                push((n1 != n2, s1 * s2, f1 + f2, e))
+            }
         }
     }
     match decode(c, d_ty) {
@@ -208,7 +239,7 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
             sig,
             frac,
             exp,
-        } => push((neg, sig, frac, exp)),
+        } => push((neg, sig, frac, if sig == 0 { zero_exp } else { exp })),
     }
     if is_nan || (pos_inf && neg_inf) {
         return nan;
@@ -217,9 +248,13 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
     if pos_inf || neg_inf {
         return normalise_inf(neg_inf, frac, bias);
     }
-    let (s, e) = fused_sum(&terms[..count]);
+    let (s, e) = fused_sum(&terms[..count], align);
     if s == 0 {
         return 0;
+    }
+    if !d_f16 && f32_frac < 23 {
+        // Truncated to `f32_frac` bits, with f32's exponent range, then widened.
+        return normalise(s, e, f32_frac, bias, false) << (23 - f32_frac);
     }
     normalise(s, e, frac, bias, d_f16)
 }

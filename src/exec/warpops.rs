@@ -30,7 +30,8 @@ pub(crate) fn is_collective(op: Op, flags: Flags) -> bool {
         | Op::Stmatrix
         | Op::Movmatrix
         | Op::Mma
-        | Op::WmmaMma => true,
+        | Op::WmmaMma
+        | Op::WgmmaMmaAsync => true,
         _ => false,
     }
 }

@@ -114,6 +114,7 @@ pub fn check_instr(
             | Op::Discard
             | Op::Applypriority
             | Op::FenceProxyTensormap
+            | Op::WgmmaWaitGroup
     ) && !ins.op.name().starts_with("cp.")
         && !ins.op.name().starts_with("mbarrier.")
         && !ins.op.name().starts_with("fence");
@@ -280,8 +281,13 @@ pub fn check_instr(
     if matches!(ins.op, Op::WmmaLoad | Op::WmmaStore | Op::WmmaMma) {
         check_wmma(ins, ops, src, &at)?;
     }
-    if matches!(ins.op, Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup)
-        && !matches!(ops[0], Operand::Imm(0..))
+    if ins.op == Op::WgmmaMmaAsync {
+        check_wgmma(ins, ops, src, &at)?;
+    }
+    if matches!(
+        ins.op,
+        Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup | Op::WgmmaWaitGroup
+    ) && !matches!(ops[0], Operand::Imm(0..))
     {
         return Err(kind_error(0, "a non-negative integer constant"));
     }
@@ -348,6 +354,64 @@ fn check_fragments(
                 ),
             )
             .label(at(k), format!("{n} expected")));
+        }
+    }
+    Ok(())
+}
+
+/// `wgmma.mma_async`: a form PTX has (section 9.7.15.5.2), D's brace list as long as the form's
+/// accumulator fragment, A a brace list (registers) or a 64-bit descriptor, and the immediates
+/// the form takes with values PTX allows.
+fn check_wgmma(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    let f = match super::wgmma::form(&ins.mods) {
+        Ok(f) => f,
+        Err(super::mma::MmaError::Illegal(why)) => {
+            return Err(form_error(src, why, "wgmma.mma_async", "9.7.15.5.2"));
+        }
+        Err(super::mma::MmaError::NotExecutable(_)) => return Ok(()),
+    };
+    let a_in_regs = matches!(ops.get(1), Some(Operand::Vector(_)));
+    let want = f.operands(a_in_regs);
+    if ops.len() != want {
+        return Err(Diag::error(
+            "ir::mma-operands",
+            format!(
+                "`{}` takes {want} operands (d, {}, b-desc, scale-d{}), found {}",
+                src.opcode.text,
+                if a_in_regs { "a" } else { "a-desc" },
+                match (f.scalable(), f.transposable(), a_in_regs) {
+                    (false, _, _) => "",
+                    (true, false, _) => ", imm-scale-a, imm-scale-b",
+                    (true, true, true) => ", imm-scale-a, imm-scale-b, imm-trans-b",
+                    (true, true, false) => ", imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
+                },
+                ops.len()
+            ),
+        )
+        .label(src.opcode.span.clone(), format!("{want} operands expected")));
+    }
+    let mut frags = vec![(0, f.d_regs(), "D"), (2, 1, "the B descriptor")];
+    frags.push((1, if a_in_regs { f.a_regs() } else { 1 }, "A"));
+    check_fragments(ops, src, at, &frags)?;
+    for (k, o) in ops.iter().enumerate().skip(4) {
+        let scale = f.scalable() && k < 6;
+        let ok = match o {
+            Operand::Imm(v) if scale => *v == 1 || *v == -1,
+            Operand::Imm(v) => *v == 0 || *v == 1,
+            _ => false,
+        };
+        if !ok {
+            let what = if scale { "1 or -1" } else { "0 or 1" };
+            return Err(Diag::error(
+                "ir::mma-operands",
+                format!("`{}` takes the constant {what} here", src.opcode.text),
+            )
+            .label(at(k), format!("{what} expected")));
         }
     }
     Ok(())

@@ -129,7 +129,8 @@ fn writes_first(op: Op) -> bool {
         && !op.name().starts_with("mbarrier.")
 }
 
-fn each_reg(f: &Function, o: &Operand, visit: &mut impl FnMut(RegId)) {
+/// Every register operand `o` names (sources, destinations, address bases, lists).
+pub(crate) fn each_reg(f: &Function, o: &Operand, visit: &mut impl FnMut(RegId)) {
     match *o {
         Operand::Reg(r) | Operand::NotPred(r) | Operand::NegReg(r) => visit(r),
         Operand::Pair(a, b) => {

@@ -43,7 +43,7 @@ pub enum Elem {
 }
 
 impl Elem {
-    fn of(t: Type) -> Option<Elem> {
+    pub(crate) fn of(t: Type) -> Option<Elem> {
         Some(match t {
             Type::F16 => Elem::F16,
             Type::Bf16 => Elem::Bf16,

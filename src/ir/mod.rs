@@ -16,7 +16,9 @@ pub mod mods;
 pub mod opcode;
 mod print;
 pub mod types;
+pub mod wgmma;
 
+pub(crate) use contract::each_reg;
 pub use lower::lower;
 pub use mods::{Flags, Mods};
 pub use opcode::Op;
@@ -251,6 +253,7 @@ impl Instr {
             Op::WmmaLoad => mma::wmma_move(&self.mods, false).is_ok(),
             Op::WmmaStore => mma::wmma_move(&self.mods, true).is_ok(),
             Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),
+            Op::WgmmaMmaAsync => wgmma::form(&self.mods).is_ok(),
             op => !op.is_opaque(),
         }
     }

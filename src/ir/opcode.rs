@@ -188,6 +188,11 @@ table! {
     WmmaLoad "wmma.load", T.or(SP).or(SHAPE), [FragA, FragB, FragC], [SYNC, ALIGNED], 1..1, 2..3;
     WmmaStore "wmma.store", T.or(SP).or(SHAPE), [FragD], [SYNC, ALIGNED], 1..1, 2..3;
     WmmaMma "wmma.mma", T.or(SHAPE).or(RND).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
+    // ---- warpgroup-level asynchronous matrix multiply-accumulate (9.7.15); forms in ir/wgmma.rs ----
+    WgmmaMmaAsync "wgmma.mma_async", T.or(SHAPE).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 3..3, 4..8;
+    WgmmaFence "wgmma.fence", NO, [], [SYNC, ALIGNED], 0..0, 0..0;
+    WgmmaCommitGroup "wgmma.commit_group", NO, [], [SYNC, ALIGNED], 0..0, 0..0;
+    WgmmaWaitGroup "wgmma.wait_group", NO, [], [SYNC, ALIGNED], 0..0, 1..1;
     // ---- control flow (9.7.12) ----
     Bra "bra", NO, [], [UNI], 0..0, 1..1;
     BrxIdx "brx.idx", NO, [], [UNI], 0..0, 2..2;
@@ -205,10 +210,6 @@ table! {
   ;opaque:
     Createpolicy "createpolicy";
     MmaSp "mma.sp";
-    WgmmaMmaAsync "wgmma.mma_async";
-    WgmmaFence "wgmma.fence";
-    WgmmaCommitGroup "wgmma.commit_group";
-    WgmmaWaitGroup "wgmma.wait_group";
     Tcgen05 "tcgen05";
     Tex "tex";
     Tld4 "tld4";

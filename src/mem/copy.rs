@@ -20,7 +20,7 @@ use crate::ir::Type;
 use crate::latency::{LatencyModel, OpClass, OpDesc, Timing};
 use crate::trace::{Event, Trace, What};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Index of an operation in [`Engine::ops`].
 pub type OpId = u32;
@@ -143,7 +143,7 @@ impl Op {
     pub fn async_proxy(&self) -> bool {
         matches!(
             self.spec.class,
-            OpClass::Bulk | OpClass::BulkReduce | OpClass::Tensor
+            OpClass::Bulk | OpClass::BulkReduce | OpClass::Tensor | OpClass::Wgmma
         )
     }
 }
@@ -198,6 +198,8 @@ pub struct Engine {
     model: Box<dyn LatencyModel>,
     timing: Timing,
     arrive_ons: Vec<ArriveOn>,
+    /// Per (rank, warp), the completion time of its last `wgmma.mma_async`.
+    wgmma_last: BTreeMap<(u32, u32), u64>,
 }
 
 impl Engine {
@@ -209,6 +211,7 @@ impl Engine {
             model,
             timing: Timing::default(),
             arrive_ons: Vec::new(),
+            wgmma_last: BTreeMap::new(),
         }
     }
 
@@ -222,11 +225,21 @@ impl Engine {
     pub fn reset(&mut self, cluster: u64) {
         self.queue.clear();
         self.arrive_ons.clear();
+        self.wgmma_last.clear();
         self.model.reset(cluster);
     }
 
     pub fn is_complete(&self, op: OpId) -> bool {
         self.ops.get(op as usize).is_none_or(|o| o.complete)
+    }
+
+    /// The staged source bytes of a completed operation that keeps them (`wgmma.mma_async`),
+    /// handed over once.
+    pub fn take_staging(&mut self, op: OpId) -> Vec<u8> {
+        self.ops
+            .get_mut(op as usize)
+            .map(|o| std::mem::take(&mut o.spec.staging))
+            .unwrap_or_default()
     }
 
     pub fn is_read(&self, op: OpId) -> bool {
@@ -272,7 +285,15 @@ impl Engine {
         // Keep issue <= read <= land <= complete whatever the model said.
         t.land.resize(npieces, now);
         let cap = crate::latency::MAX_LATENCY * 2;
-        let complete_at = t.complete_at.clamp(now, now + cap);
+        let mut complete_at = t.complete_at.clamp(now, now + cap);
+        // A warp's wgmma operations complete in issue order (a chain accumulating into the
+        // same registers reads each other's results).
+        if spec.class == OpClass::Wgmma {
+            let key = (spec.issuer.rank, spec.issuer.warp);
+            let last = self.wgmma_last.get(&key).copied().unwrap_or(0);
+            complete_at = complete_at.max(last);
+            self.wgmma_last.insert(key, complete_at);
+        }
         let read_at = t.read_at.clamp(now, complete_at);
         for l in t.land.iter_mut() {
             *l = (*l).clamp(read_at, complete_at);
@@ -413,9 +434,12 @@ impl Engine {
             }
             Ev::Complete => {
                 op.complete = true;
-                // Its bytes have all moved: keep only what reports and the checker need.
+                // Its bytes have all moved: keep only what reports and the checker need (and
+                // a wgmma's operands until the exec layer takes them, `take_staging`).
                 op.spec.segs = Vec::new();
-                op.spec.staging = Vec::new();
+                if op.spec.class != OpClass::Wgmma {
+                    op.spec.staging = Vec::new();
+                }
                 op.spec.pieces = Vec::new();
                 trace.push(event(What::Complete { op: id }));
                 notices.push(Notice::Op {

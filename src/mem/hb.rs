@@ -104,12 +104,15 @@ pub struct WarpClock {
     pub cp: Agent,
     pub bulk: Agent,
     pub bulk_read: Agent,
+    /// The agent counting its completed `wgmma.mma_async` operations.
+    pub wg: Agent,
     pub vc: Vc,
     /// Its clock at its last fence (what a relaxed atomic write or arrival publishes).
     pub fence_release: Vc,
     /// Operations issued so far on the non-bulk and bulk-group sequences.
     pub cp_issued: u32,
     pub bulk_issued: u32,
+    pub wg_issued: u32,
 }
 
 impl WarpClock {
@@ -122,15 +125,17 @@ impl WarpClock {
             cp: first + 1,
             bulk: first + 2,
             bulk_read: first + 3,
+            wg: first + 4,
             vc,
             fence_release: Vc::new(),
             cp_issued: 0,
             bulk_issued: 0,
+            wg_issued: 0,
         }
     }
 
     /// Agents a warp uses.
-    pub const AGENTS: u32 = 4;
+    pub const AGENTS: u32 = 5;
 
     /// The epoch of the warp's next access.
     pub fn now(&self) -> Epoch {

@@ -1,0 +1,671 @@
+//! Warpgroup matrix multiply-accumulate (PTX ISA 9.0 section 9.7.15): `wgmma.mma_async`,
+//! `wgmma.fence`, `wgmma.commit_group` and `wgmma.wait_group`.
+//!
+//! Four warps (a warpgroup) compute a 64 x N tile D = A x B + D; warp `w % 4` owns rows
+//! `16 (w % 4)` to `16 (w % 4) + 15`, which depend only on its own rows of A, so each warp
+//! issues its part as one transaction of the async engine (like a bulk copy): the engine reads
+//! its shared-memory operands through the async proxy at a time the latency model chooses, and
+//! the accumulator registers receive D when a `wgmma.wait_group` observes the completion (a
+//! kernel that reads them before sees the old values, as hardware could show it). Operations of
+//! one warp complete in issue order, so a chain of `wgmma` accumulating into the same registers
+//! reads each other's results.
+//!
+//! Operands (section 9.7.15.5): A from registers in the `mma` m16n8k fragment layout, or A and
+//! B from shared memory through a 64-bit matrix descriptor (9.7.15.5.1.2: start address,
+//! leading and stride byte offsets, all >> 4; base offset; swizzle none, 128B, 64B, 32B). The
+//! canonical layouts are made of 16-byte chunks, 8 rows of them per core matrix:
+//!
+//! - K-major (the default): no swizzle, chunk (row r, k-chunk c) at `(r % 8) 16 + (r / 8) SBO
+//!   + c LBO`; swizzled with width W bytes, `(r % 8) W + (r / 8) SBO + 16 c`;
+//! - MN-major (`imm-trans` 1, 16-bit types): chunk (MN-chunk m, k) at `m SBO + (k % 8) 16 +
+//!   (k / 8) LBO` unswizzled, `(m % (W/16)) 16 + (m / (W/16)) LBO + (k % 8) W + (k / 8) SBO`
+//!   swizzled;
+//!
+//! and the swizzle XORs address bits 4.. with bits 7.. of the shared-memory address (1, 2 or 3
+//! bits for 32B, 64B, 128B). Every layout, swizzle and type was compared with an H100
+//! (`docs/numerics/wgmma`). D's fragment: element `i` of lane `l` is row `l / 4 + 8 ((i / 2) %
+//! 2)`, column `8 (i / 4) + 2 (l % 4) + i % 2` of the warp's 16 rows. Arithmetic is
+//! `tcore.rs`'s.
+
+use super::asyncops::issue;
+use super::ctx::Ctx;
+use super::memops::{elems, thread_of};
+use super::mma::{multiply, partial_warp, unsupported_form, Rows};
+use super::park::{record, AsyncWait, Settle};
+use super::step::{fault, lanes, Res, WarpAsync, WARP};
+use super::{tcore, FaultKind};
+use crate::ir::mma::{Elem, MmaForm};
+use crate::ir::mods::MatShape;
+use crate::ir::wgmma::{form, WgmmaForm};
+use crate::ir::{Function, Operand, RegId, Type};
+use crate::latency::OpClass;
+use crate::mem::copy::{Completion, Loc, OpId, Seg};
+use crate::trace::What;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Bytes of one row of an operand along K (every dense form reads 32 bytes of K).
+const K_BYTES: usize = 32;
+
+/// A decoded shared-memory matrix descriptor (PTX ISA 9.0 section 9.7.15.5.1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Desc {
+    pub start: u32,
+    pub lbo: u32,
+    pub sbo: u32,
+    pub base: u32,
+    /// Swizzle width in bytes: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
+}
+
+impl Desc {
+    pub fn decode(v: u64) -> Desc {
+        let field = |shift: u32| (((v >> shift) & 0x3fff) as u32) << 4;
+        Desc {
+            start: field(0),
+            lbo: field(16),
+            sbo: field(32),
+            base: ((v >> 49) & 7) as u32,
+            swizzle: match v >> 62 {
+                0 => 0,
+                1 => 128,
+                2 => 64,
+                _ => 32,
+            },
+        }
+    }
+
+    /// Offset from the start address of 16-byte chunk (`line`, `step`): for K-major operands row
+    /// `line` and K-chunk `step`; for MN-major ones MN-chunk `line` and k `step`.
+    fn chunk(&self, mn_major: bool, line: u32, step: u32) -> u32 {
+        let w = self.swizzle;
+        match (mn_major, w) {
+            (false, 0) => (line % 8) * 16 + (line / 8) * self.sbo + step * self.lbo,
+            (false, _) => (line % 8) * w + (line / 8) * self.sbo + step * 16,
+            (true, 0) => line * self.sbo + (step % 8) * 16 + (step / 8) * self.lbo,
+            (true, _) => {
+                let per = w / 16;
+                (line % per) * 16 + (line / per) * self.lbo + (step % 8) * w + (step / 8) * self.sbo
+            }
+        }
+    }
+
+    /// The shared-memory address of that chunk, swizzled.
+    fn address(&self, mn_major: bool, line: u32, step: u32) -> u32 {
+        let a = self.start.wrapping_add(self.chunk(mn_major, line, step));
+        let bits = match self.swizzle {
+            32 => 1,
+            64 => 2,
+            128 => 3,
+            _ => 0,
+        };
+        a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
+    }
+}
+
+/// Where a shared-memory operand's elements sit in the operation's staging bytes: `rows` rows
+/// (of A: the warp's 16; of B: N) of K elements from byte `at`, row by row (K-major) or k by k
+/// (MN-major).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Staged {
+    at: usize,
+    rows: usize,
+    mn_major: bool,
+}
+
+/// One issued `wgmma.mma_async` of one warp, until a wait applies it.
+#[derive(Debug, Clone)]
+pub(crate) struct Job {
+    pub op: OpId,
+    form: WgmmaForm,
+    /// The function whose registers it names, its instruction, and its D and A registers.
+    func: u32,
+    pub pc: u32,
+    d: Vec<RegId>,
+    a_regs: Vec<RegId>,
+    /// A's 16 x K elements (from registers), or where the engine stages them.
+    a: Result<Vec<u64>, Staged>,
+    b: Staged,
+    scale_d: bool,
+    neg: (bool, bool),
+}
+
+/// A warp's `wgmma` state: async groups of jobs, and what the checker follows (whether a
+/// `wgmma.fence` was executed, registers accessed since the last one, registers in flight).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WarpWgmma {
+    uncommitted: Vec<Job>,
+    groups: VecDeque<Vec<Job>>,
+    fenced: bool,
+    /// Register -> the instruction that last accessed it since the last `wgmma.fence`.
+    touched: BTreeMap<u32, u32>,
+    /// Register -> the `wgmma.mma_async` in flight that owns it.
+    locked: BTreeMap<u32, u32>,
+    /// The function the registers above belong to.
+    func: u32,
+}
+
+impl WarpWgmma {
+    /// Whether instructions must be shown to [`watch`].
+    pub fn watching(&self) -> bool {
+        self.fenced || !self.locked.is_empty()
+    }
+
+    fn relock(&mut self) {
+        self.locked.clear();
+        for j in self.uncommitted.iter().chain(self.groups.iter().flatten()) {
+            for r in j.d.iter().chain(&j.a_regs) {
+                self.locked.insert(r.0, j.pc);
+            }
+        }
+    }
+}
+
+fn state<'a>(cx: &'a mut Ctx<'_, '_>) -> &'a mut WarpWgmma {
+    &mut cx
+        .asy
+        .get_or_insert_with(|| Box::new(WarpAsync::default()))
+        .wg
+}
+
+/// The form, or the unsupported fault naming it.
+fn decoded(cx: &Ctx<'_, '_>) -> Res<WgmmaForm> {
+    form(&cx.ins.mods).map_err(|e| unsupported_form(cx, e))
+}
+
+/// The `mma`-shaped view of the warp's part: 16 x N x K with D's type as C's.
+fn part(f: &WgmmaForm) -> MmaForm {
+    MmaForm {
+        shape: MatShape {
+            m: 16,
+            n: f.n,
+            k: f.k,
+        },
+        d: f.d,
+        a: f.a,
+        b: f.b,
+        c: f.d,
+        satfinite: f.satfinite,
+        xor: false,
+    }
+}
+
+/// Reads A's registers (register form) into `rows`, one row per lane.
+pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
+    if !matches!(cx.ops.get(1), Some(Operand::Vector(_))) {
+        return;
+    }
+    let a = elems(cx, 1);
+    for lane in lanes(cx.active) {
+        for (slot, o) in rows[lane].iter_mut().zip(&a) {
+            *slot = cx.value(o, lane, Type::B32);
+        }
+    }
+}
+
+/// `wgmma.mma_async`: decodes the operands at the warp's first lane (they are warpgroup-uniform),
+/// lists the shared-memory chunks the operation reads, and issues it.
+pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
+    let f = decoded(cx)?;
+    if present != u32::MAX {
+        return Err(partial_warp(cx, !present, "fragments"));
+    }
+    let first = lanes(cx.active).next().unwrap_or(0);
+    let a_in_regs = matches!(cx.ops.get(1), Some(Operand::Vector(_)));
+    let imm = |k: usize| match cx.ops.get(k) {
+        Some(Operand::Imm(v)) => *v,
+        _ => 0,
+    };
+    let (neg_a, neg_b) = if f.scalable() {
+        (imm(4) == -1, imm(5) == -1)
+    } else {
+        (false, false)
+    };
+    let trans_base = if f.scalable() { 6 } else { 4 };
+    let (trans_a, trans_b) = match (f.transposable(), a_in_regs) {
+        (false, _) => (false, false),
+        (true, true) => (false, imm(trans_base) == 1),
+        (true, false) => (imm(trans_base) == 1, imm(trans_base + 1) == 1),
+    };
+    let scale_d = cx.src(3, first, Type::Pred) != 0;
+    let warp_rows = 16 * (cx.warp_index % 4);
+    let mut segs = Vec::new();
+    let a = if a_in_regs {
+        Ok(register_a(&f, rows))
+    } else {
+        let d = Desc::decode(cx.src(1, first, Type::B64));
+        Err(plan(cx, &f, d, (warp_rows, 16), trans_a, &mut segs)?)
+    };
+    let b_desc = Desc::decode(cx.src(2, first, Type::B64));
+    let b = plan(
+        cx,
+        &f,
+        b_desc,
+        (0, usize::from(f.n) as u32),
+        trans_b,
+        &mut segs,
+    )?;
+    let staging = vec![0u8; b.at + b.rows * K_BYTES];
+    let active = cx.active;
+    let op = issue(
+        cx,
+        OpClass::Wgmma,
+        segs,
+        Vec::new(),
+        staging,
+        Completion::Group,
+        None,
+        active,
+    );
+    let reg_ids = |ops: Vec<Operand>| -> Vec<RegId> {
+        ops.iter()
+            .filter_map(|o| match o {
+                Operand::Reg(r) => Some(*r),
+                _ => None,
+            })
+            .collect()
+    };
+    let job = Job {
+        op,
+        form: f,
+        func: cx.frame.func.0,
+        pc: cx.pc,
+        d: reg_ids(elems(cx, 0)),
+        a_regs: if a_in_regs {
+            reg_ids(elems(cx, 1))
+        } else {
+            Vec::new()
+        },
+        a,
+        b,
+        scale_d,
+        neg: (neg_a, neg_b),
+    };
+    check_fence(cx, &job);
+    let w = state(cx);
+    w.func = job.func;
+    w.uncommitted.push(job);
+    w.relock();
+    Ok(())
+}
+
+/// A's 16 x K elements from the lanes' registers (the `mma` m16n8k fragment).
+fn register_a(f: &WgmmaForm, rows: &Rows) -> Vec<u64> {
+    let p = part(f);
+    let k = usize::from(f.k);
+    let mut a = vec![0u64; 16 * k];
+    for (lane, regs) in rows.iter().enumerate() {
+        for (r, &v) in regs.iter().enumerate().take(f.a_regs()) {
+            for j in 0..super::mma::per_reg(f.a) {
+                let (row, col) = super::mma::a_at(&p, lane, r, j);
+                a[row * k + col] = super::mma::element(v, f.a, j);
+            }
+        }
+    }
+    a
+}
+
+/// Appends the segments that stage `rows.1` rows of an operand from row `rows.0` of the matrix
+/// `d` describes; returns where they are staged.
+fn plan(
+    cx: &Ctx<'_, '_>,
+    f: &WgmmaForm,
+    d: Desc,
+    (from, count): (u32, u32),
+    mn_major: bool,
+    segs: &mut Vec<Seg>,
+) -> Res<Staged> {
+    if d.base != 0 {
+        return Err(fault(
+            FaultKind::Unsupported,
+            format!(
+                "`wgmma.mma_async` with matrix base offset {} in a descriptor is not supported by ptxrun",
+                d.base
+            ),
+        ));
+    }
+    let at = segs
+        .iter()
+        .map(|s| (s.stage + s.len) as usize)
+        .max()
+        .unwrap_or(0);
+    let staged = Staged {
+        at,
+        rows: count as usize,
+        mn_major,
+    };
+    // K-major: each row's 32 bytes are two chunks. MN-major (16-bit types): each k's run of
+    // `count` elements is count / 8 chunks.
+    let chunks: Vec<(u32, u32, usize)> = if mn_major {
+        (0..u32::from(f.k))
+            .flat_map(|k| {
+                (0..count / 8).map(move |m| {
+                    (
+                        from / 8 + m,
+                        k,
+                        k as usize * count as usize * 2 + m as usize * 16,
+                    )
+                })
+            })
+            .collect()
+    } else {
+        (0..count)
+            .flat_map(|r| {
+                (0..2).map(move |c| (from + r, c, r as usize * K_BYTES + c as usize * 16))
+            })
+            .collect()
+    };
+    let size = cx
+        .smem
+        .get(cx.rank as usize)
+        .map_or(0, |s| s.bytes.len() as u64);
+    for (line, step, stage) in chunks {
+        let addr = u64::from(d.address(mn_major, line, step));
+        if addr + 16 > size {
+            let mut flt = fault(
+                FaultKind::Memory,
+                format!(
+                    "`wgmma.mma_async` reads 16 bytes at shared+{addr:#x} (descriptor start {:#x}), outside the CTA's {size} bytes of shared memory",
+                    d.start
+                ),
+            );
+            flt.linear_thread = lanes(cx.active).next().map(|l| thread_of(cx, l) as u32);
+            return Err(flt);
+        }
+        let stage = (at + stage) as u32;
+        let src = Loc::Shared {
+            rank: cx.rank,
+            off: addr,
+        };
+        // Merge with the previous chunk when both sides continue it.
+        if let Some(last) = segs.last_mut() {
+            if let Loc::Shared { off, .. } = last.src {
+                if off + u64::from(last.len) == addr && last.stage + last.len == stage {
+                    last.len += 16;
+                    continue;
+                }
+            }
+        }
+        segs.push(Seg {
+            src,
+            dst: Loc::Fill,
+            len: 16,
+            stage,
+        });
+    }
+    Ok(staged)
+}
+
+/// Element (row, k) of a staged operand of element type `e`.
+fn staged_at(bytes: &[u8], s: &Staged, e: Elem, row: usize, k: usize) -> u64 {
+    let bits = e.bits() as usize;
+    let bit = if s.mn_major {
+        (k * s.rows + row) * bits
+    } else {
+        row * K_BYTES * 8 + k * bits
+    };
+    let at = s.at + bit / 8;
+    if bits < 8 {
+        let byte = bytes.get(at).copied().unwrap_or(0);
+        return u64::from(byte >> (bit % 8)) & ((1 << bits) - 1);
+    }
+    let mut v = [0u8; 8];
+    if let Some(src) = bytes.get(at..at + bits / 8) {
+        v[..bits / 8].copy_from_slice(src);
+    }
+    u64::from_le_bytes(v)
+}
+
+/// The sign bit of an element of type `e` (for `imm-scale` -1).
+fn sign_bit(e: Elem) -> u64 {
+    if e == Elem::Tf32 {
+        1 << 31
+    } else {
+        1 << (e.bits() - 1)
+    }
+}
+
+/// Computes a completed job's D from its operands and the accumulator registers, and writes it.
+fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
+    if job.func != cx.frame.func.0 {
+        return Err(fault(
+            FaultKind::Unsupported,
+            "`wgmma.wait_group` in another function than its `wgmma.mma_async` is not supported by ptxrun",
+        ));
+    }
+    let f = &job.form;
+    let bytes = cx.engine.take_staging(job.op);
+    let (n, k) = (usize::from(f.n), usize::from(f.k));
+    let mut a = match &job.a {
+        Ok(a) => a.clone(),
+        Err(s) => (0..16 * k)
+            .map(|i| staged_at(&bytes, s, f.a, i / k, i % k))
+            .collect(),
+    };
+    let mut b_t: Vec<u64> = (0..n * k)
+        .map(|i| staged_at(&bytes, &job.b, f.b, i / k, i % k))
+        .collect();
+    if job.neg.0 {
+        a.iter_mut().for_each(|v| *v ^= sign_bit(f.a));
+    }
+    if job.neg.1 {
+        b_t.iter_mut().for_each(|v| *v ^= sign_bit(f.b));
+    }
+    let per = super::mma::per_reg(f.d);
+    let mut c = vec![0u64; 16 * n];
+    if job.scale_d {
+        for lane in 0..WARP {
+            for (r, reg) in job.d.iter().enumerate() {
+                let v = cx.reg(*reg, lane);
+                for j in 0..per {
+                    let (row, col) = d_at(lane, r * per + j);
+                    c[row * n + col] = super::mma::element(v, f.d, j);
+                }
+            }
+        }
+    }
+    let p = part(f);
+    let d = multiply(&p, (&a, &b_t, &c), &|ar, bc, cv| dot(f, ar, bc, cv));
+    for lane in 0..WARP {
+        for (r, reg) in job.d.iter().enumerate() {
+            let mut v = 0u64;
+            for j in 0..per {
+                let (row, col) = d_at(lane, r * per + j);
+                v |= d[row * n + col] << (j as u32 * f.d.bits());
+            }
+            cx.set_reg(*reg, lane, v);
+        }
+    }
+    Ok(())
+}
+
+/// One element of D of a floating-point form.
+fn dot(f: &WgmmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+    match f.a {
+        Elem::E4m3 | Elem::E5m2 => tcore::f8_wgmma_dot(a, b, (f.a, f.b), c, f.d),
+        _ => tcore::float_dot(a, b, (f.a, f.b), c, f.d),
+    }
+}
+
+/// (row, column) within the warp's 16 rows of element `i` of D in `lane`.
+fn d_at(lane: usize, i: usize) -> (usize, usize) {
+    let (g, t) = (lane / 4, lane % 4);
+    (g + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * t + i % 2)
+}
+
+/// `wgmma.fence`: orders the warp's register accesses before later `wgmma.mma_async`.
+pub(crate) fn fence(cx: &mut Ctx<'_, '_>) -> Settle {
+    let w = state(cx);
+    w.fenced = true;
+    w.touched.clear();
+    Settle::all(cx.active)
+}
+
+/// `wgmma.commit_group`: the warp's uncommitted `wgmma.mma_async` become a group.
+pub(crate) fn commit(cx: &mut Ctx<'_, '_>) -> Settle {
+    let w = state(cx);
+    let group = std::mem::take(&mut w.uncommitted);
+    let ops = group.iter().map(|j| j.op).collect();
+    w.groups.push_back(group);
+    record(cx, What::Commit { bulk: false, ops });
+    Settle::all(cx.active)
+}
+
+/// `wgmma.wait_group N`: done when at most N of the warp's groups are pending; each completed
+/// group that leaves is applied (its D written) in issue order.
+pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let first = lanes(cx.active).next().unwrap_or(0);
+    let n = cx.src(0, first, Type::U32) as usize;
+    let mut observed = Vec::new();
+    loop {
+        let engine = &*cx.engine;
+        let w = &cx
+            .asy
+            .get_or_insert_with(|| Box::new(WarpAsync::default()))
+            .wg;
+        let ready = w.groups.len() > n
+            && w.groups
+                .front()
+                .is_some_and(|g| g.iter().all(|j| engine.is_complete(j.op)));
+        if !ready {
+            break;
+        }
+        let group = state(cx).groups.pop_front().unwrap_or_default();
+        for job in &group {
+            apply(cx, job)?;
+            observed.push(job.op);
+        }
+    }
+    let w = state(cx);
+    w.relock();
+    let done = if w.groups.len() <= n { cx.active } else { 0 };
+    let (rank, warp) = (cx.rank, cx.warp_index);
+    if let Some(hb) = cx.hb.as_mut() {
+        let w = hb.warp(rank, warp);
+        for &o in &observed {
+            if let Some((done, _)) = cx.engine.ops[o as usize].spec.group_epochs {
+                w.vc.raise(done.agent, done.clock);
+            }
+        }
+    }
+    Ok(Settle {
+        done,
+        wait: Some(AsyncWait::Groups),
+        what: Some(format!("wgmma.wait_group {n}")),
+        observed,
+        result: true,
+        notices: Vec::new(),
+    })
+}
+
+/// The name of register `r` of `func`, for messages.
+fn reg_name(func: &Function, r: u32) -> String {
+    func.reg_names
+        .get(r as usize)
+        .cloned()
+        .unwrap_or_else(|| format!("register {r}"))
+}
+
+const FENCE_HELP: &str = "execute `wgmma.fence` (in every warp of the warpgroup) after the last \
+     access of the accumulator and A registers by other instructions and before the \
+     `wgmma.mma_async` (PTX ISA 9.0 section 9.7.15.7.1)";
+
+/// `missing-wgmma-fence`: the warp's first `wgmma.mma_async` with no `wgmma.fence` before it, or
+/// one whose D or A registers another instruction accessed since the last fence.
+fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
+    if cx.hb.is_none() {
+        return;
+    }
+    let func = job.func;
+    let code = cx.func;
+    let w = state(cx);
+    let found = if !w.fenced {
+        Some((
+            "the warp's first `wgmma.mma_async` has no `wgmma.fence` before it: its accumulator \
+             and A registers are not ordered with the accesses before"
+                .to_string(),
+            None,
+        ))
+    } else if w.func == func {
+        job.d.iter().chain(&job.a_regs).find_map(|r| {
+            w.touched.get(&r.0).map(|&pc| {
+                let role = if job.d.contains(r) {
+                    "accumulator"
+                } else {
+                    "A"
+                };
+                (
+                    format!(
+                        "{role} register `{}` of this `wgmma.mma_async` was accessed at line {{L}} \
+                         after the last `wgmma.fence`",
+                        reg_name(code, r.0)
+                    ),
+                    Some(pc),
+                )
+            })
+        })
+    } else {
+        None
+    };
+    let Some((message, related)) = found else {
+        return;
+    };
+    let site = cx.site(lanes(cx.active).next().unwrap_or(0));
+    if let Some(hb) = cx.hb.as_mut() {
+        hb.report(
+            "missing-wgmma-fence",
+            site,
+            message,
+            FENCE_HELP,
+            String::new(),
+            related.map(|pc| (func, pc, "register accessed here".to_string())),
+        );
+    }
+}
+
+/// A finding of [`watch`]: hazard kind, message, the related instruction and its label.
+pub(crate) type Finding = (&'static str, String, u32, &'static str, &'static str);
+
+/// Shown every instruction of a warp with `wgmma` state (when checking): an access to a
+/// register of a `wgmma.mma_async` still in flight is `wgmma-register-before-wait`; every
+/// access is remembered for `missing-wgmma-fence`.
+pub(crate) fn watch(
+    w: &mut WarpWgmma,
+    func: &Function,
+    fid: u32,
+    ins: &crate::ir::Instr,
+    pc: u32,
+) -> Option<Finding> {
+    use crate::ir::Op;
+    if fid != w.func
+        || matches!(
+            ins.op,
+            Op::WgmmaMmaAsync | Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup
+        )
+    {
+        return None;
+    }
+    let mut hit = None;
+    for o in func.ops(ins) {
+        crate::ir::each_reg(func, o, &mut |r| {
+            if w.fenced {
+                w.touched.insert(r.0, pc);
+            }
+            if hit.is_none() {
+                hit = w.locked.get(&r.0).map(|&at| (r.0, at));
+            }
+        });
+    }
+    let (r, at) = hit?;
+    Some((
+        "wgmma-register-before-wait",
+        format!(
+            "register `{}` belongs to the `wgmma.mma_async` at line {{L}}, which is still in flight: \
+             no `wgmma.wait_group` has observed its completion",
+            reg_name(func, r)
+        ),
+        at,
+        "the wgmma.mma_async",
+        "wait with `wgmma.wait_group` for the group of the `wgmma.mma_async` before accessing its \
+         accumulator or A registers (PTX ISA 9.0 section 9.7.15.7.3)",
+    ))
+}
