@@ -361,3 +361,48 @@ fn run_reports_hazards_with_two_labels_and_no_check_turns_it_off() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// The wgmma buggy twins: each hazard kind at the line of the culprit, related to the line of
+/// the other party (the kernels are nvcc's and Triton's PTX, unedited but for the bug).
+#[test]
+fn wgmma_hazards_point_at_their_lines() {
+    for (sample, kind, line, related) in [
+        ("wgmma_no_fence", "missing-wgmma-fence", 421, None),
+        (
+            "wgmma_no_final_wait",
+            "wgmma-register-before-wait",
+            545,
+            Some(475),
+        ),
+        (
+            "wgmma_early_release",
+            "source-modified-before-complete",
+            195,
+            Some(424),
+        ),
+        ("wgmma_half_warp", "divergent-aligned", 426, None),
+        (
+            "wgmma_no_proxy_fence",
+            "missing-proxy-fence",
+            606,
+            Some(454),
+        ),
+    ] {
+        let path = format!("ptx-samples/hazards/{sample}");
+        let (code, stdout, stderr) = ptxrun(&["run", &path, "--format", "json"]);
+        assert_eq!(code, 1, "{sample}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["kind"], kind, "{sample}: {stdout}");
+        assert_eq!(d["line"], line, "{sample}: {stdout}");
+        let rel = d["related"]
+            .as_array()
+            .and_then(|r| r.first())
+            .map(|r| r["line"].clone());
+        assert_eq!(
+            rel,
+            related.map(serde_json::Value::from),
+            "{sample}: {stdout}"
+        );
+    }
+}

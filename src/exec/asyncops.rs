@@ -195,7 +195,10 @@ pub(super) fn issue(
             (None, _) => "fill".into(),
         }
     };
-    let (src_desc, dst_desc) = (ends(|s| s.src), ends(|s| s.dst));
+    let (src_desc, mut dst_desc) = (ends(|s| s.src), ends(|s| s.dst));
+    if class == OpClass::Wgmma {
+        dst_desc = "accumulator registers".into();
+    }
     let kind = cx.ins.op.name().to_string();
     // Operations an async-group tracks complete in the order of the issuing warp's sequence.
     let group_epochs = match (&completion, cx.hb.as_mut()) {

@@ -616,13 +616,21 @@ impl<'m> Machine<'m> {
             | MbarrierArriveDrop
             | MbarrierTestWait
             | MbarrierTryWait
-            | MbarrierPendingCount
-            | WgmmaFence
-            | WgmmaCommitGroup
-            | WgmmaWaitGroup => {
+            | MbarrierPendingCount => {
+                return self.async_instr(cl, ci, wi, gi, ins, func, active);
+            }
+            WgmmaFence | WgmmaCommitGroup | WgmmaWaitGroup => {
+                self.whole_warp(cl, ci, wi, gi, ins, func, active)?;
                 return self.async_instr(cl, ci, wi, gi, ins, func, active);
             }
             BarrierCluster => return self.cluster_barrier(cl, ci, wi, gi, ins, active),
+            // A register-allocation hint (PTX ISA 9.0, miscellaneous instructions: setmaxnreg):
+            // virtual registers do not change; the whole warp must execute it together.
+            Setmaxnreg => {
+                self.whole_warp(cl, ci, wi, gi, ins, func, active)?;
+                cl.ctas[ci].warps[wi].groups[gi].pc += 1;
+                return Ok(());
+            }
             _ => {}
         }
         if active != 0 {
@@ -851,6 +859,52 @@ impl<'m> Machine<'m> {
             grp.pc += 1;
         }
         Ok(())
+    }
+
+    /// A `.sync.aligned` instruction that is not warp-wide in the rendezvous sense (`wgmma.fence`,
+    /// `commit_group`, `wait_group`, `setmaxnreg`) must still be executed by every live lane of
+    /// the warp: otherwise a `divergent-aligned` hazard, reported at the `.sync.aligned`
+    /// instruction where the other lanes wait if there is one (they never reconverged), else here.
+    #[allow(clippy::too_many_arguments)]
+    fn whole_warp(
+        &mut self,
+        cl: &mut Cluster,
+        ci: usize,
+        wi: usize,
+        gi: usize,
+        ins: &Instr,
+        func: &'m Function,
+        active: u32,
+    ) -> Res<()> {
+        let missing = live_lanes(&cl.ctas[ci], wi) & !active;
+        if missing == 0 || active == 0 {
+            return Ok(());
+        }
+        let warp = &cl.ctas[ci].warps[wi];
+        let parked =
+            (0..warp.groups.len()).find(|&g| g != gi && warp.groups[g].wait == Wait::WarpSync);
+        if let Some(g) = parked {
+            let (fid, pc, first) = self.group_site(&cl.ctas[ci], wi, g);
+            let (other, _, mask) = self.group_instr(&cl.ctas[ci], wi, g);
+            let line = func
+                .srcs
+                .get(warp.groups[gi].pc as usize)
+                .map_or(0, |s| s.line);
+            let mut f = fault(
+                FaultKind::Hazard("divergent-aligned"),
+                format!(
+                    "`{}` is .sync.aligned, but lanes {:#010x} of the warp went on to `{}` at line \
+                     {line} without executing it",
+                    other.op.name(),
+                    active & !mask,
+                    ins.op.name()
+                ),
+            );
+            f.linear_thread = Some(first);
+            return Err(at(f, fid, pc, first));
+        }
+        let cx = self.ctx(cl, ci, wi, gi, ins, func, active);
+        Err(super::mma::partial_warp(&cx, missing, "part"))
     }
 
     /// Shows an instruction to the warp's `wgmma` register watch (`wgmma::watch`), reporting

@@ -5,7 +5,8 @@
 //! The floating-point model is the Hopper one measured by Fasi, Higham, Mikaitis and Pranesh
 //! (2021) and by MMA-Sim (Xie et al., arXiv 2511.10909): each product is exact; the products and
 //! C are aligned to the largest exponent among them (a product's exponent is the sum of its
-//! factors' exponents, before normalisation; a zero counts as 2^-126) and each is truncated
+//! factors' exponents, before normalisation; a zero term counts as 2^-133, or 2^-21 for an f16
+//! result: MMA-Sim's e_zero) and each is truncated
 //! toward zero to 25 bits after that binary point; the sum is exact; it is normalised once, into
 //! f32 rounding toward zero or into f16 rounding to nearest even. A NaN anywhere (or inf x 0,
 //! or inf - inf) gives the canonical NaN, otherwise an infinite product or C gives that

@@ -669,3 +669,48 @@ pub(crate) fn watch(
          accumulator or A registers (PTX ISA 9.0 section 9.7.15.7.3)",
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_fields_and_the_128b_swizzle() {
+        // CUTLASS's K-major SW128 atom: LBO 16 (unused), SBO 1024, start 0x2400.
+        let v = (0x2400u64 >> 4) | (1 << 16) | (64 << 32) | (1 << 62);
+        let d = Desc::decode(v);
+        assert_eq!(
+            d,
+            Desc {
+                start: 0x2400,
+                lbo: 16,
+                sbo: 1024,
+                base: 0,
+                swizzle: 128
+            }
+        );
+        // Row r's 16-byte chunk c sits at chunk c ^ (r % 8) of its 128-byte row.
+        for r in 0..16 {
+            for c in 0..2 {
+                let want = 0x2400 + (r / 8) * 1024 + (r % 8) * 128 + ((c ^ (r % 8)) * 16);
+                assert_eq!(d.address(false, r, c), want, "row {r} chunk {c}");
+            }
+        }
+        // No swizzle, K-major: core matrices of 8 rows x 16 bytes, LBO apart along K.
+        let d = Desc::decode((256u64 >> 4) | ((128u64 >> 4) << 16) | ((512u64 >> 4) << 32));
+        assert_eq!(d.address(false, 9, 1), 256 + 16 + 512 + 128);
+    }
+
+    #[test]
+    fn accumulator_fragment_tiles_the_warp_rows() {
+        let n = 256;
+        let mut seen = vec![0u8; 16 * n];
+        for lane in 0..WARP {
+            for i in 0..n / 2 {
+                let (r, c) = d_at(lane, i);
+                seen[r * n + c] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&s| s == 1));
+    }
+}

@@ -281,6 +281,14 @@ pub fn check_instr(
     if matches!(ins.op, Op::WmmaLoad | Op::WmmaStore | Op::WmmaMma) {
         check_wmma(ins, ops, src, &at)?;
     }
+    if ins.op == Op::Setmaxnreg
+        && !matches!(ops[0], Operand::Imm(n) if (24..=256).contains(&n) && n % 8 == 0)
+    {
+        return Err(kind_error(
+            0,
+            "a register count: a multiple of 8 from 24 to 256",
+        ));
+    }
     if ins.op == Op::WgmmaMmaAsync {
         check_wgmma(ins, ops, src, &at)?;
     }

@@ -312,6 +312,7 @@ impl Engine {
                 src: spec.src_desc.clone(),
                 dst: spec.dst_desc.clone(),
                 completion: match &spec.completion {
+                    Completion::Group if spec.class == OpClass::Wgmma => "wgmma-group".to_string(),
                     Completion::Group => "async-group".to_string(),
                     Completion::Mbarrier(t) => t
                         .iter()

@@ -13,7 +13,7 @@ generator (../mma/probe.py: counter-based splitmix64, eleven regimes).
   probe.py gpu OUT.ptx CTAS DIR    (GPU + CuPy) run it, write DIR/result.npz (a digest per CTA,
                                    the raw D of the first 22 CTAs of every variant)
   probe.py cpu PTXRUN CTAS DIR     run the same kernel in ptxrun, compare, print the table
-  probe.py sample CTAS DIR SAMPLE  write a golden sample (inputs, launch file, GPU outputs)
+  probe.py sample C1,C2 DIR SAMPLE write a golden sample of CTAs C1, C2, ... (< 22) of every variant
 """
 import os
 import subprocess
@@ -338,14 +338,17 @@ def cpu(ptxrun, ctas, resdir):
     return bad_total
 
 
-def sample(ctas, resdir, sdir):
+def sample(picked, resdir, sdir):
+    """A golden sample from CTAs `picked` (among the first RAW_CTAS) of every variant."""
     res = np.load(os.path.join(resdir, "result.npz"))
+    ctas = len(picked)
     os.makedirs(os.path.join(sdir, "inputs"), exist_ok=True)
     os.makedirs(os.path.join(sdir, "expected"), exist_ok=True)
     with open(os.path.join(sdir, "kernel.ptx"), "w") as f:
         f.write(ptx(ctas))
-    all_inputs(ctas).tofile(os.path.join(sdir, "inputs", "inp.bin"))
-    np.concatenate([res[f"raw{y}"][:ctas].reshape(-1) for y in range(len(VARIANTS))]).tofile(
+    inp = np.stack([cta_inputs(y, v, max(picked) + 1)[picked] for y, v in enumerate(VARIANTS)])
+    inp.tofile(os.path.join(sdir, "inputs", "inp.bin"))
+    np.concatenate([res[f"raw{y}"][picked].reshape(-1) for y in range(len(VARIANTS))]).tofile(
         os.path.join(sdir, "expected", "out.bin"))
     write_launch(sdir, ctas, "kernel.ptx")
     with open(os.path.join(sdir, "launch.toml"), "a") as f:
@@ -362,4 +365,4 @@ if __name__ == "__main__":
     elif cmd == "cpu":
         sys.exit(1 if cpu(sys.argv[2], int(sys.argv[3]), sys.argv[4]) else 0)
     elif cmd == "sample":
-        sample(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+        sample([int(c) for c in sys.argv[2].split(",")], sys.argv[3], sys.argv[4])
