@@ -406,3 +406,21 @@ fn wgmma_hazards_point_at_their_lines() {
         );
     }
 }
+
+/// 600 `wgmma.mma_async` chained into the same accumulators with no wait until the end (300
+/// committed one by one, 300 never committed until the last): completed ones are written as
+/// the backlog grows (bounded memory), in issue order, so every element is 600 x 16.
+#[test]
+fn wgmma_chains_without_waits_stay_exact() {
+    for latency in ["immediate", "adversarial"] {
+        let (code, _, stderr) = ptxrun(&["run", "--latency", latency, "tests/run/wgmma_backlog"]);
+        assert_eq!(code, 0, "{stderr}");
+        let bytes = std::fs::read("tests/run/wgmma_backlog/out/out.bin").unwrap();
+        assert!(
+            bytes
+                .chunks(4)
+                .all(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) == 9600.0),
+            "{latency}"
+        );
+    }
+}

@@ -56,7 +56,7 @@ impl<'m> Machine<'m> {
                     Op::CpAsyncBulkPrefetch | Op::CpAsyncBulkPrefetchTensor => Settle::all(active),
                     Op::StAsync | Op::RedAsync => st_async(&mut cx)?,
                     Op::WgmmaFence => super::wgmma::fence(&mut cx),
-                    Op::WgmmaCommitGroup => super::wgmma::commit(&mut cx),
+                    Op::WgmmaCommitGroup => super::wgmma::commit(&mut cx)?,
                     Op::WgmmaWaitGroup => super::wgmma::wait(&mut cx)?,
                     _ => super::mbarops::exec(&mut cx)?,
                 }

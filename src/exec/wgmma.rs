@@ -284,7 +284,32 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
     let w = state(cx);
     w.func = job.func;
     w.uncommitted.push(job);
-    w.relock();
+    if w.uncommitted.len() > 4 * BACKLOG {
+        retire_uncommitted(cx)?;
+    }
+    state(cx).relock();
+    Ok(())
+}
+
+/// A warp that never commits: once every group is written, its completed uncommitted
+/// operations are written too, oldest first (as hardware does at completion).
+fn retire_uncommitted(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    retire(cx, 0)?;
+    if !state(cx).groups.is_empty() {
+        return Ok(());
+    }
+    let w = state(cx);
+    let jobs = std::mem::take(&mut w.uncommitted);
+    let done = jobs
+        .iter()
+        .take_while(|j| cx.engine.is_complete(j.op))
+        .count();
+    let mut jobs = jobs.into_iter();
+    let finished: Vec<Job> = jobs.by_ref().take(done).collect();
+    state(cx).uncommitted = jobs.collect();
+    for job in &finished {
+        apply(cx, job)?;
+    }
     Ok(())
 }
 
@@ -501,42 +526,30 @@ pub(crate) fn fence(cx: &mut Ctx<'_, '_>) -> Settle {
 }
 
 /// `wgmma.commit_group`: the warp's uncommitted `wgmma.mma_async` become a group.
-pub(crate) fn commit(cx: &mut Ctx<'_, '_>) -> Settle {
+pub(crate) fn commit(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let w = state(cx);
     let group = std::mem::take(&mut w.uncommitted);
     let ops = group.iter().map(|j| j.op).collect();
     w.groups.push_back(group);
     record(cx, What::Commit { bulk: false, ops });
-    Settle::all(cx.active)
+    // Hardware writes D when an operation completes, waited for or not: a warp that commits
+    // without waiting gets its completed groups written here, so its backlog stays bounded.
+    if state(cx).groups.len() > BACKLOG {
+        retire(cx, BACKLOG)?;
+    }
+    Ok(Settle::all(cx.active))
 }
+
+/// Pending groups a warp may accumulate before completed ones are written without a wait.
+const BACKLOG: usize = 64;
 
 /// `wgmma.wait_group N`: done when at most N of the warp's groups are pending; each completed
 /// group that leaves is applied (its D written) in issue order.
 pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let first = lanes(cx.active).next().unwrap_or(0);
     let n = cx.src(0, first, Type::U32) as usize;
-    let mut observed = Vec::new();
-    loop {
-        let engine = &*cx.engine;
-        let w = &cx
-            .asy
-            .get_or_insert_with(|| Box::new(WarpAsync::default()))
-            .wg;
-        let ready = w.groups.len() > n
-            && w.groups
-                .front()
-                .is_some_and(|g| g.iter().all(|j| engine.is_complete(j.op)));
-        if !ready {
-            break;
-        }
-        let group = state(cx).groups.pop_front().unwrap_or_default();
-        for job in &group {
-            apply(cx, job)?;
-            observed.push(job.op);
-        }
-    }
+    let observed = retire(cx, n)?;
     let w = state(cx);
-    w.relock();
     let done = if w.groups.len() <= n { cx.active } else { 0 };
     let (rank, warp) = (cx.rank, cx.warp_index);
     if let Some(hb) = cx.hb.as_mut() {
@@ -555,6 +568,33 @@ pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         result: true,
         notices: Vec::new(),
     })
+}
+
+/// Applies, oldest first, the completed groups at the front while more than `keep` groups are
+/// pending; returns the operations applied.
+fn retire(cx: &mut Ctx<'_, '_>, keep: usize) -> Res<Vec<OpId>> {
+    let mut observed = Vec::new();
+    loop {
+        let engine = &*cx.engine;
+        let w = &cx
+            .asy
+            .get_or_insert_with(|| Box::new(WarpAsync::default()))
+            .wg;
+        let ready = w.groups.len() > keep
+            && w.groups
+                .front()
+                .is_some_and(|g| g.iter().all(|j| engine.is_complete(j.op)));
+        if !ready {
+            break;
+        }
+        let group = state(cx).groups.pop_front().unwrap_or_default();
+        for job in &group {
+            apply(cx, job)?;
+            observed.push(job.op);
+        }
+    }
+    state(cx).relock();
+    Ok(observed)
 }
 
 /// The name of register `r` of `func`, for messages.

@@ -210,6 +210,7 @@ table! {
   ;opaque:
     Createpolicy "createpolicy";
     MmaSp "mma.sp";
+    WgmmaMmaAsyncSp "wgmma.mma_async.sp";
     Tcgen05 "tcgen05";
     Tex "tex";
     Tld4 "tld4";
