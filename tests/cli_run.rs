@@ -424,3 +424,33 @@ fn wgmma_chains_without_waits_stay_exact() {
         );
     }
 }
+
+/// A warp-collective instruction (wgmma, shfl.sync) whose guard is false does not run for those
+/// lanes: the rendezvous once ran it with the group's whole mask.
+#[test]
+fn false_guards_keep_collectives_from_running() {
+    for dir in ["tests/run/wgmma_pred_false", "tests/run/shfl_pred_false"] {
+        let (code, _, stderr) = ptxrun(&["run", dir]);
+        assert_eq!(code, 0, "{dir}: {stderr}");
+        let bytes = std::fs::read(format!("{dir}/out/out.bin")).unwrap();
+        assert!(bytes.iter().all(|&b| b == 0), "{dir}");
+    }
+}
+
+/// Another wgmma may accumulate into in-flight D registers only with their shape, and may not use
+/// them as A: both are `wgmma-register-before-wait` at the second wgmma, related to the first.
+#[test]
+fn wgmma_reusing_registers_in_flight_is_reported() {
+    for dir in ["tests/run/wgmma_d_as_a", "tests/run/wgmma_two_shapes"] {
+        let (code, stdout, stderr) = ptxrun(&["run", dir, "--format", "json"]);
+        assert_eq!(code, 1, "{dir}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["kind"], "wgmma-register-before-wait", "{dir}");
+        assert_eq!(
+            (d["line"].clone(), d["related"][0]["line"].clone()),
+            (39.into(), 38.into()),
+            "{dir}"
+        );
+    }
+}

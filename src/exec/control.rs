@@ -99,7 +99,13 @@ impl<'m> Machine<'m> {
 }
 
 /// Moves the lanes of `active` to their targets, the others past the branch.
-fn branch(cta: &mut Cta, wi: usize, gi: usize, active: u32, target: impl Fn(usize) -> u32) {
+pub(crate) fn branch(
+    cta: &mut Cta,
+    wi: usize,
+    gi: usize,
+    active: u32,
+    target: impl Fn(usize) -> u32,
+) {
     let warp = &mut cta.warps[wi];
     let g = warp.groups[gi].clone();
     let mut dests: Vec<(u32, u32)> = Vec::new();

@@ -21,7 +21,13 @@ use crate::ir::{Flags, Op, Operand};
 pub(crate) fn is_matrix(op: Op) -> bool {
     matches!(
         op,
-        Op::Ldmatrix | Op::Stmatrix | Op::Movmatrix | Op::Mma | Op::WmmaMma | Op::WgmmaMmaAsync
+        Op::Ldmatrix
+            | Op::Stmatrix
+            | Op::Movmatrix
+            | Op::Mma
+            | Op::WmmaMma
+            | Op::WgmmaMmaAsync
+            | Op::WgmmaMmaAsyncSp
     )
 }
 
@@ -64,7 +70,7 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
     match cx.ins.op {
         Op::Mma => return super::mma::gather(cx, rows),
         Op::WmmaMma => return super::wmma::gather(cx, rows),
-        Op::WgmmaMmaAsync => return super::wgmma::gather(cx, rows),
+        Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp => return super::wgmma::gather(cx, rows),
         Op::Movmatrix => {
             for lane in lanes(cx.active) {
                 rows[lane][0] = cx.src(1, lane, crate::ir::Type::B32);
@@ -106,7 +112,9 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     match cx.ins.op {
         Op::Mma => return super::mma::exec(cx, rows, present),
         Op::WmmaMma => return super::wmma::mma(cx, rows, present),
-        Op::WgmmaMmaAsync => return super::wgmma::mma_async(cx, rows, present),
+        Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp => {
+            return super::wgmma::mma_async(cx, rows, present)
+        }
         Op::Movmatrix => return movmatrix(cx, rows, present),
         _ => {}
     }

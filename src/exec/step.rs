@@ -729,6 +729,15 @@ impl<'m> Machine<'m> {
         func: &'m Function,
         active: u32,
     ) -> Res<()> {
+        // Lanes whose guard is false do not execute the instruction: they move past it, and the
+        // others meet at it as a group of their own (else the rendezvous, which works on group
+        // masks, would run it for them).
+        let grp = &cl.ctas[ci].warps[wi].groups[gi];
+        if active != grp.mask {
+            let pc = grp.pc;
+            super::control::branch(&mut cl.ctas[ci], wi, gi, active, |_| pc);
+            return Ok(());
+        }
         let live = live_lanes(&cl.ctas[ci], wi);
         let member = {
             let cx = self.ctx(cl, ci, wi, gi, ins, func, active);
@@ -737,6 +746,12 @@ impl<'m> Machine<'m> {
         if member & live & !active == 0 {
             if active != 0 {
                 let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
+                let wgmma = matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp);
+                if wgmma && super::wgmma::must_stall(&mut cx)? {
+                    // Too many operations in flight: the issue waits for one to complete.
+                    cl.ctas[ci].warps[wi].groups[gi].wait = Wait::Async(AsyncWait::Groups);
+                    return Ok(());
+                }
                 if super::matrix::is_matrix(ins.op) {
                     let mut rows = [[0u64; super::mma::ROW_SLOTS]; WARP];
                     super::matrix::gather(&cx, &mut rows);
@@ -831,7 +846,10 @@ impl<'m> Machine<'m> {
         let mut rows = [[0u64; super::mma::ROW_SLOTS]; WARP];
         for (&g, (ins, func, mask, _)) in parked.iter().zip(members) {
             // mma reads every lane's registers: the groups must be at the same instruction.
-            let reads_all = matches!(ins.op, Op::Mma | Op::WmmaMma | Op::WgmmaMmaAsync);
+            let reads_all = matches!(
+                ins.op,
+                Op::Mma | Op::WmmaMma | Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp
+            );
             let same = ins.op == members[0].0.op && (!reads_all || *ins == members[0].0);
             if !same {
                 return Err(fault(

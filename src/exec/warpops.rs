@@ -31,7 +31,8 @@ pub(crate) fn is_collective(op: Op, flags: Flags) -> bool {
         | Op::Movmatrix
         | Op::Mma
         | Op::WmmaMma
-        | Op::WgmmaMmaAsync => true,
+        | Op::WgmmaMmaAsync
+        | Op::WgmmaMmaAsyncSp => true,
         _ => false,
     }
 }

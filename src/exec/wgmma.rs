@@ -15,8 +15,10 @@
 //! leading and stride byte offsets, all >> 4; base offset; swizzle none, 128B, 64B, 32B). The
 //! canonical layouts are made of 16-byte chunks, 8 rows of them per core matrix:
 //!
-//! - K-major (the default): no swizzle, chunk (row r, k-chunk c) at `(r % 8) 16 + (r / 8) SBO
-//!   + c LBO`; swizzled with width W bytes, `(r % 8) W + (r / 8) SBO + 16 c`;
+//! - K-major (the default): no swizzle, chunk (row r, k-chunk c) at
+//!   `(r % 8) 16 + (r / 8) SBO + c LBO`; swizzled with width W bytes,
+//!   `(r % 8) W + (r / 8) SBO + 16 (c % (W/16)) + (c / (W/16)) LBO` (only the sparse forms'
+//!   64-byte B rows reach past a 32-byte row);
 //! - MN-major (`imm-trans` 1, 16-bit types): chunk (MN-chunk m, k) at `m SBO + (k % 8) 16 +
 //!   (k / 8) LBO` unswizzled, `(m % (W/16)) 16 + (m / (W/16)) LBO + (k % 8) W + (k / 8) SBO`
 //!   swizzled;
@@ -42,9 +44,6 @@ use crate::latency::OpClass;
 use crate::mem::copy::{Completion, Loc, OpId, Seg};
 use crate::trace::What;
 use std::collections::{BTreeMap, VecDeque};
-
-/// Bytes of one row of an operand along K (every dense form reads 32 bytes of K).
-const K_BYTES: usize = 32;
 
 /// A decoded shared-memory matrix descriptor (PTX ISA 9.0 section 9.7.15.5.1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +79,12 @@ impl Desc {
         let w = self.swizzle;
         match (mn_major, w) {
             (false, 0) => (line % 8) * 16 + (line / 8) * self.sbo + step * self.lbo,
-            (false, _) => (line % 8) * w + (line / 8) * self.sbo + step * 16,
+            // A swizzled row holds w bytes of K; a longer K (the sparse forms' B with 32-byte
+            // swizzling) continues LBO further.
+            (false, _) => {
+                let per = w / 16;
+                (line % 8) * w + (line / 8) * self.sbo + (step % per) * 16 + (step / per) * self.lbo
+            }
             (true, 0) => line * self.sbo + (step % 8) * 16 + (step / 8) * self.lbo,
             (true, _) => {
                 let per = w / 16;
@@ -109,6 +113,8 @@ impl Desc {
 pub(crate) struct Staged {
     at: usize,
     rows: usize,
+    /// Bytes of one row along K: 32, or 64 for the sparse forms' B.
+    row_bytes: usize,
     mn_major: bool,
 }
 
@@ -127,6 +133,8 @@ pub(crate) struct Job {
     b: Staged,
     scale_d: bool,
     neg: (bool, bool),
+    /// The sparse forms: each lane's metadata register, and the sparsity selector.
+    meta: Option<(Box<[u32; WARP]>, u32)>,
 }
 
 /// A warp's `wgmma` state: async groups of jobs, and what the checker follows (whether a
@@ -138,10 +146,23 @@ pub(crate) struct WarpWgmma {
     fenced: bool,
     /// Register -> the instruction that last accessed it since the last `wgmma.fence`.
     touched: BTreeMap<u32, u32>,
-    /// Register -> the `wgmma.mma_async` in flight that owns it.
-    locked: BTreeMap<u32, u32>,
+    /// Register -> the last `wgmma.mma_async` no wait has observed that names it. A wait that
+    /// completes keeps only the pending operations' registers (one written early because of
+    /// the backlog stays locked until then).
+    locked: BTreeMap<u32, Lock>,
     /// The function the registers above belong to.
     func: u32,
+    /// The last operation written early (backlog), for the next wait to observe.
+    early: Option<OpId>,
+}
+
+/// A register of a `wgmma.mma_async` in flight: its instruction, whether it is D (else A), and
+/// D's shape (N and type): only a wgmma of the same shape may accumulate into it meanwhile.
+#[derive(Debug, Clone, Copy)]
+struct Lock {
+    pc: u32,
+    d: bool,
+    shape: (u16, Elem),
 }
 
 impl WarpWgmma {
@@ -150,12 +171,32 @@ impl WarpWgmma {
         self.fenced || !self.locked.is_empty()
     }
 
+    fn lock(&mut self, j: &Job) {
+        let shape = (j.form.n, j.form.d);
+        for (regs, d) in [(&j.d, true), (&j.a_regs, false)] {
+            for r in regs {
+                let pc = j.pc;
+                self.locked.insert(r.0, Lock { pc, d, shape });
+            }
+        }
+    }
+
+    /// Operations issued and not yet written.
+    fn pending(&self) -> usize {
+        self.uncommitted.len() + self.groups.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// After a wait completed: only the pending operations' registers stay locked.
     fn relock(&mut self) {
         self.locked.clear();
-        for j in self.uncommitted.iter().chain(self.groups.iter().flatten()) {
-            for r in j.d.iter().chain(&j.a_regs) {
-                self.locked.insert(r.0, j.pc);
-            }
+        let jobs: Vec<Job> = self
+            .uncommitted
+            .iter()
+            .chain(self.groups.iter().flatten())
+            .cloned()
+            .collect();
+        for j in &jobs {
+            self.lock(j);
         }
     }
 }
@@ -169,8 +210,12 @@ fn state<'a>(cx: &'a mut Ctx<'_, '_>) -> &'a mut WarpWgmma {
 
 /// The form, or the unsupported fault naming it.
 fn decoded(cx: &Ctx<'_, '_>) -> Res<WgmmaForm> {
-    form(&cx.ins.mods).map_err(|e| unsupported_form(cx, e))
+    form(&cx.ins.mods, cx.ins.op == crate::ir::Op::WgmmaMmaAsyncSp)
+        .map_err(|e| unsupported_form(cx, e))
 }
+
+/// The slot of [`Rows`] holding a lane's metadata register (after A's four registers).
+const META_SLOT: usize = 4;
 
 /// The `mma`-shaped view of the warp's part: 16 x N x K with D's type as C's.
 fn part(f: &WgmmaForm) -> MmaForm {
@@ -189,8 +234,14 @@ fn part(f: &WgmmaForm) -> MmaForm {
     }
 }
 
-/// Reads A's registers (register form) into `rows`, one row per lane.
+/// Reads A's registers (register form) and the sparse forms' metadata into `rows`, one row
+/// per lane.
 pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
+    if cx.ins.op == crate::ir::Op::WgmmaMmaAsyncSp {
+        for lane in lanes(cx.active) {
+            rows[lane][META_SLOT] = cx.src(3, lane, Type::B32);
+        }
+    }
     if !matches!(cx.ops.get(1), Some(Operand::Vector(_))) {
         return;
     }
@@ -215,36 +266,39 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
         Some(Operand::Imm(v)) => *v,
         _ => 0,
     };
+    let sd = f.scale_d_operand();
     let (neg_a, neg_b) = if f.scalable() {
-        (imm(4) == -1, imm(5) == -1)
+        (imm(sd + 1) == -1, imm(sd + 2) == -1)
     } else {
         (false, false)
     };
-    let trans_base = if f.scalable() { 6 } else { 4 };
+    let trans_base = if f.scalable() { sd + 3 } else { sd + 1 };
     let (trans_a, trans_b) = match (f.transposable(), a_in_regs) {
         (false, _) => (false, false),
         (true, true) => (false, imm(trans_base) == 1),
         (true, false) => (imm(trans_base) == 1, imm(trans_base + 1) == 1),
     };
-    let scale_d = cx.src(3, first, Type::Pred) != 0;
+    let scale_d = cx.src(sd, first, Type::Pred) != 0;
+    let meta = f.sparse.then(|| {
+        let mut m = Box::new([0u32; WARP]);
+        for (lane, v) in m.iter_mut().enumerate() {
+            *v = rows[lane][META_SLOT] as u32;
+        }
+        (m, imm(4) as u32)
+    });
     let warp_rows = 16 * (cx.warp_index % 4);
     let mut segs = Vec::new();
     let a = if a_in_regs {
         Ok(register_a(&f, rows))
     } else {
         let d = Desc::decode(cx.src(1, first, Type::B64));
-        Err(plan(cx, &f, d, (warp_rows, 16), trans_a, &mut segs)?)
+        let shape = (warp_rows, 16, u32::from(f.a_k()));
+        Err(plan(cx, f.a, d, shape, trans_a, &mut segs)?)
     };
     let b_desc = Desc::decode(cx.src(2, first, Type::B64));
-    let b = plan(
-        cx,
-        &f,
-        b_desc,
-        (0, usize::from(f.n) as u32),
-        trans_b,
-        &mut segs,
-    )?;
-    let staging = vec![0u8; b.at + b.rows * K_BYTES];
+    let shape = (0, u32::from(f.n), u32::from(f.k));
+    let b = plan(cx, f.b, b_desc, shape, trans_b, &mut segs)?;
+    let staging = vec![0u8; b.at + b.rows * b.row_bytes];
     let active = cx.active;
     let op = issue(
         cx,
@@ -279,22 +333,41 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
         b,
         scale_d,
         neg: (neg_a, neg_b),
+        meta,
     };
     check_fence(cx, &job);
     let w = state(cx);
     w.func = job.func;
+    w.lock(&job);
     w.uncommitted.push(job);
-    if w.uncommitted.len() > 4 * BACKLOG {
-        retire_uncommitted(cx)?;
-    }
-    state(cx).relock();
     Ok(())
 }
 
-/// A warp that never commits: once every group is written, its completed uncommitted
-/// operations are written too, oldest first (as hardware does at completion).
-fn retire_uncommitted(cx: &mut Ctx<'_, '_>) -> Res<()> {
-    retire(cx, 0)?;
+/// Operations a warp may have issued and not yet written before its next `wgmma.mma_async`
+/// waits (as hardware stalls issue): memory stays bounded whatever the latency model.
+const MAX_PENDING: usize = 256;
+
+/// Before a `wgmma.mma_async`: writes the warp's completed operations while its backlog is
+/// long (as hardware does at completion, waited for or not); true when it is still full, so
+/// the issue must wait for an operation to complete.
+pub(crate) fn must_stall(cx: &mut Ctx<'_, '_>) -> Res<bool> {
+    if cx
+        .asy
+        .as_ref()
+        .is_none_or(|a| a.wg.pending() < MAX_PENDING / 2)
+    {
+        return Ok(false);
+    }
+    retire_early(cx)?;
+    Ok(state(cx).pending() >= MAX_PENDING)
+}
+
+/// Writes the completed operations, oldest first: every completed group, then (once no group
+/// is left) the completed uncommitted ones. Their registers stay locked until a wait.
+fn retire_early(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    if let Some(&last) = retire(cx, 0)?.last() {
+        state(cx).early = Some(last);
+    }
     if !state(cx).groups.is_empty() {
         return Ok(());
     }
@@ -310,13 +383,18 @@ fn retire_uncommitted(cx: &mut Ctx<'_, '_>) -> Res<()> {
     for job in &finished {
         apply(cx, job)?;
     }
+    if let Some(last) = finished.last() {
+        state(cx).early = Some(last.op);
+    }
     Ok(())
 }
 
-/// A's 16 x K elements from the lanes' registers (the `mma` m16n8k fragment).
+/// A's 16 x K elements (K halved for the sparse forms) from the lanes' registers (the `mma`
+/// m16n8k fragment).
 fn register_a(f: &WgmmaForm, rows: &Rows) -> Vec<u64> {
-    let p = part(f);
-    let k = usize::from(f.k);
+    let mut p = part(f);
+    p.shape.k = f.a_k();
+    let k = usize::from(f.a_k());
     let mut a = vec![0u64; 16 * k];
     for (lane, regs) in rows.iter().enumerate() {
         for (r, &v) in regs.iter().enumerate().take(f.a_regs()) {
@@ -329,13 +407,13 @@ fn register_a(f: &WgmmaForm, rows: &Rows) -> Vec<u64> {
     a
 }
 
-/// Appends the segments that stage `rows.1` rows of an operand from row `rows.0` of the matrix
-/// `d` describes; returns where they are staged.
+/// Appends the segments that stage `count` rows of `k` elements of type `e` from row `from` of
+/// the matrix `d` describes; returns where they are staged.
 fn plan(
     cx: &Ctx<'_, '_>,
-    f: &WgmmaForm,
+    e: Elem,
     d: Desc,
-    (from, count): (u32, u32),
+    (from, count, k): (u32, u32, u32),
     mn_major: bool,
     segs: &mut Vec<Seg>,
 ) -> Res<Staged> {
@@ -353,15 +431,17 @@ fn plan(
         .map(|s| (s.stage + s.len) as usize)
         .max()
         .unwrap_or(0);
+    let row_bytes = (k * e.bits() / 8) as usize;
     let staged = Staged {
         at,
         rows: count as usize,
+        row_bytes,
         mn_major,
     };
-    // K-major: each row's 32 bytes are two chunks. MN-major (16-bit types): each k's run of
+    // K-major: each row's bytes are 16-byte chunks. MN-major (16-bit types): each k's run of
     // `count` elements is count / 8 chunks.
     let chunks: Vec<(u32, u32, usize)> = if mn_major {
-        (0..u32::from(f.k))
+        (0..k)
             .flat_map(|k| {
                 (0..count / 8).map(move |m| {
                     (
@@ -373,9 +453,10 @@ fn plan(
             })
             .collect()
     } else {
+        let per_row = (row_bytes / 16) as u32;
         (0..count)
             .flat_map(|r| {
-                (0..2).map(move |c| (from + r, c, r as usize * K_BYTES + c as usize * 16))
+                (0..per_row).map(move |c| (from + r, c, r as usize * row_bytes + c as usize * 16))
             })
             .collect()
     };
@@ -426,7 +507,7 @@ fn staged_at(bytes: &[u8], s: &Staged, e: Elem, row: usize, k: usize) -> u64 {
     let bit = if s.mn_major {
         (k * s.rows + row) * bits
     } else {
-        row * K_BYTES * 8 + k * bits
+        row * s.row_bytes * 8 + k * bits
     };
     let at = s.at + bit / 8;
     if bits < 8 {
@@ -459,11 +540,11 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
     }
     let f = &job.form;
     let bytes = cx.engine.take_staging(job.op);
-    let (n, k) = (usize::from(f.n), usize::from(f.k));
+    let (n, k, ak) = (usize::from(f.n), usize::from(f.k), usize::from(f.a_k()));
     let mut a = match &job.a {
         Ok(a) => a.clone(),
-        Err(s) => (0..16 * k)
-            .map(|i| staged_at(&bytes, s, f.a, i / k, i % k))
+        Err(s) => (0..16 * ak)
+            .map(|i| staged_at(&bytes, s, f.a, i / ak, i % ak))
             .collect(),
     };
     let mut b_t: Vec<u64> = (0..n * k)
@@ -488,8 +569,10 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
             }
         }
     }
-    let p = part(f);
-    let d = multiply(&p, (&a, &b_t, &c), &|ar, bc, cv| dot(f, ar, bc, cv));
+    let d = match &job.meta {
+        None => multiply(&part(f), (&a, &b_t, &c), &|ar, bc, cv| dot(f, ar, bc, cv)),
+        Some((meta, sel)) => sparse_product(f, (&a, &b_t, &c), meta, *sel),
+    };
     for lane in 0..WARP {
         for (r, reg) in job.d.iter().enumerate() {
             let mut v = 0u64;
@@ -501,6 +584,40 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// D (16 x N) of a sparse form: A holds, per group of four k, two elements, and the metadata
+/// says which k each multiplies. Measured on the H100 (`docs/numerics/wgmma`): for row r of the
+/// warp and group g, the two 2-bit indices are bits `16 (r / 8) + 4 (g % 4)` upward of the
+/// metadata of lane `4 (r % 8) + 2 sel + g / 4`; equal or unordered indices still multiply the
+/// B rows they name. The products of a row are one fused group, as in the dense form.
+fn sparse_product(
+    f: &WgmmaForm,
+    (a, b_t, c): (&[u64], &[u64], &[u64]),
+    meta: &[u32; WARP],
+    sel: u32,
+) -> Vec<u64> {
+    let (n, k, ak) = (usize::from(f.n), usize::from(f.k), usize::from(f.a_k()));
+    let mut d = vec![0u64; 16 * n];
+    // ak <= 16 for the executable (16-bit) sparse forms.
+    let mut cols = [0usize; 16];
+    let mut b = [0u64; 16];
+    for r in 0..16 {
+        for (i, col) in cols.iter_mut().enumerate().take(ak) {
+            let (g, j) = (i / 2, i % 2);
+            let lane = (4 * (r % 8) + 2 * sel as usize + g / 4).min(WARP - 1);
+            let idx = (meta[lane] >> (16 * (r / 8) + 4 * (g % 4) + 2 * j)) & 3;
+            *col = 4 * g + idx as usize;
+        }
+        let ar = &a[r * ak..][..ak];
+        for (col, out) in d[r * n..][..n].iter_mut().enumerate() {
+            for (v, &kk) in b.iter_mut().zip(&cols[..ak]) {
+                *v = b_t[col * k + kk];
+            }
+            *out = dot(f, ar, &b[..ak], c[r * n + col]);
+        }
+    }
+    d
 }
 
 /// One element of D of a floating-point form.
@@ -532,25 +649,23 @@ pub(crate) fn commit(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let ops = group.iter().map(|j| j.op).collect();
     w.groups.push_back(group);
     record(cx, What::Commit { bulk: false, ops });
-    // Hardware writes D when an operation completes, waited for or not: a warp that commits
-    // without waiting gets its completed groups written here, so its backlog stays bounded.
-    if state(cx).groups.len() > BACKLOG {
-        retire(cx, BACKLOG)?;
-    }
     Ok(Settle::all(cx.active))
 }
-
-/// Pending groups a warp may accumulate before completed ones are written without a wait.
-const BACKLOG: usize = 64;
 
 /// `wgmma.wait_group N`: done when at most N of the warp's groups are pending; each completed
 /// group that leaves is applied (its D written) in issue order.
 pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let first = lanes(cx.active).next().unwrap_or(0);
     let n = cx.src(0, first, Type::U32) as usize;
-    let observed = retire(cx, n)?;
+    let mut observed = retire(cx, n)?;
+    let active = cx.active;
     let w = state(cx);
-    let done = if w.groups.len() <= n { cx.active } else { 0 };
+    let done = if w.groups.len() <= n { active } else { 0 };
+    if done != 0 {
+        w.relock();
+        // Operations written early are older than any pending one: observed now.
+        observed.extend(w.early.take());
+    }
     let (rank, warp) = (cx.rank, cx.warp_index);
     if let Some(hb) = cx.hb.as_mut() {
         let w = hb.warp(rank, warp);
@@ -593,7 +708,6 @@ fn retire(cx: &mut Ctx<'_, '_>, keep: usize) -> Res<Vec<OpId>> {
             observed.push(job.op);
         }
     }
-    state(cx).relock();
     Ok(observed)
 }
 
@@ -679,21 +793,49 @@ pub(crate) fn watch(
     if fid != w.func
         || matches!(
             ins.op,
-            Op::WgmmaMmaAsync | Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup
+            Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup
         )
     {
         return None;
     }
     let mut hit = None;
-    for o in func.ops(ins) {
-        crate::ir::each_reg(func, o, &mut |r| {
-            if w.fenced {
-                w.touched.insert(r.0, pc);
-            }
-            if hit.is_none() {
-                hit = w.locked.get(&r.0).map(|&at| (r.0, at));
-            }
-        });
+    if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
+        // Another wgmma may read the A registers in flight, and accumulate into the D registers
+        // in flight if it has their shape; any other use must wait.
+        let shape = form(&ins.mods, ins.op == Op::WgmmaMmaAsyncSp)
+            .ok()
+            .map(|f| (f.n, f.d));
+        let ops = func.ops(ins);
+        for (k, as_d) in [(0, true), (1, false)] {
+            let Some(o) = ops.get(k) else { continue };
+            crate::ir::each_reg(func, o, &mut |r| {
+                let conflict = |l: &Lock| {
+                    if as_d {
+                        !l.d || Some(l.shape) != shape
+                    } else {
+                        l.d && k == 1 && matches!(ops[1], crate::ir::Operand::Vector(_))
+                    }
+                };
+                if hit.is_none() {
+                    hit = w
+                        .locked
+                        .get(&r.0)
+                        .filter(|l| conflict(l))
+                        .map(|l| (r.0, l.pc));
+                }
+            });
+        }
+    } else {
+        for o in func.ops(ins) {
+            crate::ir::each_reg(func, o, &mut |r| {
+                if w.fenced {
+                    w.touched.insert(r.0, pc);
+                }
+                if hit.is_none() {
+                    hit = w.locked.get(&r.0).map(|l| (r.0, l.pc));
+                }
+            });
+        }
     }
     let (r, at) = hit?;
     Some((

@@ -289,7 +289,7 @@ pub fn check_instr(
             "a register count: a multiple of 8 from 24 to 256",
         ));
     }
-    if ins.op == Op::WgmmaMmaAsync {
+    if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
         check_wgmma(ins, ops, src, &at)?;
     }
     if matches!(
@@ -376,7 +376,8 @@ fn check_wgmma(
     src: &ast::Instr<'_>,
     at: &dyn Fn(usize) -> crate::lex::Span,
 ) -> Result<(), Diag> {
-    let f = match super::wgmma::form(&ins.mods) {
+    let sparse = ins.op == Op::WgmmaMmaAsyncSp;
+    let f = match super::wgmma::form(&ins.mods, sparse) {
         Ok(f) => f,
         Err(super::mma::MmaError::Illegal(why)) => {
             return Err(form_error(src, why, "wgmma.mma_async", "9.7.15.5.2"));
@@ -389,9 +390,10 @@ fn check_wgmma(
         return Err(Diag::error(
             "ir::mma-operands",
             format!(
-                "`{}` takes {want} operands (d, {}, b-desc, scale-d{}), found {}",
+                "`{}` takes {want} operands (d, {}, b-desc, {}scale-d{}), found {}",
                 src.opcode.text,
                 if a_in_regs { "a" } else { "a-desc" },
+                if sparse { "sp-meta, sp-sel, " } else { "" },
                 match (f.scalable(), f.transposable(), a_in_regs) {
                     (false, _, _) => "",
                     (true, false, _) => ", imm-scale-a, imm-scale-b",
@@ -406,8 +408,13 @@ fn check_wgmma(
     let mut frags = vec![(0, f.d_regs(), "D"), (2, 1, "the B descriptor")];
     frags.push((1, if a_in_regs { f.a_regs() } else { 1 }, "A"));
     check_fragments(ops, src, at, &frags)?;
-    for (k, o) in ops.iter().enumerate().skip(4) {
-        let scale = f.scalable() && k < 6;
+    let scale_d = f.scale_d_operand();
+    // After scale-d come the immediates; the sparse forms' selector (operand 4) is 0 or 1 for
+    // the 16-bit types (ptxas).
+    let imms = ops.iter().enumerate().skip(scale_d + 1);
+    let selector = sparse.then(|| (4, &ops[4]));
+    for (k, o) in selector.into_iter().chain(imms) {
+        let scale = f.scalable() && k > scale_d && k < scale_d + 3;
         let ok = match o {
             Operand::Imm(v) if scale => *v == 1 || *v == -1,
             Operand::Imm(v) => *v == 0 || *v == 1,

@@ -253,7 +253,8 @@ impl Instr {
             Op::WmmaLoad => mma::wmma_move(&self.mods, false).is_ok(),
             Op::WmmaStore => mma::wmma_move(&self.mods, true).is_ok(),
             Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),
-            Op::WgmmaMmaAsync => wgmma::form(&self.mods).is_ok(),
+            Op::WgmmaMmaAsync => wgmma::form(&self.mods, false).is_ok(),
+            Op::WgmmaMmaAsyncSp => wgmma::form(&self.mods, true).is_ok(),
             // Opaque words, but executed: the policy is a value with no effect on results.
             Op::Createpolicy => true,
             op => !op.is_opaque(),

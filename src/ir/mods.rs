@@ -418,8 +418,9 @@ impl MatShape {
         MatShape { m, n, k }
     }
 
-    /// Every shape PTX names: `mma`'s and `wmma`'s, then `wgmma`'s m64nNk{8,16,32,256}.
-    pub const ALL: [MatShape; 17 + 128] = {
+    /// Every shape PTX names: `mma`'s and `wmma`'s, then `wgmma`'s m64nNk{8,16,32,64,256} (k64:
+    /// the sparse fp8 and 8-bit integer forms).
+    pub const ALL: [MatShape; 17 + 160] = {
         let fixed = [
             MatShape::new(8, 8, 4),
             MatShape::new(16, 8, 4),
@@ -439,16 +440,16 @@ impl MatShape {
             MatShape::new(16, 8, 24),
             MatShape::new(16, 8, 48),
         ];
-        let mut all = [MatShape::new(0, 0, 0); 17 + 128];
+        let mut all = [MatShape::new(0, 0, 0); 17 + 160];
         let mut i = 0;
         while i < fixed.len() {
             all[i] = fixed[i];
             i += 1;
         }
-        let ks = [8, 16, 32, 256];
+        let ks = [8, 16, 32, 64, 256];
         let mut j = 0;
-        while j < 128 {
-            all[17 + j] = MatShape::new(64, 8 * (j as u16 / 4 + 1), ks[j % 4]);
+        while j < 160 {
+            all[17 + j] = MatShape::new(64, 8 * (j as u16 / 5 + 1), ks[j % 5]);
             j += 1;
         }
         all

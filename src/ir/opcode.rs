@@ -190,6 +190,7 @@ table! {
     WmmaMma "wmma.mma", T.or(SHAPE).or(RND).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
     // ---- warpgroup-level asynchronous matrix multiply-accumulate (9.7.15); forms in ir/wgmma.rs ----
     WgmmaMmaAsync "wgmma.mma_async", T.or(SHAPE).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 3..3, 4..8;
+    WgmmaMmaAsyncSp "wgmma.mma_async.sp", T.or(SHAPE), [], [SYNC, ALIGNED, SATFINITE], 3..3, 6..10;
     WgmmaFence "wgmma.fence", NO, [], [SYNC, ALIGNED], 0..0, 0..0;
     WgmmaCommitGroup "wgmma.commit_group", NO, [], [SYNC, ALIGNED], 0..0, 0..0;
     WgmmaWaitGroup "wgmma.wait_group", NO, [], [SYNC, ALIGNED], 0..0, 1..1;
@@ -210,7 +211,6 @@ table! {
   ;opaque:
     Createpolicy "createpolicy";
     MmaSp "mma.sp";
-    WgmmaMmaAsyncSp "wgmma.mma_async.sp";
     Tcgen05 "tcgen05";
     Tex "tex";
     Tld4 "tld4";

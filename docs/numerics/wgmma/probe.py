@@ -35,11 +35,11 @@ def _mma_probe():
 mp = _mma_probe()
 
 IMG = 49152  # bytes of shared memory image
-APOOL, CPOOL, PARAMS = 512, 4096, 8  # words
-IN_WORDS = IMG // 4 + APOOL + CPOOL + PARAMS
+APOOL, CPOOL, PARAMS, META = 512, 4096, 8, 128  # words
+IN_WORDS = IMG // 4 + APOOL + CPOOL + PARAMS + META
 RAW_CTAS = 22
 
-# (form, A in registers, trans-a, trans-b, scale-a, scale-b)
+# (form, A in registers, trans-a, trans-b, scale-a, scale-b[, sparsity selector of a .sp form])
 VARIANTS = [
     ("m64n256k16.f32.f16.f16", False, 0, 0, 1, 1),
     ("m64n64k16.f32.f16.f16", False, 1, 0, -1, 1),
@@ -72,7 +72,20 @@ VARIANTS = [
     ("m64n16k32.s32.u8.u8", True, 0, 0, 1, 1),
     ("m64n256k256.s32.b1.b1.and.popc", False, 0, 0, 1, 1),
     ("m64n64k256.s32.b1.b1.and.popc", True, 0, 0, 1, 1),
+    # wgmma.mma_async.sp: A compressed to half of K, random metadata (valid or not)
+    ("m64n128k32.f32.f16.f16", False, 0, 0, 1, 1, 0),
+    ("m64n64k32.f16.f16.f16", True, 0, 1, -1, 1, 1),
+    ("m64n256k32.f32.bf16.bf16", False, 1, 0, 1, -1, 0),
+    ("m64n32k32.f32.bf16.bf16", False, 1, 1, 1, 1, 1),
+    ("m64n8k32.f32.f16.f16", True, 0, 0, 1, 1, 0),
 ]
+
+if os.environ.get("PROBE_ONLY"):  # debugging: a subset of the variants, by index
+    VARIANTS = [VARIANTS[int(i)] for i in os.environ["PROBE_ONLY"].split(",")]
+
+
+def sparse(v):
+    return len(v) > 6
 
 
 def parse(form):
@@ -95,7 +108,10 @@ def d_regs(form):
 # ---- the descriptor model (for the bounds of random layouts only; the H100 is the reference) ----
 def chunk_addr(start, lbo, sbo, swz, mn_major, line, step):
     if not mn_major:
-        off = (line % 8) * 16 + (line // 8) * sbo + step * lbo if swz == 0 else (line % 8) * swz + (line // 8) * sbo + step * 16
+        # swizzled rows hold swz bytes of K; a longer K (sparse B) continues LBO further
+        per = swz // 16
+        off = (line % 8) * 16 + (line // 8) * sbo + step * lbo if swz == 0 else \
+            (line % 8) * swz + (line // 8) * sbo + (step % per) * 16 + (step // per) * lbo
     elif swz == 0:
         off = line * sbo + (step % 8) * 16 + (step // 8) * lbo
     else:
@@ -104,11 +120,11 @@ def chunk_addr(start, lbo, sbo, swz, mn_major, line, step):
     return start + off
 
 
-def footprint(desc, mn_major, rows, k_elems):
+def footprint(desc, mn_major, rows, k_elems, k_bytes=32):
     start, lbo, sbo, swz = desc
     if mn_major:
         return max(chunk_addr(start, lbo, sbo, swz, True, m, k) for m in range(rows // 8) for k in range(k_elems)) + 16
-    return max(chunk_addr(start, lbo, sbo, swz, False, r, c) for r in range(rows) for c in range(2)) + 16
+    return max(chunk_addr(start, lbo, sbo, swz, False, r, c) for r in range(rows) for c in range(k_bytes // 16)) + 16
 
 
 def encode(desc):
@@ -117,7 +133,7 @@ def encode(desc):
     return (start >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (mode << 62)
 
 
-def pick_desc(rng, rows, k_elems, mn_major, limit):
+def pick_desc(rng, rows, k_elems, mn_major, limit, k_bytes=32):
     """A random layout of `rows` x K: canonical or random offsets, inside `limit` bytes."""
     for _ in range(1000):
         swz = [0, 32, 64, 128][int(rng.ints((1,), 0, 4)[0])]
@@ -141,7 +157,7 @@ def pick_desc(rng, rows, k_elems, mn_major, limit):
             lbo = 16 * int(rng.ints((1,), 0, 160)[0])
             sbo = 16 * int(rng.ints((1,), 0, 160)[0])
         desc = (start, lbo, sbo, swz)
-        if lbo < 2 ** 18 and sbo < 2 ** 18 and footprint(desc, mn_major, rows, k_elems) <= limit:
+        if lbo < 2 ** 18 and sbo < 2 ** 18 and footprint(desc, mn_major, rows, k_elems, k_bytes) <= limit:
             return desc
     raise RuntimeError("no layout fits")
 
@@ -158,8 +174,9 @@ def pack(t, el, per_word):
 
 
 def cta_inputs(y, variant, ctas):
-    form, a_regs, ta, tb, sa, sb = variant
+    form, a_regs, ta, tb, sa, sb = variant[:6]
     n, k, d, a, b = parse(form)
+    ka = k // 2 if sparse(variant) else k  # A's K (compressed)
     words = np.zeros((ctas, IN_WORDS), dtype=np.uint32)
     bits_of = lambda t: 32 if t == "tf32" else mp.TYPES[t]
     for c in range(ctas):
@@ -184,12 +201,21 @@ def cta_inputs(y, variant, ctas):
             cpool = np.where(rng.coin(cpool.shape, 0.05), mp.with_nans(ct, rng, cpool, None), cpool)
         words[c, IMG // 4 + APOOL:IMG // 4 + APOOL + CPOOL] = pack(ct, cpool, per_c)
         # descriptors: A's 64 x K tile and B's N x K
-        da = pick_desc(rng, 64, k, bool(ta), IMG - 16)
-        db = pick_desc(rng, n, k, bool(tb), IMG - 16)
+        da = pick_desc(rng, 64, ka, bool(ta), IMG - 16)
+        db = pick_desc(rng, n, k, bool(tb), IMG - 16, k * bits_of(b) // 8)
         p = IMG // 4 + APOOL + CPOOL
         ea_, eb_ = encode(da), encode(db)
         scale_d = int(rng.ints((1,), 0, 4)[0] != 0)  # 3 in 4 accumulate
         words[c, p:p + 5] = [ea_ & 0xFFFFFFFF, ea_ >> 32, eb_ & 0xFFFFFFFF, eb_ >> 32, scale_d]
+        if sparse(variant):  # metadata: random 2-bit indices, ordered (idx0 < idx1) in 3 CTAs of 4
+            meta = rng.bits((META,)).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+            if c % 4:
+                pairs = np.array([0x4, 0x8, 0xC, 0x9, 0xD, 0xE], dtype=np.uint64)  # (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+                pick = rng.ints((META, 8), 0, 6)
+                meta = np.zeros(META, dtype=np.uint64)
+                for i in range(8):
+                    meta |= pairs[pick[:, i]] << np.uint64(4 * i)
+            words[c, p + PARAMS:p + PARAMS + META] = meta.astype(np.uint32)
     return words
 
 
@@ -239,7 +265,7 @@ def ptx(ctas):
         L += [f"  setp.eq.u32 %p2, %r3, {y};", f"  @%p2 bra V{y};"]
     L.append("  ret;")
     for y, v in enumerate(VARIANTS):
-        form, a_regs, ta, tb, sa, sb = v
+        form, a_regs, ta, tb, sa, sb = v[:6]
         n, k, d, a, b = parse(form)
         nd = d_regs(form)
         f32 = d == "f32"
@@ -255,11 +281,18 @@ def ptx(ctas):
         dl = "{" + ", ".join(reg(i) for i in range(nd)) + "}"
         al = "{%a0, %a1, %a2, %a3}" if a_regs else "%rd5"
         ops = [dl, al, "%rd6", "%p1"]
+        op = "wgmma.mma_async"
+        if sparse(v):
+            op = "wgmma.mma_async.sp"
+            meta_at = (IMG // 4 + APOOL + CPOOL + PARAMS) * 4
+            L += ["  shl.b32 %r23, %r1, 2;", f"  add.u32 %r23, %r23, {meta_at};", "  cvt.u64.u32 %rd11, %r23;",
+                  "  add.s64 %rd11, %rd3, %rd11;", "  ld.global.u32 %r24, [%rd11];"]
+            ops = [dl, al, "%rd6", "%r24", str(v[6]), "%p1"]
         if not is_int(a):
             ops += [str(sa), str(sb)]
             if a in ("f16", "bf16"):
                 ops += ([] if a_regs else [str(ta)]) + [str(tb)]
-        L += [f"  wgmma.mma_async.sync.aligned.{form} {', '.join(ops)};",
+        L += [f"  {op}.sync.aligned.{form} {', '.join(ops)};",
               "  wgmma.commit_group.sync.aligned;", "  wgmma.wait_group.sync.aligned 0;",
               f"  mad.lo.s32 %r22, %r2, 128, %r1;", f"  mul.lo.u32 %r22, %r22, {nd};",
               f"  add.u32 %r22, %r22, {off};", "  mul.wide.u32 %rd10, %r22, 4;", "  add.s64 %rd10, %rd2, %rd10;"]
@@ -321,8 +354,10 @@ def cpu(ptxrun, ctas, resdir):
     print("| variant | A | trans a, b | scale a, b | wgmma (CTAs) | dot products | mismatching CTAs |\n|---|---|---|---|---|---|---|")
     bad_total = 0
     for y, v in enumerate(VARIANTS):
-        form, a_regs, ta, tb, sa, sb = v
+        form, a_regs, ta, tb, sa, sb = v[:6]
         n = parse(form)[0]
+        if sparse(v):
+            form = f"sp {form} sel {v[6]}"
         mine = digests(parts[y])
         bad = np.nonzero(mine != res["digests"][y])[0]
         bad_total += len(bad)
