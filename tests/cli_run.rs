@@ -454,3 +454,19 @@ fn wgmma_reusing_registers_in_flight_is_reported() {
         );
     }
 }
+
+/// A wgmma issued in one call frame and waited for in another frame of the same function (a
+/// recursion) stops as unsupported instead of writing D into the wrong frame's registers.
+#[test]
+fn wgmma_waited_in_another_frame_is_unsupported() {
+    for args in [&["run"][..], &["run", "--no-check"][..]] {
+        let mut a = args.to_vec();
+        a.push("tests/run/wgmma_recursion");
+        let (code, _, stderr) = ptxrun(&a);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("another function or call frame"),
+            "{stderr}"
+        );
+    }
+}

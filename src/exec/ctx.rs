@@ -26,6 +26,8 @@ pub(crate) struct Ctx<'a, 'm> {
     pub rank: u32,
     pub local: &'a mut Vec<Vec<u8>>,
     pub frame: &'a mut Frame,
+    /// The frame's index in its warp's call stack (0: the kernel).
+    pub depth: u32,
     pub cta: [u32; 3],
     pub warp_index: u32,
     pub clock: u64,

@@ -538,7 +538,7 @@ impl<'m> Machine<'m> {
             });
         }
         if active != 0 && self.hb.is_some() {
-            self.watch_wgmma(cl, ci, wi, &ins, func, (fid, pc), active);
+            self.watch_wgmma(cl, ci, (wi, gi), &ins, func, (fid, pc), active);
         }
         if let Some(&form) = self
             .fast
@@ -932,7 +932,7 @@ impl<'m> Machine<'m> {
         &mut self,
         cl: &mut Cluster,
         ci: usize,
-        wi: usize,
+        (wi, gi): (usize, usize),
         ins: &Instr,
         func: &Function,
         (fid, pc): (FuncId, u32),
@@ -941,11 +941,12 @@ impl<'m> Machine<'m> {
         let cta = &mut cl.ctas[ci];
         let (rank, id) = (cta.rank, cta.id);
         let warp = &mut cta.warps[wi];
+        let frame = (fid.0, warp.groups[gi].frame);
         let Some(asy) = warp.asy.as_mut().filter(|a| a.wg.watching()) else {
             return;
         };
         let Some((kind, message, at, label, help)) =
-            super::wgmma::watch(&mut asy.wg, func, fid.0, ins, pc)
+            super::wgmma::watch(&mut asy.wg, func, frame, ins, pc)
         else {
             return;
         };
@@ -1016,6 +1017,7 @@ impl<'m> Machine<'m> {
             rank,
             local: &mut warp.local,
             frame: &mut warp.frames[fidx],
+            depth: fidx as u32,
             cta: id,
             warp_index: warp.index,
             clock: warp.clock,

@@ -118,13 +118,22 @@ pub(crate) struct Staged {
     mn_major: bool,
 }
 
+/// A call frame: its function and its depth in the warp's call stack (distinct for the frames
+/// of a recursion).
+pub(crate) type FrameKey = (u32, u32);
+
+/// The frame `cx` executes in.
+fn frame_key(cx: &Ctx<'_, '_>) -> FrameKey {
+    (cx.frame.func.0, cx.depth)
+}
+
 /// One issued `wgmma.mma_async` of one warp, until a wait applies it.
 #[derive(Debug, Clone)]
 pub(crate) struct Job {
     pub op: OpId,
     form: WgmmaForm,
-    /// The function whose registers it names, its instruction, and its D and A registers.
-    func: u32,
+    /// The call frame whose registers it names, its instruction, and its D and A registers.
+    frame: FrameKey,
     pub pc: u32,
     d: Vec<RegId>,
     a_regs: Vec<RegId>,
@@ -150,8 +159,8 @@ pub(crate) struct WarpWgmma {
     /// completes keeps only the pending operations' registers (one written early because of
     /// the backlog stays locked until then).
     locked: BTreeMap<u32, Lock>,
-    /// The function the registers above belong to.
-    func: u32,
+    /// The call frame the registers above belong to.
+    frame: FrameKey,
     /// The last operation written early (backlog), for the next wait to observe.
     early: Option<OpId>,
 }
@@ -321,7 +330,7 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
     let job = Job {
         op,
         form: f,
-        func: cx.frame.func.0,
+        frame: frame_key(cx),
         pc: cx.pc,
         d: reg_ids(elems(cx, 0)),
         a_regs: if a_in_regs {
@@ -337,7 +346,7 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
     };
     check_fence(cx, &job);
     let w = state(cx);
-    w.func = job.func;
+    w.frame = job.frame;
     w.lock(&job);
     w.uncommitted.push(job);
     Ok(())
@@ -532,10 +541,10 @@ fn sign_bit(e: Elem) -> u64 {
 
 /// Computes a completed job's D from its operands and the accumulator registers, and writes it.
 fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
-    if job.func != cx.frame.func.0 {
+    if job.frame != frame_key(cx) {
         return Err(fault(
             FaultKind::Unsupported,
-            "`wgmma.wait_group` in another function than its `wgmma.mma_async` is not supported by ptxrun",
+            "`wgmma.wait_group` in another function or call frame than its `wgmma.mma_async` is not supported by ptxrun",
         ));
     }
     let f = &job.form;
@@ -729,7 +738,7 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
     if cx.hb.is_none() {
         return;
     }
-    let func = job.func;
+    let func = job.frame.0;
     let code = cx.func;
     let w = state(cx);
     let found = if !w.fenced {
@@ -739,7 +748,7 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
                 .to_string(),
             None,
         ))
-    } else if w.func == func {
+    } else if w.frame == job.frame {
         job.d.iter().chain(&job.a_regs).find_map(|r| {
             w.touched.get(&r.0).map(|&pc| {
                 let role = if job.d.contains(r) {
@@ -785,12 +794,12 @@ pub(crate) type Finding = (&'static str, String, u32, &'static str, &'static str
 pub(crate) fn watch(
     w: &mut WarpWgmma,
     func: &Function,
-    fid: u32,
+    frame: FrameKey,
     ins: &crate::ir::Instr,
     pc: u32,
 ) -> Option<Finding> {
     use crate::ir::Op;
-    if fid != w.func
+    if frame != w.frame
         || matches!(
             ins.op,
             Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup
