@@ -470,3 +470,17 @@ fn wgmma_waited_in_another_frame_is_unsupported() {
         );
     }
 }
+
+/// `wgmma.mma_async` is aligned over the warpgroup: a warp that skips it is `divergent-aligned`
+/// at the wgmma the other three executed.
+#[test]
+fn a_warp_skipping_the_warpgroup_wgmma_is_divergent_aligned() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/wgmma_warp_skip"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("divergent-aligned")
+            && stderr.contains("warp 3 of the warpgroup exited")
+            && stderr.contains("kernel.ptx:37:3"),
+        "{stderr}"
+    );
+}

@@ -134,6 +134,27 @@ pub(crate) fn branch(
     }
 }
 
+/// When the last warp of a warpgroup exits: every warp must have executed the same
+/// `wgmma.mma_async` (a warp that skipped one is `divergent-aligned` there).
+fn warpgroup_done(cta: &Cta, wi: usize) -> Res<()> {
+    let group = cta.warps[wi].index as usize / 4;
+    let Some(log) = cta.wgmma.get(group) else {
+        return Ok(());
+    };
+    let members = cta.warps.iter().filter(|w| w.index as usize / 4 == group);
+    if members.clone().any(|w| !w.groups.is_empty()) {
+        return Ok(());
+    }
+    match log.finished() {
+        None => Ok(()),
+        Some((site, lag)) => {
+            let thread = (group * 4 + lag) as u32 * super::step::WARP as u32;
+            let why = format!("warp {lag} of the warpgroup exited without executing it");
+            Err(super::step::warpgroup_fault(site, thread, why))
+        }
+    }
+}
+
 impl<'m> Machine<'m> {
     /// `exit`, or `ret` from the kernel: the lanes are done.
     fn retire(
@@ -177,6 +198,9 @@ impl<'m> Machine<'m> {
                 cuda: None,
                 what: crate::trace::What::WarpExit,
             });
+        }
+        if warp_done {
+            warpgroup_done(&cl.ctas[ci], wi)?;
         }
         // Exited threads no longer hold up the cluster barrier or a warp-synchronous rendezvous.
         self.progress += 1;

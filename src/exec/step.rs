@@ -186,6 +186,8 @@ pub(crate) struct Cta {
     pub bars: [Barrier; BARRIERS],
     pub nthreads: u32,
     pub exited: u32,
+    /// Per warpgroup, the `wgmma.mma_async` its warps executed (made on first use).
+    pub wgmma: Vec<super::wgmma::Participation>,
 }
 
 /// The CTAs of one cluster, which run together: they share distributed shared memory and the
@@ -324,6 +326,7 @@ impl<'m> Machine<'m> {
             bars: [Barrier::default(); BARRIERS],
             nthreads,
             exited: 0,
+            wgmma: Vec::new(),
         };
         let nwarps = nthreads.div_ceil(WARP as u32);
         for w in 0..nwarps {
@@ -745,13 +748,16 @@ impl<'m> Machine<'m> {
         };
         if member & live & !active == 0 {
             if active != 0 {
-                let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
-                let wgmma = matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp);
-                if wgmma && super::wgmma::must_stall(&mut cx)? {
-                    // Too many operations in flight: the issue waits for one to complete.
-                    cl.ctas[ci].warps[wi].groups[gi].wait = Wait::Async(AsyncWait::Groups);
-                    return Ok(());
+                if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
+                    let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
+                    if super::wgmma::must_stall(&mut cx)? {
+                        // Too many operations in flight: the issue waits for one to complete.
+                        cl.ctas[ci].warps[wi].groups[gi].wait = Wait::Async(AsyncWait::Groups);
+                        return Ok(());
+                    }
+                    self.warpgroup_issue(&mut cl.ctas[ci], wi, gi)?;
                 }
+                let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
                 if super::matrix::is_matrix(ins.op) {
                     let mut rows = [[0u64; super::mma::ROW_SLOTS]; WARP];
                     super::matrix::gather(&cx, &mut rows);
@@ -925,6 +931,22 @@ impl<'m> Machine<'m> {
         Err(super::mma::partial_warp(&cx, missing, "part"))
     }
 
+    /// A warp executes a `wgmma.mma_async`: the four warps of its warpgroup must execute the same
+    /// ones (`divergent-aligned` at the one where they part, or a warpgroup of fewer warps).
+    fn warpgroup_issue(&mut self, cta: &mut Cta, wi: usize, gi: usize) -> Res<()> {
+        let (fid, pc, first) = self.group_site(cta, wi, gi);
+        let index = cta.warps[wi].index as usize;
+        let (group, w) = (index / 4, index % 4);
+        let present = (cta.warps.len() - 4 * group).min(4);
+        if cta.wgmma.len() <= group {
+            cta.wgmma.resize(group + 1, Default::default());
+        }
+        match cta.wgmma[group].issue(w, present, (fid.0, pc)) {
+            None => Ok(()),
+            Some((site, why)) => Err(warpgroup_fault(site, first, why)),
+        }
+    }
+
     /// Shows an instruction to the warp's `wgmma` register watch (`wgmma::watch`), reporting
     /// what it finds.
     #[allow(clippy::too_many_arguments)]
@@ -1072,6 +1094,16 @@ pub(crate) fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<F
     }
     f.linear_thread.get_or_insert(thread);
     f
+}
+
+/// The `divergent-aligned` fault of a `wgmma.mma_async` the warps of a warpgroup did not
+/// execute together, located at `(function, pc)`.
+pub(crate) fn warpgroup_fault((func, pc): (u32, u32), thread: u32, why: String) -> Box<Fault> {
+    let f = fault(
+        FaultKind::Hazard("divergent-aligned"),
+        format!("`wgmma.mma_async` is .sync.aligned over the warpgroup, but {why}"),
+    );
+    at(f, FuncId(func), pc, thread)
 }
 
 pub(crate) fn with_cta(mut f: Box<Fault>, id: [u32; 3]) -> Box<Fault> {

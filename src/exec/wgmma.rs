@@ -905,3 +905,74 @@ mod tests {
         assert!(seen.iter().all(|&s| s == 1));
     }
 }
+
+/// Which `wgmma.mma_async` the warps of one warpgroup executed, in order: the instruction is
+/// `.sync.aligned` over the warpgroup, so the four warps must execute the same ones.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Participation {
+    /// Per warp of the group: wgmma executed so far.
+    count: [u64; 4],
+    /// (function, pc) of wgmma number `base + i`, while some warp has not executed it yet.
+    pending: VecDeque<(u32, u32)>,
+    base: u64,
+}
+
+/// How far (in wgmma) one warp of a warpgroup may run ahead of another before the laggard is
+/// taken for one that skipped it (warps drift apart by a few pipeline stages at most).
+const MAX_LAG: usize = 4096;
+
+impl Participation {
+    /// Warp `w` (of `present` in its warpgroup) executes the wgmma at `at`; returns where the
+    /// warps disagree and why.
+    pub fn issue(
+        &mut self,
+        w: usize,
+        present: usize,
+        at: (u32, u32),
+    ) -> Option<((u32, u32), String)> {
+        if present < 4 {
+            return Some((
+                at,
+                format!("the warpgroup has only {present} warp(s): `wgmma.mma_async` needs four"),
+            ));
+        }
+        let idx = (self.count[w] - self.base) as usize;
+        match self.pending.get(idx) {
+            Some(&theirs) if theirs != at => return Some((
+                theirs,
+                format!(
+                    "warp {w} of the warpgroup executed another `wgmma.mma_async` (its number {}) \
+                         where the other warps executed this one",
+                    self.count[w] + 1
+                ),
+            )),
+            Some(_) => {}
+            None => self.pending.push_back(at),
+        }
+        self.count[w] += 1;
+        let low = self.count.iter().copied().min().unwrap_or(0);
+        while self.base < low {
+            self.pending.pop_front();
+            self.base += 1;
+        }
+        (self.pending.len() > MAX_LAG).then(|| {
+            let lag = (0..4).min_by_key(|&i| self.count[i]).unwrap_or(0);
+            let first = self.pending.front().copied().unwrap_or(at);
+            (
+                first,
+                format!("warp {lag} of the warpgroup did not execute it"),
+            )
+        })
+    }
+
+    /// Every warp of the group exited: one that executed fewer wgmma skipped the first it lacks.
+    pub fn finished(&self) -> Option<((u32, u32), usize)> {
+        let (lag, &fewest) = self.count.iter().enumerate().min_by_key(|(_, c)| **c)?;
+        let most = self.count.iter().copied().max().unwrap_or(0);
+        if fewest == most {
+            return None;
+        }
+        let at = self.pending.get((fewest - self.base) as usize).copied()?;
+        Some((at, lag))
+    }
+}
