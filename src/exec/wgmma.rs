@@ -938,14 +938,14 @@ impl Participation {
         }
         let idx = (self.count[w] - self.base) as usize;
         match self.pending.get(idx) {
-            Some(&theirs) if theirs != at => return Some((
-                theirs,
-                format!(
-                    "warp {w} of the warpgroup executed another `wgmma.mma_async` (its number {}) \
-                         where the other warps executed this one",
-                    self.count[w] + 1
-                ),
-            )),
+            Some(&theirs) if theirs != at => {
+                let n = self.count[w] + 1;
+                let why = format!(
+                    "warp {w} of the warpgroup executed another `wgmma.mma_async` (its number {n}) \
+                     where the other warps executed this one"
+                );
+                return Some((theirs, why));
+            }
             Some(_) => {}
             None => self.pending.push_back(at),
         }
