@@ -179,6 +179,8 @@ malformed!(cvt_fp8_without_satfinite, [9]);
 malformed!(mma_mixed_accumulator, [9]);
 // `m16n8k16` bf16 takes four A registers per lane; two are given.
 malformed!(mma_fragment_size, [10]);
+// `wgmma.mma_async` with a 32-bit register as its A descriptor (ptxas wants a 64-bit one).
+malformed!(wgmma_descriptor_width, [10]);
 // `wmma.load.a ... m16n16k8 ... .f16`: that shape takes tf32 only.
 malformed!(wmma_wrong_type, [9]);
 // `@%r1 bra ...` with `%r1` a `.b32` register.

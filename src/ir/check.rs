@@ -291,6 +291,8 @@ pub fn check_instr(
     }
     if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
         check_wgmma(ins, ops, src, &at)?;
+        let sparse = ins.op == Op::WgmmaMmaAsyncSp;
+        check_wgmma_registers(ops, sparse, (regs, _pool), &at)?;
     }
     if matches!(
         ins.op,
@@ -428,6 +430,65 @@ fn check_wgmma(
             )
             .label(at(k), format!("{what} expected")));
         }
+    }
+    Ok(())
+}
+
+/// `wgmma.mma_async`'s registers have the widths the ISA gives them: D, A and the metadata are
+/// 32-bit registers, the descriptors 64-bit ones, `scale-d` a predicate or 0/1 (ptxas refuses
+/// others; executing them would silently drop bits).
+fn check_wgmma_registers(
+    ops: &[Operand],
+    sparse: bool,
+    (regs, pool): (&[RegInfo], &[Operand]),
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    let width = |o: &Operand| match o {
+        Operand::Reg(r) => {
+            regs.get(r.0 as usize)
+                .map(|i| if i.ty == Type::Pred { 0 } else { i.ty.size() })
+        }
+        _ => None,
+    };
+    let elems = |o: &Operand| -> Vec<Operand> {
+        match o {
+            Operand::Vector(v) => pool
+                .get(v.start as usize..v.start as usize + usize::from(v.len))
+                .map(<[Operand]>::to_vec)
+                .unwrap_or_default(),
+            o => vec![*o],
+        }
+    };
+    let bad = |k: usize, what: &str| {
+        Diag::error(
+            "ir::operand-kind",
+            format!("operand {} of `wgmma.mma_async` must be {what}", k + 1),
+        )
+        .label(at(k), format!("expected {what}"))
+    };
+    let a_in_regs = matches!(ops.get(1), Some(Operand::Vector(_)));
+
+    for (k, o) in ops.iter().enumerate().take(3) {
+        let (want, what) = match k {
+            1 if !a_in_regs => (8, "a 64-bit register (the A descriptor)"),
+            2 => (8, "a 64-bit register (the B descriptor)"),
+            _ => (4, "32-bit registers"),
+        };
+        if elems(o).iter().any(|e| width(e) != Some(want)) {
+            return Err(bad(k, what));
+        }
+    }
+    if sparse && !matches!(ops[3], Operand::Imm(_)) && width(&ops[3]) != Some(4) {
+        return Err(bad(3, "a 32-bit register (the sparsity metadata)"));
+    }
+    let sd = if sparse { 5 } else { 3 };
+    let scale_ok = match &ops[sd] {
+        Operand::Reg(_) => width(&ops[sd]) == Some(0),
+        Operand::NotPred(_) | Operand::Imm(0 | 1) => true,
+        _ => false,
+    };
+    if !scale_ok {
+        return Err(bad(sd, "a predicate or the constant 0 or 1 (scale-d)"));
     }
     Ok(())
 }
