@@ -181,13 +181,7 @@ impl WarpWgmma {
     }
 
     fn lock(&mut self, j: &Job) {
-        let shape = (j.form.n, j.form.d);
-        for (regs, d) in [(&j.d, true), (&j.a_regs, false)] {
-            for r in regs {
-                let pc = j.pc;
-                self.locked.insert(r.0, Lock { pc, d, shape });
-            }
-        }
+        lock_into(&mut self.locked, j);
     }
 
     /// Operations issued and not yet written.
@@ -198,14 +192,19 @@ impl WarpWgmma {
     /// After a wait completed: only the pending operations' registers stay locked.
     fn relock(&mut self) {
         self.locked.clear();
-        let jobs: Vec<Job> = self
-            .uncommitted
-            .iter()
-            .chain(self.groups.iter().flatten())
-            .cloned()
-            .collect();
-        for j in &jobs {
-            self.lock(j);
+        for j in self.uncommitted.iter().chain(self.groups.iter().flatten()) {
+            lock_into(&mut self.locked, j);
+        }
+    }
+}
+
+/// Locks job `j`'s D and A registers.
+fn lock_into(locked: &mut BTreeMap<u32, Lock>, j: &Job) {
+    let shape = (j.form.n, j.form.d);
+    for (regs, d) in [(&j.d, true), (&j.a_regs, false)] {
+        for r in regs {
+            let pc = j.pc;
+            locked.insert(r.0, Lock { pc, d, shape });
         }
     }
 }
