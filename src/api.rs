@@ -572,10 +572,6 @@ impl Prepared {
 
     /// The report of one of this launch's runs.
     pub fn report(&self, outcome: Outcome) -> Report {
-        Report {
-            compiled: self.module.compiled.clone(),
-            outcome,
-            buffers: self.buffers.clone(),
-        }
+        Report::new(self.module.compiled.clone(), outcome, self.buffers.clone())
     }
 }

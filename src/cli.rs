@@ -36,6 +36,43 @@ struct Cli {
     command: Command,
 }
 
+/// How findings are judged: shared by `run`, `check` and `test`.
+#[derive(clap::Args, Clone, Default)]
+struct Findings {
+    /// Make warnings fail the run (exit 1) as errors do.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    deny: Vec<Deny>,
+    /// Hide findings matching the rules in FILE (one per line: KIND or KIND:LOCATION, globs;
+    /// LOCATION is a function name, PTXFILE:LINE or CUDAFILE:LINE). Hidden findings are counted.
+    #[arg(long, value_name = "FILE")]
+    suppressions: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Deny {
+    /// Findings of severity `warning`.
+    Warnings,
+}
+
+impl Findings {
+    /// The policy these arguments ask for; a suppressions file that cannot be read or parsed
+    /// is bad input.
+    fn policy(&self) -> Result<crate::report::Policy, String> {
+        let mut p = crate::report::Policy {
+            deny_warnings: self.deny.contains(&Deny::Warnings),
+            rules: Vec::new(),
+        };
+        for f in &self.suppressions {
+            let name = f.display().to_string();
+            let text = std::fs::read_to_string(f)
+                .map_err(|e| format!("error: cannot read the suppressions file {name}: {e}"))?;
+            p.add_suppressions(&text, &name)
+                .map_err(|e| format!("error: {e}"))?;
+        }
+        Ok(p)
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Color {
     Auto,
@@ -97,6 +134,8 @@ enum Command {
         /// back to one thread, as do --trace and device malloc.
         #[arg(long, default_value_t = 0)]
         jobs: usize,
+        #[command(flatten)]
+        findings: Findings,
     },
     /// Run one launch under N schedules (scheduler seeds x latency models, adversarial included)
     /// in parallel and report every distinct hazard with the schedule that first showed it.
@@ -124,6 +163,19 @@ enum Command {
         /// Worker threads (0: all cores).
         #[arg(long, default_value_t = 0)]
         jobs: usize,
+        #[command(flatten)]
+        findings: Findings,
+        /// Run only share M of N of the schedules (schedule i when i mod N = M-1), for spreading
+        /// one exploration over machines; `ptxrun merge` combines the shares' JSON reports.
+        #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
+        partition: Option<crate::explore::Partition>,
+    },
+    /// Combine the JSON reports of `check --partition M/N --format json` (every share, any
+    /// order) into the report one unpartitioned `check` gives. Exit 0 no hazard, 1 hazards or
+    /// faults found, 2 reports that do not fit together.
+    Merge {
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
     },
     /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
     /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise.
@@ -138,6 +190,14 @@ enum Command {
         /// Threads each launch runs its clusters on (0: all cores; see `run --help`).
         #[arg(long, default_value_t = 0)]
         jobs: usize,
+        #[command(flatten)]
+        findings: Findings,
+        /// Also write the results as JUnit XML to FILE (one test case per launch).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Run only share M of N of the launches (every N-th, in path order), for CI matrices.
+        #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
+        partition: Option<crate::explore::Partition>,
     },
 }
 
@@ -153,6 +213,8 @@ fn cores(jobs: usize) -> usize {
 enum Format {
     Human,
     Json,
+    /// SARIF 2.1.0, for code-scanning services (GitHub, GitLab, Azure DevOps).
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -210,7 +272,15 @@ fn dispatch(cli: Cli) -> u8 {
             trace_instructions,
             no_check,
             jobs,
+            findings,
         } => {
+            let policy = match findings.policy() {
+                Ok(p) => p,
+                Err(e) => {
+                    errln!("{e}");
+                    return 2;
+                }
+            };
             let settings = crate::runner::Settings {
                 entry,
                 seed,
@@ -224,6 +294,7 @@ fn dispatch(cli: Cli) -> u8 {
                 check: !no_check,
                 fast: true,
                 jobs: cores(jobs),
+                policy,
             };
             match crate::runner::run(&path, &settings) {
                 Err(e) => {
@@ -241,11 +312,20 @@ fn dispatch(cli: Cli) -> u8 {
                             return 2;
                         }
                     }
-                    out!("{}", done.outcome.stdout);
-                    if format == Format::Json {
-                        out!("{}", done.json());
-                    } else {
-                        err!("{}", done.human());
+                    match format {
+                        Format::Json => {
+                            out!("{}", done.outcome.stdout);
+                            out!("{}", done.json());
+                        }
+                        // The log must be the whole of stdout: the kernel's printf goes to stderr.
+                        Format::Sarif => {
+                            err!("{}", done.outcome.stdout);
+                            out!("{}", done.sarif());
+                        }
+                        Format::Human => {
+                            out!("{}", done.outcome.stdout);
+                            err!("{}", done.human());
+                        }
                     }
                     if done.unsupported() {
                         2
@@ -260,7 +340,23 @@ fn dispatch(cli: Cli) -> u8 {
             seed,
             latency,
             jobs,
-        } => test(&paths, seed, &latency, cores(jobs)),
+            findings,
+            junit,
+            partition,
+        } => match findings.policy() {
+            Ok(policy) => {
+                let settings = crate::runner::Settings {
+                    jobs: cores(jobs),
+                    policy,
+                    ..crate::runner::Settings::for_test(seed, &latency)
+                };
+                test(&paths, &settings, junit.as_deref(), partition)
+            }
+            Err(e) => {
+                errln!("{e}");
+                2
+            }
+        },
         Command::Check {
             path,
             explore,
@@ -270,28 +366,64 @@ fn dispatch(cli: Cli) -> u8 {
             format,
             max_steps,
             jobs,
+            findings,
+            partition,
         } => {
             let mut base = crate::runner::Settings::for_test(seed, "bandwidth");
             base.entry = entry;
             base.max_steps = max_steps;
-            check(&path, &base, explore, latency.as_deref(), jobs, format)
+            base.policy = match findings.policy() {
+                Ok(p) => p,
+                Err(e) => {
+                    errln!("{e}");
+                    return 2;
+                }
+            };
+            let plan = Plan {
+                n: explore,
+                latency,
+                jobs,
+                partition,
+            };
+            check(&path, &base, &plan, format)
         }
+        Command::Merge { reports } => merge(&reports),
     }
+}
+
+/// Which schedules `check` runs.
+struct Plan {
+    n: usize,
+    latency: Option<String>,
+    jobs: usize,
+    partition: Option<crate::explore::Partition>,
 }
 
 fn check(
     path: &std::path::Path,
     base: &crate::runner::Settings,
-    n: usize,
-    latency: Option<&str>,
-    jobs: usize,
+    plan: &Plan,
     format: Format,
 ) -> u8 {
+    let n = plan.n;
     if n == 0 {
         errln!("error: --explore needs at least one schedule");
         return 2;
     }
-    let scheds = crate::explore::schedules(n, base.seed, latency);
+    let mut scheds = crate::explore::schedules(n, base.seed, plan.latency.as_deref());
+    if let Some(p) = plan.partition {
+        scheds.retain(|s| p.takes(s.index));
+        if scheds.is_empty() {
+            errln!(
+                "error: share {} of {} holds none of the {n} schedules (--explore at least {})",
+                p.index,
+                p.count,
+                p.index
+            );
+            return 2;
+        }
+    }
+    let (n, jobs) = (scheds.len(), plan.jobs);
     let bar = if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(n as u64);
         b.set_style(
@@ -309,11 +441,12 @@ fn check(
             errln!("{}", e.0.trim_end());
             2
         }
-        Ok(x) => {
-            if format == Format::Json {
-                out!("{}", x.json());
-            } else {
-                err!("{}", x.human());
+        Ok(mut x) => {
+            x.partition = plan.partition.map(|p| (p, plan.n));
+            match format {
+                Format::Json => out!("{}", x.json()),
+                Format::Sarif => out!("{}", x.sarif()),
+                Format::Human => err!("{}", x.human()),
             }
             if x.found() {
                 1
@@ -324,44 +457,107 @@ fn check(
     }
 }
 
-fn test(paths: &[PathBuf], seed: u64, latency: &str, jobs: usize) -> u8 {
-    use crate::runner::{find_launches, test_with, Settings, Verdict};
-    if let Err(e) = crate::latency::parse(latency, seed) {
+fn test(
+    paths: &[PathBuf],
+    settings: &crate::runner::Settings,
+    junit: Option<&std::path::Path>,
+    partition: Option<crate::explore::Partition>,
+) -> u8 {
+    use crate::report::junit::{self, Case, Outcome};
+    use crate::runner::{find_launches, test_with, Verdict};
+    if let Err(e) = crate::latency::parse(&settings.latency, settings.seed) {
         errln!("error: {e}");
         return 2;
     }
-    let settings = Settings {
-        jobs,
-        ..Settings::for_test(seed, latency)
+    // Created before the run, so an unwritable path is known at once.
+    let mut junit_file = match junit.map(std::fs::File::create).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            let path = junit.map(|p| p.display().to_string()).unwrap_or_default();
+            errln!("error: cannot write the JUnit report to {path}: {e}");
+            return 2;
+        }
     };
-    let launches = find_launches(paths);
+    let all = find_launches(paths);
+    let found = !all.is_empty();
+    let launches: Vec<PathBuf> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| partition.is_none_or(|p| p.takes(*i)))
+        .map(|(_, l)| l)
+        .collect();
     let (mut pass, mut fail) = (0, 0);
+    let mut cases = Vec::new();
     for l in &launches {
-        let dir = l.parent().unwrap_or(l).display();
+        let dir = l.parent().unwrap_or(l).display().to_string();
         let t = std::time::Instant::now();
-        match test_with(l, &settings) {
+        let verdict = test_with(l, settings);
+        let seconds = t.elapsed().as_secs_f64();
+        let outcome = match verdict {
             Verdict::Pass => {
                 pass += 1;
                 outln!("PASS {dir} ({} ms)", t.elapsed().as_millis());
+                Outcome::Pass
             }
             Verdict::Fail(m) => {
                 fail += 1;
                 outln!("FAIL {dir}: {m}");
+                Outcome::Failure(m)
             }
             Verdict::Error(m) => {
                 fail += 1;
                 outln!("FAIL {dir}: {}", m.trim_end());
+                Outcome::Error(m)
             }
-        }
+        };
+        cases.push(Case {
+            path: dir,
+            outcome,
+            seconds,
+        });
     }
-    if launches.is_empty() {
+    if !found {
         outln!("no launch.toml found");
+    } else if launches.is_empty() {
+        outln!("no launch in this partition");
     }
     outln!("{pass} passed, {fail} failed");
-    if fail == 0 && !launches.is_empty() {
+    if let (Some(f), Some(path)) = (junit_file.as_mut(), junit) {
+        if let Err(e) = std::io::Write::write_all(f, junit::xml(&cases).as_bytes()) {
+            errln!(
+                "error: cannot write the JUnit report to {}: {e}",
+                path.display()
+            );
+            return 2;
+        }
+    }
+    if fail == 0 && found {
         0
     } else {
         1
+    }
+}
+
+fn merge(paths: &[PathBuf]) -> u8 {
+    let mut reports = Vec::new();
+    for p in paths {
+        match std::fs::read_to_string(p) {
+            Ok(t) => reports.push((p.display().to_string(), t)),
+            Err(e) => {
+                errln!("error: cannot read {}: {e}", p.display());
+                return 2;
+            }
+        }
+    }
+    match crate::report::merge::merge(&reports) {
+        Ok((json, found)) => {
+            out!("{json}");
+            u8::from(found)
+        }
+        Err(e) => {
+            errln!("error: {e}");
+            2
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 use crate::api::{self, Prepared, Report, RunOptions};
 use crate::exec::{Fault, FaultKind, Hazard};
 use crate::latency::STANDARD;
+use crate::report::sarif;
 use crate::runner::{prepare, BadInput, Settings};
 use rayon::prelude::*;
 use std::path::Path;
@@ -14,8 +15,40 @@ use std::path::Path;
 /// One schedule: a scheduler seed and a latency model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schedule {
+    /// Its index among all the schedules of the exploration (`--partition` runs a share).
+    pub index: usize,
     pub seed: u64,
     pub latency: String,
+}
+
+/// `--partition M/N`: the M-th of N shares of a list (schedules, launches), 1-based, as
+/// `cargo nextest --partition count:M/N` deals them: item i belongs to share i mod N + 1, so
+/// every share gets every N-th item and the shares together are the whole list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partition {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Partition {
+    /// Parses `M/N` (1 <= M <= N).
+    pub fn parse(s: &str) -> Result<Partition, String> {
+        let bad = || format!("invalid partition `{s}`: expected M/N with 1 <= M <= N, e.g. 2/4");
+        let (m, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            m.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Partition { index, count })
+    }
+
+    /// Whether item `i` (0-based) of the list is in this share.
+    pub fn takes(&self, i: usize) -> bool {
+        i % self.count == self.index - 1
+    }
 }
 
 /// `n` schedules: the standard latency models in turn (or only `latency` when given), each
@@ -24,10 +57,12 @@ pub fn schedules(n: usize, seed: u64, latency: Option<&str>) -> Vec<Schedule> {
     (0..n)
         .map(|i| match latency {
             Some(l) => Schedule {
+                index: i,
                 seed: seed + i as u64,
                 latency: l.to_string(),
             },
             None => Schedule {
+                index: i,
                 seed: seed + (i / STANDARD.len()) as u64,
                 latency: STANDARD[i % STANDARD.len()].to_string(),
             },
@@ -43,8 +78,12 @@ pub struct Explored {
     pub schedules: Vec<Schedule>,
     pub hazards: Vec<(Hazard, usize)>,
     pub faults: Vec<(Fault, usize)>,
+    /// Hazards the policy's rules hid, with their first schedule.
+    pub suppressed: Vec<(Hazard, usize)>,
     /// Thread instructions over all schedules.
     pub thread_instructions: u64,
+    /// For `check --partition M/N`: the share, and how many schedules all shares hold.
+    pub partition: Option<(Partition, usize)>,
 }
 
 /// Runs the launch at `path` under `n` schedules on `jobs` threads (0: all cores); `tick` is
@@ -57,7 +96,8 @@ pub fn explore(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Explored, BadInput> {
     let p = prepare(path, base.entry.as_deref())?;
-    Ok(explore_prepared(&p, &base.options(), scheds, jobs, tick)?)
+    let x = explore_prepared(&p, &base.options(), scheds, jobs, tick)?;
+    Ok(x.with_policy(base.policy_for(&p.launch)))
 }
 
 /// Runs a prepared launch under each schedule (its seed and latency model replace those of
@@ -132,19 +172,39 @@ pub fn explore_prepared(
         schedules: scheds,
         hazards,
         faults,
+        suppressed: Vec::new(),
         thread_instructions,
+        partition: None,
     })
 }
 
 impl Explored {
-    /// Whether any schedule showed a hazard or a fault (exit code 1).
+    /// These results under `policy`: the hazards its rules match move to `suppressed`.
+    pub fn with_policy(mut self, policy: crate::report::Policy) -> Explored {
+        self.run = self.run.with_policy(policy);
+        let mut all = std::mem::take(&mut self.hazards);
+        all.append(&mut self.suppressed);
+        all.sort_by_key(|(_, i)| *i);
+        let run = &self.run;
+        let (hidden, kept) = all
+            .into_iter()
+            .partition(|(h, _)| run.policy.suppresses(h.kind, &run.locations(h)));
+        self.hazards = kept;
+        self.suppressed = hidden;
+        self
+    }
+
+    /// Whether any schedule showed a hazard that fails under the policy, or a fault (exit 1).
     pub fn found(&self) -> bool {
-        !self.hazards.is_empty() || !self.faults.is_empty()
+        self.hazards.iter().any(|(h, _)| self.run.fails(h)) || !self.faults.is_empty()
     }
 
     fn schedule_text(&self, i: usize) -> String {
         let s = &self.schedules[i];
-        format!("schedule {i} (--seed {} --latency {})", s.seed, s.latency)
+        format!(
+            "schedule {} (--seed {} --latency {})",
+            s.index, s.seed, s.latency
+        )
     }
 
     /// The human report: every distinct hazard and fault, then a summary line.
@@ -170,18 +230,38 @@ impl Explored {
                 false,
             )
         };
-        let n = self.schedules.len();
-        if self.found() {
+        let n = match self.partition {
+            Some((p, total)) => format!(
+                "share {} of {} ({} of {total} schedules)",
+                p.index,
+                p.count,
+                self.schedules.len()
+            ),
+            None => format!("{} schedules", self.schedules.len()),
+        };
+        let hidden: Vec<Hazard> = self.suppressed.iter().map(|(h, _)| h.clone()).collect();
+        out.push_str(&crate::report::findings_summary(&[], &hidden));
+        if !self.hazards.is_empty() || !self.faults.is_empty() {
+            let warnings = self
+                .hazards
+                .iter()
+                .filter(|(h, _)| h.severity == crate::diag::Severity::Warning)
+                .count();
             out.push_str(&format!(
-                "{n} schedules: {} distinct hazard{}, {} fault{}\n",
+                "{n}: {} distinct hazard{}{}, {} fault{}\n",
                 self.hazards.len(),
                 if self.hazards.len() == 1 { "" } else { "s" },
+                match warnings {
+                    0 => String::new(),
+                    1 => " (1 of them a warning)".into(),
+                    w => format!(" ({w} of them warnings)"),
+                },
                 self.faults.len(),
                 if self.faults.len() == 1 { "" } else { "s" }
             ));
         } else {
             out.push_str(&format!(
-                "{n} schedules: no hazards ({} thread instructions)\n",
+                "{n}: no hazards ({} thread instructions)\n",
                 self.thread_instructions
             ));
         }
@@ -190,7 +270,8 @@ impl Explored {
 
     /// The contract's status over all schedules: a hazard in any schedule makes it `hazard`.
     pub fn status(&self) -> &'static str {
-        match (self.hazards.is_empty(), self.faults.first()) {
+        let clean = !self.hazards.iter().any(|(h, _)| self.run.fails(h));
+        match (clean, self.faults.first()) {
             (true, Some((f, _))) if f.kind == FaultKind::Deadlock => "deadlock",
             (false, _) => "hazard",
             (true, Some(_)) => "fault",
@@ -198,12 +279,43 @@ impl Explored {
         }
     }
 
+    /// A schedule (by position in `schedules`) as reports name it.
+    fn schedule_json(&self, i: usize) -> serde_json::Value {
+        let s = &self.schedules[i];
+        serde_json::json!({ "index": s.index, "seed": s.seed, "latency": s.latency })
+    }
+
+    /// The SARIF 2.1.0 log: every distinct finding with the schedule that first showed it.
+    pub fn sarif(&self) -> String {
+        let sched = |i: usize| Some(serde_json::json!({ "schedule": self.schedule_json(i) }));
+        let mut findings = Vec::new();
+        for (h, i) in &self.hazards {
+            findings.push(sarif::Finding {
+                diag: self.run.hazard_diagnostic(h),
+                properties: sched(*i),
+                suppressed_by: None,
+            });
+        }
+        for (f, i) in &self.faults {
+            findings.push(sarif::Finding {
+                diag: self.run.fault_diagnostic(f),
+                properties: sched(*i),
+                suppressed_by: None,
+            });
+        }
+        for (h, i) in &self.suppressed {
+            findings.push(sarif::Finding {
+                diag: self.run.hazard_diagnostic(h),
+                properties: sched(*i),
+                suppressed_by: self.run.suppressed_by(h),
+            });
+        }
+        sarif::log(&self.run.compiled.name, &findings)
+    }
+
     /// The contract's JSON report, each diagnostic with the schedule that first showed it.
     pub fn json(&self) -> String {
-        let sched = |i: usize| {
-            let s = &self.schedules[i];
-            serde_json::json!({ "index": i, "seed": s.seed, "latency": s.latency })
-        };
+        let sched = |i: usize| self.schedule_json(i);
         let mut diags = Vec::new();
         for (h, i) in &self.hazards {
             let mut v = self.run.hazard_json(h);
@@ -217,13 +329,34 @@ impl Explored {
         }
         let status = self.status();
         let st = self.run.outcome.stats;
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "status": status,
             "diagnostics": diags,
             "stats": { "thread_instructions": self.thread_instructions,
                        "warp_instructions": st.warp_instructions, "cycles": st.cycles,
                        "schedules": self.schedules.len() },
         });
+        if !self.suppressed.is_empty() {
+            let hidden: Vec<Hazard> = self.suppressed.iter().map(|(h, _)| h.clone()).collect();
+            v["suppressed"] = crate::report::suppressed_json(&hidden);
+        }
+        if let Some((p, total)) = self.partition {
+            // What `ptxrun merge` needs beyond the report itself to rebuild the report of all
+            // the schedules: the share, the policy's verdict on warnings, the hidden findings.
+            let hidden: Vec<serde_json::Value> = self
+                .suppressed
+                .iter()
+                .map(|(h, _)| {
+                    let d = self.run.hazard_diagnostic(h);
+                    let related = d.related.first().map_or(0, |r| r.line);
+                    serde_json::json!([d.kind, d.line, d.column, related, d.count])
+                })
+                .collect();
+            v["partition"] = serde_json::json!({
+                "index": p.index, "count": p.count, "schedules": total,
+                "deny_warnings": self.run.policy.deny_warnings, "suppressed": hidden,
+            });
+        }
         format!("{v}\n")
     }
 }
@@ -238,6 +371,7 @@ mod tests {
         assert_eq!(
             s[0],
             Schedule {
+                index: 0,
                 seed: 10,
                 latency: "immediate".into()
             }
@@ -246,6 +380,7 @@ mod tests {
         assert_eq!(
             s[5],
             Schedule {
+                index: 5,
                 seed: 11,
                 latency: "immediate".into()
             }

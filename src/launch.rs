@@ -36,6 +36,16 @@ struct RawLaunch {
     #[serde(default)]
     outputs: indexmap::IndexMap<String, String>,
     expect: Option<RawExpect>,
+    check: Option<RawCheck>,
+}
+
+/// `[check]`: how findings of this launch are judged.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheck {
+    /// Suppression rules (`KIND` or `KIND:LOCATION`, as in a `--suppressions` file).
+    #[serde(default)]
+    allow: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
@@ -104,6 +114,8 @@ pub struct Launch {
     /// Buffer name -> output path (absolute or relative to `dir`).
     pub outputs: Vec<(String, PathBuf)>,
     pub expect: Expect,
+    /// `[check] allow`: suppression rules for this launch's findings.
+    pub allow: Vec<crate::report::Rule>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -478,6 +490,15 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
             stdout: e.stdout.as_ref().map(|s| dir.join(s)),
         },
     };
+    let allow = raw
+        .check
+        .iter()
+        .flat_map(|c| c.allow.iter().enumerate())
+        .map(|(i, r)| {
+            crate::report::Rule::parse(r)
+                .map_err(|e| LaunchError(format!("{name}: check.allow[{i}]: {e}")))
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Launch {
         dir,
         kernel,
@@ -489,6 +510,7 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
         params,
         outputs,
         expect,
+        allow,
     })
 }
 

@@ -43,6 +43,8 @@ pub struct Settings {
     pub fast: bool,
     /// Threads to run clusters on (`--jobs`); the results do not depend on it.
     pub jobs: usize,
+    /// `--deny warnings` and `--suppressions`; a launch file's `[check] allow` is added to it.
+    pub policy: crate::report::Policy,
 }
 
 /// The latency model `run` and `test` use unless told otherwise.
@@ -64,7 +66,15 @@ impl Settings {
             check: true,
             fast: true,
             jobs: 1,
+            policy: crate::report::Policy::default(),
         }
+    }
+
+    /// The findings policy for a launch: these settings' rules and its `[check] allow`.
+    pub fn policy_for(&self, launch: &Launch) -> crate::report::Policy {
+        let mut p = self.policy.clone();
+        p.rules.extend(launch.allow.iter().cloned());
+        p
     }
 }
 
@@ -122,10 +132,10 @@ impl std::ops::DerefMut for Prepared {
 }
 
 impl Prepared {
-    /// The launch with the outcome of one of its runs.
-    pub fn finished(self, outcome: Outcome) -> Finished {
+    /// The launch with the outcome of one of its runs, judged by `policy`.
+    pub fn finished(self, outcome: Outcome, policy: crate::report::Policy) -> Finished {
         Finished {
-            report: self.prepared.report(outcome),
+            report: self.prepared.report(outcome).with_policy(policy),
             launch: self.launch,
         }
     }
@@ -204,7 +214,8 @@ pub fn execute(p: &Prepared, s: &Settings) -> Result<Outcome, BadInput> {
 pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
     let p = prepare(path, s.entry.as_deref())?;
     let outcome = execute(&p, s)?;
-    let done = p.finished(outcome);
+    let policy = s.policy_for(&p.launch);
+    let done = p.finished(outcome, policy);
     if s.write_outputs {
         for (name, path) in &done.launch.outputs {
             let path = match &s.out_dir {
@@ -263,7 +274,7 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
             ))
         };
     }
-    if let Some(h) = done.outcome.hazards.first() {
+    if let Some(h) = done.outcome.hazards.iter().find(|h| done.fails(h)) {
         let (line, ..) = done.line_of(h.at);
         return Verdict::Fail(format!("{} at PTX line {line}: {}", h.kind, h.message));
     }

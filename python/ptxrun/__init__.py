@@ -23,7 +23,7 @@ import json as _json
 import os as _os
 import sys as _sys
 import warnings
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -132,6 +132,8 @@ class Report:
         self.status: str = d["status"]
         self.diagnostics: List[Diagnostic] = [Diagnostic(x) for x in d["diagnostics"]]
         self.stats = Stats(d.get("stats", {}))
+        # Findings the suppression rules hid: {"findings": N, "occurrences": M}, or None.
+        self.suppressed: Optional[Dict[str, int]] = d.get("suppressed")
 
     @property
     def ok(self) -> bool:
@@ -452,13 +454,18 @@ class Module:
         jobs: int = 1,
         raise_on_error: bool = True,
         printf: str = "stdout",
+        deny_warnings: bool = False,
+        suppress: Sequence[str] = (),
     ) -> Report:
         """Runs `entry` (None: the only entry) over `grid` x `block` threads with `args` in
         the order of its `.param` list. Arrays are written back after the run (also when it
         raises). `explore=N` runs N schedules (seeds x latency models) and reports every
         distinct hazard; the arrays then hold the first schedule's results. The kernel's
         `printf` output goes to `sys.stdout` (`printf="fd"`: to file descriptor 1, as the
-        CUDA runtime writes it; `"none"`: only `Report.stdout`)."""
+        CUDA runtime writes it; `"none"`: only `Report.stdout`). Findings of severity
+        `warning` are reported but raise only with `deny_warnings=True`; `suppress` hides
+        findings matching its rules (`"KIND"` or `"KIND:LOCATION"`, globs, as in a
+        `--suppressions` file), which the report counts in `suppressed`."""
         params = self.params(entry)
         raw_args, regions = _marshal(args, params)
         options = dict(
@@ -468,6 +475,8 @@ class Module:
             max_steps=_count(max_steps, "max_steps"),
             jobs=_count(jobs, "jobs", 1024),
             explore=None if explore is None else _count(explore, "explore", 1 << 20),
+            deny_warnings=bool(deny_warnings),
+            suppress=[str(r) for r in ([suppress] if isinstance(suppress, str) else suppress)],
         )
         shape = dict(
             grid=dim3(grid, "grid"),

@@ -18,6 +18,8 @@ class _Options(TypedDict):
     max_steps: int
     jobs: int
     explore: Optional[int]
+    deny_warnings: bool
+    suppress: List[str]
 
 class _MapSpec(TypedDict):
     elem: str

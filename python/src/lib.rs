@@ -159,6 +159,9 @@ struct PyOptions {
     max_steps: u64,
     jobs: usize,
     explore: Option<usize>,
+    deny_warnings: bool,
+    /// Suppression rules (`KIND` or `KIND:LOCATION`).
+    suppress: Vec<String>,
 }
 
 #[pymethods]
@@ -248,7 +251,17 @@ impl PyPtxModule {
             ..RunOptions::default()
         };
         let explore = options.explore;
-        let (status, json, text, report) = run_interruptible(py, kernel, launch, opts, explore)?;
+        let mut policy = ptxrun::report::Policy {
+            deny_warnings: options.deny_warnings,
+            rules: Vec::new(),
+        };
+        for r in &options.suppress {
+            policy
+                .rules
+                .push(ptxrun::report::Rule::parse(r).map_err(PyValueError::new_err)?);
+        }
+        let (status, json, text, report) =
+            run_interruptible(py, kernel, launch, opts, explore, policy)?;
         let buffers = (0..report.buffers.len())
             .map(|i| PyBytes::new(py, report.buffer_data(i).unwrap_or_default()).unbind())
             .collect();
@@ -274,6 +287,7 @@ fn run_interruptible(
     launch: Launch,
     mut opts: RunOptions,
     explore: Option<usize>,
+    policy: ptxrun::report::Policy,
 ) -> PyResult<Ran> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Condvar, Mutex};
@@ -284,7 +298,7 @@ fn run_interruptible(
     std::thread::Builder::new()
         .name("ptxrun-launch".into())
         .spawn(move || {
-            let done = run(&kernel, &launch, &opts, explore);
+            let done = run(&kernel, &launch, &opts, explore, policy);
             let (lock, ready) = &*worker_slot;
             *lock.lock().unwrap_or_else(|e| e.into_inner()) = Some(done);
             ready.notify_all();
@@ -328,15 +342,16 @@ fn run(
     launch: &Launch,
     opts: &RunOptions,
     explore: Option<usize>,
+    policy: ptxrun::report::Policy,
 ) -> Result<Ran, api::Error> {
     let Some(n) = explore else {
-        let r = kernel.launch(launch, opts)?;
+        let r = kernel.launch(launch, opts)?.with_policy(policy);
         return Ok((r.status().to_string(), r.json(), r.human(), r));
     };
     let p = kernel.prepare(launch)?;
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let scheds = schedules(n.max(1), opts.seed, None);
-    let x = explore_prepared(&p, opts, scheds, jobs, &|| {})?;
+    let x = explore_prepared(&p, opts, scheds, jobs, &|| {})?.with_policy(policy);
     Ok((x.status().to_string(), x.json(), x.human(), x.run))
 }
 

@@ -241,3 +241,20 @@ def test_narrow_conversions_give_the_h100_bits():
     for name, got in outs.items():
         want = np.fromfile(d / "expected" / f"{name}.bin", dtype=got.dtype)
         assert np.array_equal(got, want), name
+
+
+def test_warnings_do_not_raise_unless_denied_and_suppressions_hide_findings():
+    cas = SAMPLES / "checker" / "cas_loop_add"
+    m = ptxrun.Module.from_file(cas / "kernel.ptx")
+    x = read(cas / "inputs" / "in.bin", np.float64)
+    total = np.zeros(4, np.float64)
+    r = m.launch(None, 4, 128, [x, total])
+    assert r.ok and [d.severity for d in r.diagnostics] == ["warning", "warning"]
+    assert r.kinds == ["data-race", "data-race"] and r.suppressed is None
+    assert np.array_equal(total, read(cas / "expected" / "sum.bin", np.float64))
+    with pytest.raises(ptxrun.HazardError):
+        m.launch(None, 4, 128, [x, np.zeros(4, np.float64)], deny_warnings=True)
+    r = m.launch(None, 4, 128, [x, np.zeros(4, np.float64)], deny_warnings=True, suppress=["data-race:cas_loop_*"])
+    assert r.ok and r.diagnostics == [] and r.suppressed["findings"] == 2
+    with pytest.raises(ValueError):
+        m.launch(None, 4, 128, [x, total], suppress=[":"])

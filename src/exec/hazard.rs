@@ -22,6 +22,7 @@
 //!
 //! Each distinct (kind, instruction, related instruction) is reported once with a count.
 
+use crate::diag::Severity;
 use crate::exec::{Hazard, Related};
 use crate::ir::mods::Sem;
 use crate::ir::FuncId;
@@ -173,10 +174,24 @@ impl Checker {
         std::mem::take(&mut self.hazards)
     }
 
-    /// Records a hazard, or counts a repeat of one already reported.
-    #[allow(clippy::too_many_arguments)]
+    /// Records a hazard (an error), or counts a repeat of one already reported.
     pub fn report(
         &mut self,
+        kind: &'static str,
+        site: Site,
+        message: String,
+        help: &str,
+        address: String,
+        related: Option<(u32, u32, String)>,
+    ) {
+        self.report_as(Severity::Error, kind, site, message, help, address, related);
+    }
+
+    /// Records a hazard of severity `severity`, or counts a repeat of one already reported.
+    #[allow(clippy::too_many_arguments)]
+    fn report_as(
+        &mut self,
+        severity: Severity,
         kind: &'static str,
         site: Site,
         message: String,
@@ -213,6 +228,7 @@ impl Checker {
                 })
                 .collect(),
             count: 1,
+            severity,
         });
     }
 
@@ -325,20 +341,20 @@ impl Checker {
                 (end - start) as usize,
                 site.rank,
             );
-            self.thread_conflict(engine, at, write, prev, prev_write, address);
+            self.thread_conflict(engine, at, (write, atomic), prev, prev_write, address);
         }
     }
 
+    /// Reports the conflict of an access (`write`, `atomic`) at `site` with an earlier one.
     fn thread_conflict(
         &mut self,
         engine: &Engine,
         site: Site,
-        write: bool,
+        (write, atomic): (bool, bool),
         prev: Stamp,
         prev_write: bool,
         address: String,
     ) {
-        let rw = |w: bool| if w { "write" } else { "read" };
         match prev.who() {
             Who::Op { op, .. } => {
                 let name = op_name(engine, op);
@@ -372,27 +388,53 @@ impl Checker {
                 };
                 self.report(kind, site, message, &help, address, related);
             }
-            Who::Warp { at, .. } => {
+            Who::Warp {
+                at,
+                atomic: prev_atomic,
+            } => {
                 let (f, pc) = prev.site();
                 let warp = self.warp_of(at.agent);
+                // A plain read racing only with an atomic write reads one of the values written
+                // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
+                // is the usual case. Every other race is an error.
+                let severity = if (prev_write && prev_atomic && !write && !atomic)
+                    || (write && atomic && !prev_write && !prev_atomic)
+                {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                let access = |w: bool, a: bool| match (w, a) {
+                    (true, true) => "atomic write",
+                    (false, true) => "atomic read",
+                    (true, false) => "write",
+                    (false, false) => "read",
+                };
                 let related = Some((
                     f,
                     pc,
-                    format!("the {} it races with ({warp})", rw(prev_write)),
+                    format!(
+                        "the {} it races with ({warp})",
+                        access(prev_write, prev_atomic)
+                    ),
                 ));
+                let (why, help) = match severity {
+                    Severity::Warning => (
+                        "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
+                        "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
+                    ),
+                    Severity::Error => (
+                        "no barrier, mbarrier or atomic orders them",
+                        "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
+                    ),
+                };
                 let message = format!(
-                    "{} of {address} races with a {} by {warp} at line {{L}}: no barrier, mbarrier or atomic orders them",
-                    rw(write),
-                    rw(prev_write)
+                    "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
+                    access(write, atomic),
+                    if prev_atomic { "an" } else { "a" },
+                    access(prev_write, prev_atomic),
                 );
-                self.report(
-                    "data-race",
-                    site,
-                    message,
-                    "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
-                    address,
-                    related,
-                );
+                self.report_as(severity, "data-race", site, message, help, address, related);
             }
         }
     }

@@ -188,6 +188,9 @@ pub struct Hazard {
     pub related: Vec<Related>,
     /// How many times this (kind, instruction, related instruction) occurred.
     pub count: u64,
+    /// `Error` for undefined behaviour; `Warning` for what the memory model defines but is
+    /// usually unintended (a plain read that races only with atomic writes).
+    pub severity: crate::diag::Severity,
 }
 
 /// The other side of a hazard.

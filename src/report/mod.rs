@@ -1,9 +1,17 @@
 //! What a launch produced, in the contract's terms (`../shared/contract.md`: statuses, the JSON
 //! report, hazard kinds): the outcome of one run with the compiled module it ran, rendered for
 //! people (miette diagnostics with the offending and the related PTX line) and for programs
-//! (JSON, typed [`Diagnostic`]s). The buffers are what the kernel left in device memory.
+//! (JSON, typed [`Diagnostic`]s). The buffers are what the kernel left in device memory. The
+//! findings [`Policy`] (`policy`) decides which findings fail the run and which are hidden.
 
-use crate::diag;
+pub mod junit;
+pub mod merge;
+mod policy;
+pub mod sarif;
+
+pub use policy::{Policy, Rule};
+
+use crate::diag::{self, Severity};
 use crate::exec::{Fault, FaultKind, Hazard, Outcome};
 use crate::source::Compiled;
 use std::sync::Arc;
@@ -14,6 +22,9 @@ pub struct Report {
     pub outcome: Outcome,
     /// (name, type, address, bytes) of each launch buffer, in launch order.
     pub buffers: Vec<(String, crate::ir::Type, u64, usize)>,
+    /// Which findings fail the run; the hazards it suppressed (not in `outcome.hazards`).
+    pub policy: Policy,
+    pub suppressed: Vec<Hazard>,
 }
 
 /// A hazard or fault as a program sees it: the contract's JSON diagnostic, typed.
@@ -45,9 +56,89 @@ pub struct Diagnostic {
 pub struct RelatedLine {
     pub line: usize,
     pub label: String,
+    /// `file:line` of the CUDA source, when the PTX has line information.
+    pub cuda: Option<String>,
 }
 
+/// Every hazard kind of the contract (`../shared/contract.md` "Hazard kinds") and the faults a
+/// report can carry, with what each means (SARIF rule descriptions).
+pub const KINDS: &[(&str, &str)] = &[
+    ("read-before-complete", "a read of bytes that an asynchronous operation writes, not ordered after its completion"),
+    ("write-before-complete", "a write to bytes that an in-flight asynchronous operation writes"),
+    ("async-write-after-read", "an asynchronous operation writes bytes that a read not ordered before the operation's issue reads"),
+    ("source-modified-before-complete", "a write to bytes that an in-flight asynchronous operation reads"),
+    ("missing-proxy-fence", "the async proxy accesses bytes last written (or read) through the generic proxy with no fence.proxy.async ordering the two"),
+    ("data-race", "two ordinary accesses from different threads, at least one a write, not ordered by happens-before"),
+    ("tx-count-underflow", "complete-tx drives an mbarrier phase's tx-count below zero (more bytes delivered than expected)"),
+    ("tx-count-overflow", "expect-tx drives an mbarrier phase's tx-count out of range"),
+    ("uninitialized-mbarrier", "an mbarrier operation on memory that no mbarrier.init initialized (or that mbarrier.inval invalidated)"),
+    ("mbarrier-misuse", "an mbarrier misused: re-init while in use, ordinary store over a live mbarrier, arrival count underflow, ..."),
+    ("barrier-misuse", "bar.sync/barrier.sync with inconsistent thread counts or reached by a divergent warp where that is undefined"),
+    ("deadlock", "no thread can make progress"),
+    ("dsmem-access-after-exit", "an access to a peer CTA's shared memory after that CTA exited"),
+    ("missing-tensormap-proxy-fence", "a tensor copy uses a tensor map last written by generic stores with no fence.proxy.tensormap::generic release/acquire"),
+    ("wgmma-register-before-wait", "an access to the accumulator or A registers of an in-flight wgmma.mma_async before a wgmma.wait_group that covers it"),
+    ("missing-wgmma-fence", "a wgmma.mma_async whose accumulator/A registers were accessed since the last wgmma.fence"),
+    ("divergent-aligned", "a .sync.aligned instruction executed by only part of the warp or warpgroup that must execute it together"),
+    ("out-of-bounds", "a memory access outside every allocation of its state space"),
+    ("misaligned", "a memory access not aligned to its size"),
+    ("trap", "the kernel executed trap (or a failed assert)"),
+    ("step-limit", "the run stopped after the maximum number of warp instructions"),
+    ("interrupted", "the run was interrupted"),
+];
+
 impl Report {
+    /// The report of `outcome` under the default policy (warnings do not fail, nothing hidden).
+    pub fn new(
+        compiled: Arc<Compiled>,
+        outcome: Outcome,
+        buffers: Vec<(String, crate::ir::Type, u64, usize)>,
+    ) -> Report {
+        Report {
+            compiled,
+            outcome,
+            buffers,
+            policy: Policy::default(),
+            suppressed: Vec::new(),
+        }
+    }
+
+    /// This report under `policy`: the hazards its rules match move to `suppressed`.
+    pub fn with_policy(mut self, policy: Policy) -> Report {
+        let mut hazards = std::mem::take(&mut self.outcome.hazards);
+        hazards.append(&mut self.suppressed);
+        let (hidden, kept) = hazards
+            .into_iter()
+            .partition(|h| policy.suppresses(h.kind, &self.locations(h)));
+        self.outcome.hazards = kept;
+        self.suppressed = hidden;
+        self.policy = policy;
+        self
+    }
+
+    /// The locations suppression rules match for a hazard: for its instruction and each related
+    /// one, the function's name, `PTXFILE:LINE` and `CUDAFILE:LINE` (full and base names).
+    pub fn locations(&self, h: &Hazard) -> Vec<String> {
+        let mut out = Vec::new();
+        for at in std::iter::once(h.at).chain(h.related.iter().map(|r| r.at)) {
+            if let Some(f) = self.compiled.ir.functions.get(at.0 .0 as usize) {
+                out.push(f.name.clone());
+            }
+            let line = self.line_of(at).0;
+            policy::file_line_forms(&self.compiled.name, line, &mut out);
+            if let Some((file, line, _)) = self.compiled.src_of(at).and_then(|s| s.loc) {
+                let name = self.compiled.ir.file(file).unwrap_or("?");
+                policy::file_line_forms(name, line as usize, &mut out);
+            }
+        }
+        out
+    }
+
+    /// Whether a hazard fails the run under the policy (an error, or a denied warning).
+    pub fn fails(&self, h: &Hazard) -> bool {
+        self.policy.fails(h.severity)
+    }
+
     /// The bytes of the buffer named `name` after the run.
     pub fn buffer(&self, name: &str) -> Option<&[u8]> {
         let i = self.buffers.iter().position(|b| b.0 == name)?;
@@ -63,7 +154,7 @@ impl Report {
     /// `ok`, `hazard`, `fault` or `deadlock`, as the JSON report's `status`.
     pub fn status(&self) -> &'static str {
         match &self.outcome.fault {
-            None if self.outcome.hazards.is_empty() => "ok",
+            None if !self.outcome.hazards.iter().any(|h| self.fails(h)) => "ok",
             None => "hazard",
             Some(f) if f.kind == FaultKind::Deadlock => "deadlock",
             Some(f) if matches!(f.kind, FaultKind::Hazard(_)) => "hazard",
@@ -71,9 +162,10 @@ impl Report {
         }
     }
 
-    /// Whether the run found undefined behaviour or stopped with a fault (exit code 1).
+    /// Whether the run found undefined behaviour (or a denied warning) or stopped with a fault
+    /// (exit code 1).
     pub fn failed(&self) -> bool {
-        self.outcome.fault.is_some() || !self.outcome.hazards.is_empty()
+        self.outcome.fault.is_some() || self.outcome.hazards.iter().any(|h| self.fails(h))
     }
 
     /// Whether the run stopped at an instruction ptxrun does not execute (bad input, exit 2).
@@ -99,6 +191,7 @@ impl Report {
             String::new()
         };
         let mut d = diag::Diag::error(h.kind, format!("{}{repeats}", h.message));
+        d.severity = h.severity;
         if let Some(src) = self.compiled.src_of(h.at) {
             d = d.label(
                 src.span.clone(),
@@ -161,8 +254,11 @@ impl Report {
             .collect();
         if diags.is_empty() {
             return format!(
-                "{warnings}ok: {} thread instructions ({} warp instructions), {} cycles\n",
-                st.thread_instructions, st.warp_instructions, st.cycles
+                "{warnings}{}ok: {} thread instructions ({} warp instructions), {} cycles\n",
+                findings_summary(&[], &self.suppressed),
+                st.thread_instructions,
+                st.warp_instructions,
+                st.cycles
             );
         }
         let mut out = warnings;
@@ -172,15 +268,7 @@ impl Report {
             &self.compiled.text,
             false,
         ));
-        if !self.outcome.hazards.is_empty() {
-            let n = self.outcome.hazards.len();
-            let total: u64 = self.outcome.hazards.iter().map(|h| h.count).sum();
-            out.push_str(&format!(
-                "{n} hazard{} ({total} occurrence{})\n",
-                if n == 1 { "" } else { "s" },
-                if total == 1 { "" } else { "s" }
-            ));
-        }
+        out.push_str(&findings_summary(&self.outcome.hazards, &self.suppressed));
         out
     }
 
@@ -199,7 +287,7 @@ impl Report {
         let (line, column, instruction) = self.line_of(h.at);
         Diagnostic {
             kind: h.kind.to_string(),
-            severity: "error",
+            severity: severity_name(h.severity),
             message: h.message.clone(),
             line,
             column,
@@ -214,6 +302,7 @@ impl Report {
                 .map(|r| RelatedLine {
                     line: self.line_of(r.at).0,
                     label: r.label.clone(),
+                    cuda: self.compiled.cuda_of(r.at),
                 })
                 .collect(),
             help: Some(h.help.clone()),
@@ -266,6 +355,37 @@ impl Report {
         })
     }
 
+    /// The SARIF 2.1.0 log of this run's findings, suppressed ones included (marked).
+    pub fn sarif(&self) -> String {
+        let mut findings: Vec<sarif::Finding> = self
+            .diagnostics()
+            .into_iter()
+            .map(|diag| sarif::Finding {
+                diag,
+                properties: None,
+                suppressed_by: None,
+            })
+            .collect();
+        for h in &self.suppressed {
+            findings.push(sarif::Finding {
+                diag: self.hazard_diagnostic(h),
+                properties: None,
+                suppressed_by: self.suppressed_by(h),
+            });
+        }
+        sarif::log(&self.compiled.name, &findings)
+    }
+
+    /// The rule of the policy that hides a hazard.
+    pub fn suppressed_by(&self, h: &Hazard) -> Option<&str> {
+        let locations = self.locations(h);
+        self.policy
+            .rules
+            .iter()
+            .find(|r| r.matches(h.kind, &locations))
+            .map(|r| r.text.as_str())
+    }
+
     /// The contract's JSON report.
     pub fn json(&self) -> String {
         let st = self.outcome.stats;
@@ -288,8 +408,58 @@ impl Report {
         if !warnings.is_empty() {
             v["warnings"] = serde_json::json!(warnings);
         }
+        if !self.suppressed.is_empty() {
+            v["suppressed"] = suppressed_json(&self.suppressed);
+        }
         format!("{v}\n")
     }
+}
+
+/// The contract's `severity` field.
+pub fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// The JSON report's `suppressed` count: distinct findings and their occurrences.
+pub(crate) fn suppressed_json(hidden: &[Hazard]) -> serde_json::Value {
+    let occurrences: u64 = hidden.iter().map(|h| h.count).sum();
+    serde_json::json!({ "findings": hidden.len(), "occurrences": occurrences })
+}
+
+/// The human report's closing lines: how many hazards (errors and warnings) and how many
+/// findings the suppressions hid; empty when there are none.
+pub(crate) fn findings_summary(shown: &[Hazard], hidden: &[Hazard]) -> String {
+    let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut out = String::new();
+    if !shown.is_empty() {
+        let warnings = shown
+            .iter()
+            .filter(|h| h.severity == Severity::Warning)
+            .count() as u64;
+        let total: u64 = shown.iter().map(|h| h.count).sum();
+        let of_which = match warnings {
+            0 => String::new(),
+            1 => ", 1 of them a warning".to_string(),
+            n => format!(", {n} of them warnings"),
+        };
+        out.push_str(&format!(
+            "{} ({}){of_which}\n",
+            plural(shown.len() as u64, "hazard"),
+            plural(total, "occurrence")
+        ));
+    }
+    if !hidden.is_empty() {
+        let total: u64 = hidden.iter().map(|h| h.count).sum();
+        out.push_str(&format!(
+            "{} suppressed ({})\n",
+            plural(hidden.len() as u64, "finding"),
+            plural(total, "occurrence")
+        ));
+    }
+    out
 }
 
 /// The diagnostic code of a fault in human reports.
