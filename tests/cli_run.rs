@@ -484,3 +484,130 @@ fn a_warp_skipping_the_warpgroup_wgmma_is_divergent_aligned() {
         "{stderr}"
     );
 }
+
+#[test]
+fn mbarrier_waits_return_false_as_the_h100s_do() {
+    let words = |latency: &str| -> Vec<u64> {
+        let dir = out_dir(&format!("wait-results-{latency}"));
+        let (code, _, err) = ptxrun(&[
+            "run",
+            "tests/run/wait_results",
+            "--latency",
+            latency,
+            "--out-dir",
+            &dir,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let b = std::fs::read(Path::new(&dir).join("out/out.bin")).unwrap();
+        b.chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    // test_wait false at once; try_wait false after the H100's 7,771 cycles (+ the clock read).
+    let w = words("bandwidth");
+    assert_eq!((w[0], w[1], w[3]), (0, 0, 1));
+    assert!((7771..7800).contains(&w[2]), "{w:?}");
+    // The adversarial model's try_wait gives up at once.
+    let w = words("adversarial");
+    assert_eq!((w[0], w[1], w[3]), (0, 0, 1));
+    assert!(w[2] < 10, "{w:?}");
+    // A try_wait whose result is ignored: the reads after it are found by `run` (the H100's time
+    // limit) and by `check`; its twin with the wait in a loop is clean.
+    let (code, out, _) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/try_wait_ignored",
+        "--format",
+        "json",
+        "--no-check",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/try_wait_ignored",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("\"kind\":\"read-before-complete\"")
+            && out.contains("\"instruction\":\"ld.shared.u32"),
+        "{out}"
+    );
+    let (code, _, _) = ptxrun(&[
+        "check",
+        "ptx-samples/hazards/try_wait_ignored",
+        "--explore",
+        "5",
+        "--latency",
+        "adversarial",
+    ]);
+    assert_eq!(code, 1);
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "ptx-samples/checker/try_wait_loop",
+        "--explore",
+        "10",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn dead_cluster_peers_and_unpublished_tensor_maps_are_found() {
+    // A peer read after CTA rank 0 exited stops the run, as the H100 fails the launch.
+    let (code, out, _) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/dsmem_after_exit",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("\"kind\":\"dsmem-access-after-exit\"") && out.contains("\"line\":76"),
+        "{out}"
+    );
+    // One that happens before the exit, but is not ordered before it, is found by happens-before.
+    let (code, out, _) = ptxrun(&["run", "tests/run/dsmem_unordered", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(
+        (d["kind"].as_str(), d["line"].as_u64()),
+        (Some("dsmem-access-after-exit"), Some(78)),
+        "{out}"
+    );
+    assert_eq!(d["related"][0]["label"], "CTA rank 0 exits here");
+    // A final cluster barrier keeps the peer alive.
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "ptx-samples/checker/dsmem_final_sync",
+        "--explore",
+        "10",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // A tensor map stored to global memory and used with no tensormap proxy fences.
+    let (code, out, _) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/tensormap_no_fence",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["diagnostics"].as_array().unwrap();
+    assert_eq!(d.len(), 1, "{out}");
+    assert_eq!(
+        (d[0]["kind"].as_str(), d[0]["line"].as_u64()),
+        (Some("missing-tensormap-proxy-fence"), Some(160))
+    );
+    assert!(d[0]["related"][0]["label"]
+        .as_str()
+        .unwrap()
+        .contains("ordinary store of the tensor map"));
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "ptx-samples/tensor/tensormap_update",
+        "--explore",
+        "10",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

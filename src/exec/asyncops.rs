@@ -126,6 +126,7 @@ pub(crate) fn shared_loc(
             }
         },
     };
+    super::memops::check_peer_alive(cx, t, lane)?;
     let Target::Shared(r, o) = t else {
         unreachable!("shared targets only")
     };
@@ -483,7 +484,7 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
         what: Some(what),
         observed,
         result: true,
-        notices: Vec::new(),
+        ..Settle::default()
     }
 }
 

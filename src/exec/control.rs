@@ -167,6 +167,10 @@ impl<'m> Machine<'m> {
     ) -> Res<()> {
         let cta = &mut cl.ctas[ci];
         let warp = &mut cta.warps[wi];
+        let exit_at = (
+            warp.frames[warp.groups[gi].frame as usize].func,
+            warp.groups[gi].pc,
+        );
         warp.groups[gi].mask &= !active;
         if warp.groups[gi].mask == 0 {
             warp.groups.remove(gi);
@@ -176,9 +180,34 @@ impl<'m> Machine<'m> {
         warp.exited |= active;
         let warp_done = warp.groups.is_empty();
         cta.exited += active.count_ones();
+        let cta_done = cta.exited >= cta.nthreads;
+        if cta_done {
+            if let Some(s) = cl.smem.get_mut(cta.rank as usize) {
+                s.exited = true;
+            }
+        }
         if let Some(hb) = self.hb.as_mut() {
             hb.exit(cta.rank, warp.index);
+            if cta_done && cl.ctas.len() > 1 {
+                let mut ids = vec![[0u32; 3]; cl.ctas.len()];
+                for c in &cl.ctas {
+                    if let Some(slot) = ids.get_mut(c.rank as usize) {
+                        *slot = c.id;
+                    }
+                }
+                let cta = &cl.ctas[ci];
+                let site = super::hazard::Site {
+                    func: exit_at.0 .0,
+                    pc: exit_at.1,
+                    rank: cta.rank,
+                    cta: cta.id,
+                    warp: cta.warps[wi].index,
+                    lane: active.trailing_zeros(),
+                };
+                hb.cta_exited(site, &ids);
+            }
         }
+        let cta = &mut cl.ctas[ci];
         // Exited threads count as arrived: a barrier may now be complete.
         for b in 0..cta.bars.len() as u8 {
             let all = cta.bars[b as usize].expected == 0;

@@ -41,6 +41,8 @@ pub(crate) struct Ctx<'a, 'm> {
     /// The warp's per-lane async-group state (made on first use).
     pub asy: &'a mut Option<Box<WarpAsync>>,
     /// The group was woken because its wait timed out (`try_wait` returns false).
+    /// The group's last execution of this mbarrier wait returned false (it polls in a loop).
+    pub spinning: bool,
     pub timed_out: bool,
     /// The happens-before checker, unless checking is off.
     pub hb: Option<&'a mut super::hazard::Checker>,

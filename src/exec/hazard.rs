@@ -102,9 +102,16 @@ pub(crate) struct Checker {
     /// Per (warp, word): the last atomic write a strong read of that word observed (a plain
     /// access after it in the reader's program order is ordered after that write).
     observed: BTreeMap<(Agent, (u32, u64)), Epoch>,
+    /// Per agent, the clocks of its last `fence.proxy.tensormap::generic.release` fences, and
+    /// its last `.acquire` fences: (global address, size, its clock then).
+    tensormap_releases: BTreeMap<Agent, Vec<u32>>,
+    tensormap_acquires: BTreeMap<Agent, Vec<(u64, u64, Vc)>>,
     hazards: Vec<Hazard>,
     seen: BTreeMap<HazardKey, usize>,
 }
+
+/// Tensor-map fences remembered per agent (the last ones: memory stays bounded in loops).
+const TENSORMAP_FENCES: usize = 16;
 
 /// How a hazard's earlier access is described.
 fn op_name(engine: &Engine, op: OpId) -> String {
@@ -659,6 +666,85 @@ impl Checker {
         }
     }
 
+    /// `fence.proxy.tensormap::generic.release` by a warp: its earlier writes of tensor maps
+    /// may be used by the tensor-map proxy of a thread that acquires them.
+    pub fn tensormap_release(&mut self, rank: u32, warp: u32) {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        w.fence();
+        let now = w.now();
+        w.tick();
+        let fs = self.tensormap_releases.entry(now.agent).or_default();
+        fs.push(now.clock);
+        if fs.len() > TENSORMAP_FENCES {
+            fs.remove(0);
+        }
+    }
+
+    /// `fence.proxy.tensormap::generic.acquire [addr], size` by a warp (global `addr`).
+    pub fn tensormap_acquire(&mut self, rank: u32, warp: u32, addr: u64, size: u64) {
+        let w = &mut self.warps[rank as usize][warp as usize];
+        let (me, vc) = (w.me, w.vc.clone());
+        w.tick();
+        let fs = self.tensormap_acquires.entry(me).or_default();
+        fs.push((addr, size, vc));
+        if fs.len() > TENSORMAP_FENCES {
+            fs.remove(0);
+        }
+    }
+
+    /// A tensor copy issued at `site` uses the tensor map at global address `map` (PTX ISA 9.0
+    /// 8.6 "Proxies", 9.7.12.4 `fence.proxy.tensormap`): a map last written by ordinary stores
+    /// is read through the tensor-map proxy only after the writer's
+    /// `fence.proxy.tensormap::generic.release` and the user's `.acquire` of those 128 bytes,
+    /// in that order; otherwise the copy may use a stale map: `missing-tensormap-proxy-fence`.
+    pub fn tensormap_use(&mut self, global: &Global, site: Site, map: u64) {
+        let len = crate::mem::tensormap::SIZE;
+        let Ok((i, off)) = global.locate(map, len as u64) else {
+            return;
+        };
+        let Some(Some(shadow)) = self.global.get(i) else {
+            return;
+        };
+        let user = &self.warps[site.rank as usize][site.warp as usize];
+        let acquires = self.tensormap_acquires.get(&user.me);
+        let mut unfenced = Vec::new();
+        for st in shadow.writes(off, len) {
+            let Who::Warp { at, .. } = st.who() else {
+                continue;
+            };
+            let fenced = self
+                .tensormap_releases
+                .get(&at.agent)
+                .into_iter()
+                .flatten()
+                .filter(|&&f| f >= at.clock)
+                .any(|&f| {
+                    acquires.into_iter().flatten().any(|(a, n, vc)| {
+                        *a <= map && map + len as u64 <= a + n && vc.get(at.agent) >= f
+                    })
+                });
+            if !fenced {
+                unfenced.push(st);
+            }
+        }
+        // One finding per tensor copy: the store of the map's first unpublished word.
+        if let Some(st) = unfenced.first() {
+            let more = match unfenced.len() - 1 {
+                0 => String::new(),
+                n => format!(" (and {n} more stores of the map)"),
+            };
+            let (f, pc) = st.site();
+            self.report(
+                "missing-tensormap-proxy-fence",
+                site,
+                format!("the tensor copy uses the tensor map at {}, last written by an ordinary store at line {{L}}{more} with no fence.proxy.tensormap::generic release (by the writer) and acquire (by this thread) between them: it may use a stale map", global.describe(map)),
+                "after writing the map: fence.proxy.tensormap::generic.release.gpu in the writing thread; before the tensor copy: fence.proxy.tensormap::generic.acquire.gpu [map], 128 in the thread that issues it (CUDA: cuda::ptx::fence_proxy_tensormap_generic)",
+                format!("{} (128 bytes)", global.describe(map)),
+                Some((f, pc, "the ordinary store of the tensor map (generic proxy)".into())),
+            );
+        }
+    }
+
     /// `fence.proxy.async` (of the state spaces `spaces`) by a warp.
     pub fn proxy_fence(&mut self, rank: u32, warp: u32, spaces: u8) {
         let w = &mut self.warps[rank as usize][warp as usize];
@@ -698,6 +784,62 @@ impl Checker {
         self.exited[rank as usize].join(&w.vc);
         self.cluster_arrived.join(&w.vc);
         w.tick();
+    }
+
+    /// The last thread of CTA `rank` exited at `exit` (PTX ISA 9.0 5.1.5.1: its shared memory
+    /// ends with it): every access a peer CTA made to that memory must be ordered before the
+    /// exit (`barrier.cluster` arrive/wait, an mbarrier the exiting CTA waits on, ...), else it
+    /// may land after the memory is gone: `dsmem-access-after-exit` at the access. (Accesses
+    /// that come after the exit in the run stop it: `memops::check_peer_alive`.)
+    pub fn cta_exited(&mut self, exit: Site, ctas: &[[u32; 3]]) {
+        let rank = exit.rank;
+        let Some(shadow) = self.shared.get(rank as usize) else {
+            return;
+        };
+        let vc = &self.warps[rank as usize][exit.warp as usize].vc;
+        let own = &self.warps[rank as usize];
+        let mut late: Vec<(usize, Stamp)> = shadow
+            .stamps()
+            .filter(|(_, st)| match st.who() {
+                Who::Warp { at, .. } => !own.iter().any(|w| w.me == at.agent) && !vc.covers(at),
+                Who::Op { .. } => false,
+            })
+            .collect();
+        late.dedup_by_key(|(_, st)| st.site());
+        for (off, st) in late {
+            let Who::Warp { at, .. } = st.who() else {
+                continue;
+            };
+            let Some((peer, warp)) = self.rank_of(at.agent) else {
+                continue;
+            };
+            let (func, pc) = st.site();
+            let site = Site {
+                func,
+                pc,
+                rank: peer,
+                cta: ctas.get(peer as usize).copied().unwrap_or_default(),
+                warp,
+                lane: 0,
+            };
+            self.report(
+                "dsmem-access-after-exit",
+                site,
+                format!("access to shared+{off:#x} of CTA rank {rank} (distributed shared memory) that nothing orders before CTA rank {rank} exits at line {{L}}: it may happen after that CTA's shared memory is gone (the H100 fails the launch)"),
+                "keep the CTA running until its peers are done with its shared memory: barrier.cluster.arrive + barrier.cluster.wait (cluster.sync()) by every thread before it exits",
+                format!("shared+{off:#x} of CTA rank {rank}"),
+                Some((exit.func, exit.pc, format!("CTA rank {rank} exits here"))),
+            );
+        }
+    }
+
+    /// The CTA rank and warp index an agent belongs to.
+    fn rank_of(&self, agent: Agent) -> Option<(u32, u32)> {
+        self.warps.iter().enumerate().find_map(|(r, ws)| {
+            ws.iter()
+                .position(|w| w.me == agent)
+                .map(|i| (r as u32, i as u32))
+        })
     }
 
     /// `barrier.cluster.arrive` (`.relaxed`: releases only what the warp's last fence did).

@@ -365,8 +365,23 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     if let Some(hb) = cx.hb.as_mut() {
         hb.warp(wrank, warp).vc.join(&acquired);
     }
-    // Woken because nothing else could happen: the waits that are still incomplete return false.
-    let done = if cx.timed_out { active } else { ok };
+    // Which lanes finish now, and when the others give up. A wait woken because its time limit
+    // passed or nothing else could happen returns false. `test_wait` never blocks; `try_wait`
+    // blocks until the phase completes or the latency model's time limit passes (the H100's
+    // limit; `adversarial` gives none: false at once). A wait polled in a loop that returned
+    // false last time parks until the mbarrier changes: the same as a warp scheduled late.
+    let incomplete = active & !ok;
+    let is_try = cx.ins.op == Op::MbarrierTryWait;
+    let limit = cx.engine.try_wait_limit();
+    let (done, time_limit) = if cx.timed_out || incomplete == 0 {
+        (active, None)
+    } else if cx.spinning {
+        (ok, None)
+    } else if is_try && limit > 0 {
+        (ok, Some(limit))
+    } else {
+        (active, None)
+    };
     for lane in lanes(done) {
         cx.dst(0, lane, u64::from(ok & (1 << lane) != 0));
     }
@@ -383,6 +398,8 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         observed,
         result: done == ok,
         notices: Vec::new(),
+        time_limit,
+        returned_false: (done != 0).then_some(done & !ok != 0),
     })
 }
 

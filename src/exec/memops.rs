@@ -230,6 +230,7 @@ pub(crate) fn check_align(
     lane: usize,
     t: Target,
 ) -> Res<()> {
+    check_peer_alive(cx, t, lane)?;
     if !addr.is_multiple_of(size) {
         let mut f = fault(
             FaultKind::Misaligned,
@@ -242,6 +243,27 @@ pub(crate) fn check_align(
         return Err(f);
     }
     Ok(())
+}
+
+/// A CTA's shared memory exists only while the CTA runs (PTX ISA 9.0 5.1.5.1 "Shared State
+/// Space": distributed shared memory is accessible while the owning CTA is active); the H100
+/// fails the launch when a peer accesses it after the CTA exited. Faults with the contract's
+/// `dsmem-access-after-exit` for an access of `t` in an exited peer CTA.
+pub(crate) fn check_peer_alive(cx: &Ctx<'_, '_>, t: Target, lane: usize) -> Res<()> {
+    let Target::Shared(r, o) = t else {
+        return Ok(());
+    };
+    if r == cx.rank || !cx.smem.get(r as usize).is_some_and(|s| s.exited) {
+        return Ok(());
+    }
+    let mut f = fault(
+        FaultKind::Hazard("dsmem-access-after-exit"),
+        format!(
+            "access to shared+{o:#x} of CTA rank {r}, which has exited: its shared memory no longer exists (the H100 fails the launch); keep every CTA of the cluster running until its peers are done with its shared memory (barrier.cluster.arrive + wait, cluster.sync(), before it exits)"
+        ),
+    );
+    f.linear_thread = Some(thread_of(cx, lane) as u32);
+    Err(f)
 }
 
 pub(crate) fn describe_with(cx: &Ctx<'_, '_>, t: Target) -> String {

@@ -47,6 +47,11 @@ pub(crate) struct Settle {
     pub result: bool,
     /// Objects the instruction changed: their waiters wake.
     pub notices: Vec<Notice>,
+    /// An `mbarrier.try_wait`: the parked lanes return false this many cycles after they
+    /// started waiting, unless the phase completes first.
+    pub time_limit: Option<u64>,
+    /// An mbarrier wait: whether some finished lane's result was false (the group polls).
+    pub returned_false: Option<bool>,
 }
 
 impl Settle {
@@ -113,6 +118,9 @@ impl Machine<'_> {
                 },
             });
         }
+        if let Some(f) = s.returned_false {
+            g.spin = f.then_some(g.pc);
+        }
         let park = active & !s.done;
         match s.wait {
             Some(w) if park != 0 => {
@@ -121,16 +129,22 @@ impl Machine<'_> {
                     moving.mask = g.mask & !park;
                     moving.pc += 1;
                     moving.since = None;
+                    moving.deadline = None;
                     g.mask = park;
                     warp.groups.push(moving);
                 }
                 let g = &mut warp.groups[gi];
                 g.wait = Wait::Async(w);
-                g.since.get_or_insert(clock);
+                let since = *g.since.get_or_insert(clock);
+                g.deadline = s.time_limit.map(|l| since.saturating_add(l));
+                if let Some(d) = g.deadline {
+                    self.next_deadline = self.next_deadline.min(d);
+                }
             }
             _ => {
                 g.pc += 1;
                 g.since = None;
+                g.deadline = None;
             }
         }
         self.wake(cl, &s.notices);
@@ -253,6 +267,31 @@ impl Machine<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Wakes the parked `mbarrier.try_wait`s whose time limit has passed (they return false)
+    /// and finds the next deadline.
+    pub(crate) fn expire(&mut self, cl: &mut Cluster) {
+        let (now, mut next) = (self.now, u64::MAX);
+        for cta in &mut cl.ctas {
+            for w in &mut cta.warps {
+                for g in &mut w.groups {
+                    let Some(d) = g.deadline else { continue };
+                    if !matches!(g.wait, Wait::Async(AsyncWait::Mbar { .. })) {
+                        continue;
+                    }
+                    if d <= now {
+                        g.wait = Wait::Ready;
+                        g.timed_out = true;
+                        g.deadline = None;
+                        w.clock = w.clock.max(d);
+                    } else {
+                        next = next.min(d);
+                    }
+                }
+            }
+        }
+        self.next_deadline = next;
     }
 
     /// Nothing can run and nothing is in flight: wakes the parked mbarrier waits that have not

@@ -61,6 +61,8 @@ pub(crate) struct Machine<'m> {
     /// a barrier opened, a thread exited): a wait that timed out once at the same count cannot
     /// be helped by timing out again.
     pub progress: u64,
+    /// The earliest deadline of a parked `mbarrier.try_wait` (`u64::MAX`: none).
+    pub next_deadline: u64,
     /// The happens-before checker, unless checking is off.
     pub hb: Option<super::hazard::Checker>,
     /// Per function, the fast form of each instruction (`fast.rs`); empty when turned off.
@@ -102,6 +104,10 @@ pub(crate) struct Group {
     pub timeouts: (u64, Vec<u32>),
     /// When the group started waiting at its current instruction (for traces).
     pub since: Option<u64>,
+    /// A parked `mbarrier.try_wait` returns false at this cycle if its phase has not completed.
+    pub deadline: Option<u64>,
+    /// The mbarrier wait (instruction index) whose last execution returned false for this group.
+    pub spin: Option<u32>,
 }
 
 impl Group {
@@ -116,6 +122,8 @@ impl Group {
             timed_out: false,
             timeouts: (0, Vec::new()),
             since: None,
+            deadline: None,
+            spin: None,
         }
     }
 }
@@ -260,6 +268,7 @@ impl<'m> Machine<'m> {
             trace: Trace::new(opts.trace, opts.trace_instructions),
             now: 0,
             progress: 0,
+            next_deadline: u64::MAX,
             hb: opts.check.then(|| super::hazard::Checker::new(m)),
             fast,
         }
@@ -409,8 +418,12 @@ impl<'m> Machine<'m> {
             }
         }
         let mut runnable: Vec<(usize, usize)> = Vec::new();
+        self.next_deadline = u64::MAX;
         loop {
             self.pump(&mut cl)?;
+            if self.now >= self.next_deadline {
+                self.expire(&mut cl);
+            }
             runnable.clear();
             for (ci, cta) in cl.ctas.iter().enumerate() {
                 for (wi, w) in cta.warps.iter().enumerate() {
@@ -428,8 +441,12 @@ impl<'m> Machine<'m> {
                     // Operations still in flight complete (a bulk store nobody waited for).
                     return self.drain(&mut cl);
                 }
-                if let Some(t) = self.engine.next_time() {
-                    self.now = self.now.max(t);
+                let next = self
+                    .engine
+                    .next_time()
+                    .map_or(self.next_deadline, |t| t.min(self.next_deadline));
+                if next != u64::MAX {
+                    self.now = self.now.max(next);
                     continue;
                 }
                 if self.time_out(&mut cl) {
@@ -663,14 +680,36 @@ impl<'m> Machine<'m> {
                 | Discard
                 | Applypriority => {
                     let (rank, warp) = (cx.rank, cx.warp_index);
+                    use crate::ir::mods::Sem;
+                    if ins.op == FenceProxyTensormap && ins.mods.sem == Some(Sem::Acquire) {
+                        // fence.proxy.tensormap::generic.acquire [addr], size: the user of a
+                        // tensor map acquires those bytes for the tensor-map proxy.
+                        let lane = cx.active.trailing_zeros().min(31) as usize;
+                        let a = super::memops::address(&cx, 0, lane);
+                        let size = cx
+                            .ops
+                            .get(1)
+                            .map_or(128, |o| cx.value(o, lane, crate::ir::Type::U32));
+                        let g = match crate::mem::classify(a) {
+                            crate::mem::Generic::Global(g) => g,
+                            _ => a,
+                        };
+                        if let Some(hb) = cx.hb.as_mut() {
+                            hb.tensormap_acquire(rank, warp, g, size);
+                        }
+                    }
                     if let Some(hb) = cx.hb.as_mut() {
                         use super::hazard::{FENCE_GLOBAL, FENCE_SHARED};
                         use crate::ir::Space;
                         match ins.op {
                             // fence.mbarrier_init.release.cluster releases prior mbarrier.init
                             // (CUTLASS: init, this fence, then a relaxed cluster barrier).
-                            Membar | Fence | FenceMbarrierInit | FenceProxyTensormap => {
-                                hb.warp(rank, warp).fence()
+                            Membar | Fence | FenceMbarrierInit => hb.warp(rank, warp).fence(),
+                            // fence.proxy.tensormap::generic.{release,acquire}: the writer of
+                            // a tensor map releases it to the tensor-map proxy, its user
+                            // acquires the 128 bytes at an address.
+                            FenceProxyTensormap if ins.mods.sem != Some(Sem::Acquire) => {
+                                hb.tensormap_release(rank, warp)
                             }
                             FenceProxyAsync => {
                                 let spaces = match ins.mods.space {
@@ -1023,7 +1062,7 @@ impl<'m> Machine<'m> {
         let (id, rank) = (cta.id, cta.rank);
         let warp = &mut cta.warps[wi];
         let g = &warp.groups[gi];
-        let (pc, timed_out) = (g.pc, g.timed_out);
+        let (pc, timed_out, spinning) = (g.pc, g.timed_out, g.spin == Some(g.pc));
         let fidx = g.frame as usize;
         Ctx {
             m: self.m,
@@ -1051,6 +1090,7 @@ impl<'m> Machine<'m> {
             trace: &mut self.trace,
             asy: &mut warp.asy,
             timed_out,
+            spinning,
             hb: self.hb.as_mut(),
         }
     }

@@ -64,6 +64,31 @@ fn tensor_map(cx: &Ctx<'_, '_>, a: u64, lane: usize) -> Res<TensorMap> {
         .map_err(|e| lane_fault(cx, lane, FaultKind::Trap, format!("tensor map: {e}")))
 }
 
+/// The address of the tensor map in the `[tensorMap, {c0, ...}]` operand `k`.
+fn map_address(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> u64 {
+    let Some(Operand::AddrList(r)) = cx.ops.get(k).copied() else {
+        return 0;
+    };
+    match cx.func.sub_ops(r).first() {
+        Some(Operand::Addr(..)) | None => 0,
+        Some(o) => cx.value(o, lane, Type::U64),
+    }
+}
+
+/// A tensor copy of `lane` uses the map of operand `k`: one in global memory must have been
+/// published to the tensor-map proxy (the checker's `tensormap_use`).
+fn check_map_fences(cx: &mut Ctx<'_, '_>, k: usize, lane: usize) {
+    if cx.hb.is_none() {
+        return;
+    }
+    if let Generic::Global(g) = mem::classify(map_address(cx, k, lane)) {
+        let site = cx.site(lane);
+        if let Some(hb) = cx.hb.as_mut() {
+            hb.tensormap_use(&*cx.global, site, g);
+        }
+    }
+}
+
 /// The `[tensorMap, {c0, ...}]` operand: the map and the coordinates.
 fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Vec<i64>)> {
     let Some(Operand::AddrList(r)) = cx.ops.get(k).copied() else {
@@ -75,10 +100,7 @@ fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Ve
         ));
     };
     let items = cx.func.sub_ops(r);
-    let map_addr = match items.first() {
-        Some(Operand::Addr(..)) | None => 0,
-        Some(o) => cx.value(o, lane, Type::U64),
-    };
+    let map_addr = map_address(cx, k, lane);
     let map = tensor_map(cx, map_addr, lane)?;
     let coords: Vec<i64> = match items.get(1) {
         Some(Operand::Vector(v)) => cx
@@ -146,6 +168,7 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         if load {
             // [dstMem], [tensorMap, coords], [mbar] {, ctaMask} {, policy}
             let (map, coords) = tensor_operand(cx, 1, lane)?;
+            check_map_fences(cx, 1, lane);
             let dst = address(cx, 0, lane);
             let bytes = map.box_bytes();
             let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
@@ -183,6 +206,7 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         } else {
             // [tensorMap, coords], [srcMem]
             let (map, coords) = tensor_operand(cx, 0, lane)?;
+            check_map_fences(cx, 0, lane);
             let src = address(cx, 1, lane);
             let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
             tile_aligned(cx, base, lane)?;

@@ -689,7 +689,7 @@ pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         what: Some(format!("wgmma.wait_group {n}")),
         observed,
         result: true,
-        notices: Vec::new(),
+        ..Settle::default()
     })
 }
 

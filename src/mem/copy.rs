@@ -246,6 +246,11 @@ impl Engine {
         self.ops.get(op as usize).is_none_or(|o| o.read_done)
     }
 
+    /// Cycles an `mbarrier.try_wait` blocks before it returns false (the latency model's).
+    pub fn try_wait_limit(&self) -> u64 {
+        self.model.try_wait_limit()
+    }
+
     /// When the next event happens, if any is pending.
     pub fn next_time(&self) -> Option<u64> {
         self.queue.peek().map(|Reverse((t, ..))| *t)

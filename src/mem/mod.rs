@@ -63,6 +63,8 @@ pub fn cluster_encode(rank: u32, off: u64) -> u64 {
 pub struct Smem {
     pub bytes: Vec<u8>,
     pub mbars: BTreeMap<u32, mbarrier::Mbarrier>,
+    /// Every thread of the CTA has exited: its shared memory no longer exists for its peers.
+    pub exited: bool,
 }
 
 impl Smem {
@@ -70,6 +72,7 @@ impl Smem {
         Smem {
             bytes: vec![0; size],
             mbars: BTreeMap::new(),
+            exited: false,
         }
     }
 

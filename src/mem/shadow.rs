@@ -124,6 +124,29 @@ impl Shadow {
         }
     }
 
+    /// Every access the shadow remembers, with the offset of the word it touched: each word's
+    /// last write and the reads since.
+    pub fn stamps(&self) -> impl Iterator<Item = (usize, Stamp)> + '_ {
+        self.cells.iter().enumerate().flat_map(|(i, c)| {
+            std::iter::once(c.w)
+                .chain(c.r)
+                .filter(|e| e.mask != 0 && !e.s.is_none())
+                .map(move |e| (i * 4, e.s))
+        })
+    }
+
+    /// The last writes of the words that `len` bytes at `off` touch.
+    pub fn writes(&self, off: usize, len: usize) -> Vec<Stamp> {
+        let (first, last) = (off / 4, (off + len.max(1) - 1) / 4);
+        let mut out: Vec<Stamp> = Vec::new();
+        for c in self.cells.iter().take(last + 1).skip(first) {
+            if c.w.mask != 0 && !c.w.s.is_none() && !out.contains(&c.w.s) {
+                out.push(c.w.s);
+            }
+        }
+        out
+    }
+
     /// Records an access of `len` bytes at `off` by `new`. `ordered(prev, prev_is_write,
     /// conflict, at)` says whether an earlier access is ordered before `new`; `conflict` is true
     /// when the two conflict at byte `at` (the caller records a hazard if they are unordered),
