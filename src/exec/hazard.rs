@@ -18,7 +18,15 @@
 //!   the issue: `missing-proxy-fence` (non-bulk `cp.async` and `st.async` are generic-proxy
 //!   operations and need none; reads need none, so the CUTLASS consumer release is clean);
 //! - two ordinary accesses of different warps, one a write, unordered: `data-race` (atomic,
-//!   volatile and relaxed/acquire/release accesses do not race with each other).
+//!   volatile and relaxed/acquire/release accesses do not race with each other); severity
+//!   `warning` when a plain read meets only an atomic write (the memory model defines the value
+//!   read: a CAS loop's first guess), `error` otherwise;
+//! - a peer CTA's access to a CTA's shared memory not ordered before that CTA exits:
+//!   `dsmem-access-after-exit` (PTX ISA 5.1.5.1; accesses after the exit stop the run in
+//!   `memops`);
+//! - a tensor copy using a tensor map that ordinary stores wrote to global memory with no
+//!   `fence.proxy.tensormap::generic` release by the writer and acquire by the user after it:
+//!   `missing-tensormap-proxy-fence` (9.7.12.4).
 //!
 //! Each distinct (kind, instruction, related instruction) is reported once with a count.
 
