@@ -308,6 +308,23 @@ fn junit_has_a_case_per_launch_and_partitions_share_the_launches() {
     );
 }
 
+/// Runs `check` (its arguments) as share m of `order.len()` for each m in `order`, writing each
+/// JSON report under `dir`; returns their paths.
+fn shares(dir: &Path, name: &str, check: &[&str], order: &[usize]) -> Vec<String> {
+    let n = order.len();
+    order
+        .iter()
+        .map(|m| {
+            let part = format!("{m}/{n}");
+            let mut args = check.to_vec();
+            args.extend(["--partition", &part]);
+            let p = dir.join(format!("{name}-{m}.json"));
+            std::fs::write(&p, ptxrun(&args).1).unwrap();
+            p.display().to_string()
+        })
+        .collect()
+}
+
 #[test]
 fn merged_partitions_equal_the_unpartitioned_report() {
     let dir = scratch("merge");
@@ -320,23 +337,9 @@ fn merged_partitions_equal_the_unpartitioned_report() {
         "ptx-samples/checker/spinlock",
     ];
     for (k, s) in samples.iter().enumerate() {
-        let (code, whole, _) = ptxrun(&["check", s, "--explore", "11", "--format", "json"]);
-        let mut parts = Vec::new();
-        for m in [3, 1, 4, 2] {
-            let (_, out, _) = ptxrun(&[
-                "check",
-                s,
-                "--explore",
-                "11",
-                "--format",
-                "json",
-                "--partition",
-                &format!("{m}/4"),
-            ]);
-            let p = dir.join(format!("{k}-{m}.json"));
-            std::fs::write(&p, out).unwrap();
-            parts.push(p.display().to_string());
-        }
+        let check = ["check", s, "--explore", "11", "--format", "json"];
+        let (code, whole, _) = ptxrun(&check);
+        let parts = shares(&dir, &format!("{k}"), &check, &[3, 1, 4, 2]);
         let mut args = vec!["merge"];
         args.extend(parts.iter().map(String::as_str));
         let (mcode, merged, err) = ptxrun(&args);
@@ -347,7 +350,7 @@ fn merged_partitions_equal_the_unpartitioned_report() {
     let f = dir.join("s.supp");
     std::fs::write(&f, "data-race:kernel.ptx:44\n").unwrap();
     let f = f.display().to_string();
-    let (_, whole, _) = ptxrun(&[
+    let check = [
         "check",
         RACE,
         "--explore",
@@ -356,25 +359,9 @@ fn merged_partitions_equal_the_unpartitioned_report() {
         "json",
         "--suppressions",
         &f,
-    ]);
-    let mut parts = Vec::new();
-    for m in 1..=2 {
-        let (_, out, _) = ptxrun(&[
-            "check",
-            RACE,
-            "--explore",
-            "6",
-            "--format",
-            "json",
-            "--suppressions",
-            &f,
-            "--partition",
-            &format!("{m}/2"),
-        ]);
-        let p = dir.join(format!("s-{m}.json"));
-        std::fs::write(&p, out).unwrap();
-        parts.push(p.display().to_string());
-    }
+    ];
+    let (_, whole, _) = ptxrun(&check);
+    let parts = shares(&dir, "s", &check, &[1, 2]);
     let (_, merged, _) = ptxrun(&["merge", &parts[0], &parts[1]]);
     assert_eq!(merged, whole);
     assert!(whole.contains("\"suppressed\""));
