@@ -69,6 +69,12 @@ impl Findings {
             p.add_suppressions(&text, &name)
                 .map_err(|e| format!("error: {e}"))?;
         }
+        for r in p.rules.iter().filter(|r| !r.kind_known()) {
+            errln!(
+                "warning: suppression `{}` names no kind ptxrun reports (the README's hazard table lists them); it hides nothing",
+                r.text
+            );
+        }
         Ok(p)
     }
 }
@@ -178,7 +184,8 @@ enum Command {
         reports: Vec<PathBuf>,
     },
     /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
-    /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise.
+    /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise, 2 for bad options (an unwritable
+    /// --junit file, a bad --suppressions file).
     Test {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -414,13 +421,20 @@ fn check(
     if let Some(p) = plan.partition {
         scheds.retain(|s| p.takes(s.index));
         if scheds.is_empty() {
-            errln!(
-                "error: share {} of {} holds none of the {n} schedules (--explore at least {})",
-                p.index,
-                p.count,
-                p.index
-            );
-            return 2;
+            // Share 1 always holds schedule 0: `merge` takes what identifies the plan from it.
+            let json = crate::report::merge::empty_share(p.index, p.count, n);
+            match format {
+                Format::Json => out!("{json}"),
+                Format::Sarif => out!("{}", crate::report::sarif::log("", &[])),
+                Format::Human => {
+                    errln!(
+                        "share {} of {}: none of the {n} schedules",
+                        p.index,
+                        p.count
+                    )
+                }
+            }
+            return 0;
         }
     }
     let (n, jobs) = (scheds.len(), plan.jobs);
@@ -442,7 +456,10 @@ fn check(
             2
         }
         Ok(mut x) => {
-            x.partition = plan.partition.map(|p| (p, plan.n));
+            x.partition = plan.partition.map(|p| {
+                let id = crate::explore::plan_json(&x.run, base, plan.n, plan.latency.as_deref());
+                (p, plan.n, id)
+            });
             match format {
                 Format::Json => out!("{}", x.json()),
                 Format::Sarif => out!("{}", x.sarif()),
@@ -518,6 +535,18 @@ fn test(
     }
     if !found {
         outln!("no launch.toml found");
+        cases.push(Case {
+            path: "no launch.toml found".into(),
+            outcome: Outcome::Error(format!(
+                "no launch.toml under {}",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            seconds: 0.0,
+        });
     } else if launches.is_empty() {
         outln!("no launch in this partition");
     }

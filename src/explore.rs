@@ -82,8 +82,34 @@ pub struct Explored {
     pub suppressed: Vec<(Hazard, usize)>,
     /// Thread instructions over all schedules.
     pub thread_instructions: u64,
-    /// For `check --partition M/N`: the share, and how many schedules all shares hold.
-    pub partition: Option<(Partition, usize)>,
+    /// For `check --partition M/N`: the share, how many schedules all shares hold, and what
+    /// makes shares belong together (`plan_json`).
+    pub partition: Option<(Partition, usize, serde_json::Value)>,
+}
+
+/// What the shares of one partitioned exploration have in common, as `merge` checks it: the
+/// module and kernel, the schedules (count, first seed, latency model), the step limit and the
+/// findings policy.
+pub fn plan_json(
+    run: &Report,
+    base: &Settings,
+    schedules: usize,
+    latency: Option<&str>,
+) -> serde_json::Value {
+    let rules: Vec<&str> = run.policy.rules.iter().map(|r| r.text.as_str()).collect();
+    // The module by its contents (FNV-1a), not its path: shares may run in different checkouts.
+    let text_hash = run
+        .compiled
+        .text
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    serde_json::json!({
+        "ptx": format!("{:016x}", text_hash), "entry": base.entry, "schedules": schedules,
+        "seed": base.seed, "latency": latency, "max_steps": base.max_steps,
+        "deny_warnings": run.policy.deny_warnings, "suppressions": rules,
+    })
 }
 
 /// Runs the launch at `path` under `n` schedules on `jobs` threads (0: all cores); `tick` is
@@ -230,8 +256,8 @@ impl Explored {
                 false,
             )
         };
-        let n = match self.partition {
-            Some((p, total)) => format!(
+        let n = match &self.partition {
+            Some((p, total, _)) => format!(
                 "share {} of {} ({} of {total} schedules)",
                 p.index,
                 p.count,
@@ -340,7 +366,7 @@ impl Explored {
             let hidden: Vec<Hazard> = self.suppressed.iter().map(|(h, _)| h.clone()).collect();
             v["suppressed"] = crate::report::suppressed_json(&hidden);
         }
-        if let Some((p, total)) = self.partition {
+        if let Some((p, total, plan)) = &self.partition {
             // What `ptxrun merge` needs beyond the report itself to rebuild the report of all
             // the schedules: the share, the policy's verdict on warnings, the hidden findings.
             let hidden: Vec<serde_json::Value> = self
@@ -355,6 +381,7 @@ impl Explored {
             v["partition"] = serde_json::json!({
                 "index": p.index, "count": p.count, "schedules": total,
                 "deny_warnings": self.run.policy.deny_warnings, "suppressed": hidden,
+                "plan": plan,
             });
         }
         format!("{v}\n")

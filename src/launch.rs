@@ -495,8 +495,14 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
         .iter()
         .flat_map(|c| c.allow.iter().enumerate())
         .map(|(i, r)| {
-            crate::report::Rule::parse(r)
-                .map_err(|e| LaunchError(format!("{name}: check.allow[{i}]: {e}")))
+            let rule = crate::report::Rule::parse(r)
+                .map_err(|e| LaunchError(format!("{name}: check.allow[{i}]: {e}")))?;
+            if !rule.kind_known() {
+                return err(format!(
+                    "{name}: check.allow[{i}]: `{r}` names no kind ptxrun reports (the README's hazard table lists them)"
+                ));
+            }
+            Ok(rule)
         })
         .collect::<Result<_, _>>()?;
     Ok(Launch {

@@ -418,5 +418,8 @@ pub fn find_launches(paths: &[PathBuf]) -> Vec<PathBuf> {
     for p in paths {
         walk(p, &mut out);
     }
+    // A launch named twice (`test x x/launch.toml`) runs once.
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|l| seen.insert(std::fs::canonicalize(l).unwrap_or_else(|_| l.clone())));
     out
 }

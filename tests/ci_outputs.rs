@@ -135,9 +135,16 @@ fn suppressions_hide_findings_and_count_them() {
         .collect();
     assert_eq!(left, [46], "{out}");
     assert_eq!(v["suppressed"]["findings"], 1);
-    // Another kind matches nothing.
+    // Another kind matches nothing; a kind that does not exist is warned about.
     std::fs::write(&file, "read-before-complete\n").unwrap();
     assert_eq!(ptxrun(&["run", RACE, "--suppressions", &f]).0, 1);
+    std::fs::write(&file, "\u{feff}data_race\n").unwrap();
+    let (code, _, err) = ptxrun(&["run", RACE, "--suppressions", &f]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("warning: suppression `data_race` names no kind"),
+        "{err}"
+    );
     // A bad rule or a missing file is bad input naming the line.
     std::fs::write(&file, "data-race\n\n:oops\n").unwrap();
     let (code, _, err) = ptxrun(&["run", RACE, "--suppressions", &f]);
@@ -176,10 +183,12 @@ fn launch_files_allow_findings() {
     );
     // `[expect] hazard` still sees what it expects only if it is not allowed away.
     assert_eq!(ptxrun(&["test", &d]).0, 1);
-    let bad = race_copy("allow-bad", "[check]\nallow = [\"data-race:[\"]\n");
-    let (code, _, err) = ptxrun(&["run", &bad.display().to_string()]);
-    assert_eq!(code, 2);
-    assert!(err.contains("check.allow[0]"), "{err}");
+    for rule in ["data-race:[", "bogus-kind"] {
+        let bad = race_copy("allow-bad", &format!("[check]\nallow = [\"{rule}\"]\n"));
+        let (code, _, err) = ptxrun(&["run", &bad.display().to_string()]);
+        assert_eq!(code, 2);
+        assert!(err.contains("check.allow[0]"), "{err}");
+    }
 }
 
 #[test]
@@ -270,6 +279,21 @@ fn junit_has_a_case_per_launch_and_partitions_share_the_launches() {
     );
     assert!(
         text.contains("<failure message=\"data-race at PTX line 45"),
+        "{text}"
+    );
+    // Nothing to run is an error case, not an empty green suite.
+    let none = dir.join("none.xml");
+    let (code, _, _) = ptxrun(&[
+        "test",
+        "no/such/dir",
+        "--junit",
+        &none.display().to_string(),
+    ]);
+    assert_eq!(code, 1);
+    let text = std::fs::read_to_string(&none).unwrap();
+    assert!(
+        text.contains("errors=\"1\"")
+            && text.contains("<error message=\"no launch.toml under no/such/dir\""),
         "{text}"
     );
     // An unwritable JUnit path is bad input before anything runs.
@@ -372,6 +396,32 @@ fn merged_partitions_equal_the_unpartitioned_report() {
     let (code, _, err) = ptxrun(&["merge", &parts[0], &parts[0]]);
     assert_eq!(code, 2);
     assert!(err.contains("given twice"), "{err}");
+    // Shares of another sample, another seed or other suppressions do not merge.
+    for other in [
+        vec!["check", CAS, "--explore", "6", "--format", "json"],
+        vec![
+            "check",
+            RACE,
+            "--explore",
+            "6",
+            "--format",
+            "json",
+            "--seed",
+            "3",
+        ],
+        vec!["check", RACE, "--explore", "6", "--format", "json"],
+    ] {
+        let odd = shares(&dir, "odd", &other, &[1, 2]);
+        let (code, _, err) = ptxrun(&["merge", &parts[0], &odd[1]]);
+        assert_eq!(code, 2, "{other:?}");
+        assert!(err.contains("not a share of the same exploration"), "{err}");
+    }
+    // A share that holds no schedule is an empty report that merges.
+    let check = ["check", RACE, "--explore", "2", "--format", "json"];
+    let (code, whole, _) = ptxrun(&check);
+    let few = shares(&dir, "few", &check, &[1, 2, 3]);
+    let (mcode, merged, err) = ptxrun(&["merge", &few[2], &few[0], &few[1]]);
+    assert_eq!((mcode, merged), (code, whole), "{err}");
     let plain = dir.join("plain.json");
     std::fs::write(
         &plain,

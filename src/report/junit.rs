@@ -3,8 +3,24 @@
 //! Jenkins, Buildkite). A launch that ran and did not meet its `[expect]` is a `failure`; one
 //! that could not run (invalid launch file or PTX, unsupported instruction) is an `error`.
 
-use quick_xml::escape::escape;
 use std::fmt::Write as _;
+
+/// Text escaped for XML 1.0 attributes and text: markup characters as entities, tab, newline and
+/// carriage return as character references (attributes keep them), other control characters
+/// (which XML 1.0 cannot carry) as U+FFFD.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in quick_xml::escape::escape(s).chars() {
+        match c {
+            '\t' | '\n' | '\r' => {
+                let _ = write!(out, "&#{};", c as u32);
+            }
+            c if (c as u32) < 0x20 => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// One launch's verdict.
 pub struct Case {
@@ -25,7 +41,8 @@ pub fn xml(cases: &[Case]) -> String {
     let count = |f: fn(&Outcome) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
     let failures = count(|o| matches!(o, Outcome::Failure(_)));
     let errors = count(|o| matches!(o, Outcome::Error(_)));
-    let total: f64 = cases.iter().map(|c| c.seconds).sum();
+    // (An empty f64 sum is -0.0.)
+    let total = cases.iter().fold(0.0, |t, c| t + c.seconds);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let counts = format!(
         "tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\" time=\"{total:.3}\"",
@@ -96,5 +113,7 @@ mod tests {
             "<failure message=\"data-race at PTX line 4: a &lt; b &amp; &quot;c&quot;\">"
         ));
         assert!(x.contains("<error message=\"launch.toml: grid: missing\">"));
+        assert_eq!(escape("a\u{1}b\tc<"), "a\u{fffd}b&#9;c&lt;");
+        assert!(xml(&[]).contains("time=\"0.000\""));
     }
 }

@@ -30,24 +30,33 @@ pub fn merge(reports: &[(String, String)]) -> Result<(String, bool), String> {
     };
     let count = first["partition"]["count"].as_u64().unwrap_or(0);
     let total = first["partition"]["schedules"].clone();
-    let deny = first["partition"]["deny_warnings"]
-        .as_bool()
-        .unwrap_or(false);
+    let first_index = first["partition"]["index"].clone();
+    // What identifies the exploration (module, schedules, step limit, policy); a share that
+    // holds no schedule has none.
+    let plan = shares
+        .iter()
+        .find(|(_, v)| !v["partition"]["plan"].is_null())
+        .map(|(n, v)| (n.clone(), v["partition"]["plan"].clone()));
+    let deny = plan
+        .as_ref()
+        .is_some_and(|(_, p)| p["deny_warnings"] == true);
     let mut seen = vec![false; count as usize];
     for (name, v) in &shares {
         let p = &v["partition"];
         let i = p["index"].as_u64().unwrap_or(0);
         if p["count"].as_u64() != Some(count) || p["schedules"] != total {
             return Err(format!(
-                "{name}: share {i} of {} over {} schedules, but {} is share of {count} over {total}",
+                "{name}: share {i} of {} over {} schedules, but {} is share {first_index} of {count} over {total}",
                 p["count"], p["schedules"], shares[0].0
             ));
         }
-        if p["deny_warnings"].as_bool().unwrap_or(false) != deny {
-            return Err(format!(
-                "{name}: run with a different --deny than {}",
-                shares[0].0
-            ));
+        if let Some((other, want)) = &plan {
+            if !p["plan"].is_null() && p["plan"] != *want {
+                return Err(format!(
+                    "{name}: not a share of the same exploration as {other} (module, --seed, --latency, --max-steps, --deny or suppressions differ): {} vs {}",
+                    p["plan"], want
+                ));
+            }
         }
         match seen.get_mut((i as usize).wrapping_sub(1)) {
             Some(s) if !*s => *s = true,
@@ -62,6 +71,17 @@ pub fn merge(reports: &[(String, String)]) -> Result<(String, bool), String> {
         ));
     }
     Ok(combine(&shares, total, deny))
+}
+
+/// The report of a share that holds none of the `total` schedules (`--explore` smaller than N):
+/// nothing found, nothing run, for `merge` to count.
+pub fn empty_share(index: usize, count: usize, total: usize) -> String {
+    let v = json!({
+        "status": "ok", "diagnostics": [],
+        "stats": { "thread_instructions": 0, "warp_instructions": 0, "cycles": 0, "schedules": 0 },
+        "partition": { "index": index, "count": count, "schedules": total, "suppressed": [], "plan": null },
+    });
+    format!("{v}\n")
 }
 
 /// What makes a diagnostic distinct: (is a fault, kind, line, column, first related line).

@@ -56,6 +56,12 @@ impl Rule {
         })
     }
 
+    /// Whether the rule's kind pattern matches some kind a report can carry (a typo such as
+    /// `data_race` matches none).
+    pub fn kind_known(&self) -> bool {
+        super::KINDS.iter().any(|(k, _)| self.kind.matches(k))
+    }
+
     /// Whether the rule hides a finding of `kind` with these locations.
     pub fn matches(&self, kind: &str, locations: &[String]) -> bool {
         self.kind.matches(kind)
@@ -70,6 +76,7 @@ impl Policy {
     /// Adds the rules of a suppressions file's text (`name` for messages): one per line, blank
     /// lines and `#` comments ignored.
     pub fn add_suppressions(&mut self, text: &str, name: &str) -> Result<(), String> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -119,6 +126,8 @@ mod tests {
         assert!(Rule::parse("data-race").unwrap().matches("data-race", &[]));
         assert!(Rule::parse("data-race:").is_err());
         assert!(Rule::parse("data-race:[").is_err());
+        assert!(Rule::parse("*").unwrap().kind_known());
+        assert!(!Rule::parse("data_race").unwrap().kind_known());
     }
 
     #[test]

@@ -33,6 +33,21 @@ pub fn log(ptx: &str, findings: &[Finding]) -> String {
             result(ptx, f, index)
         })
         .collect();
+    // Code-scanning services deduplicate alerts by fingerprint: distinct findings that share
+    // kind and lines (two faults of one kind at one instruction) get an ordinal.
+    let mut results = results;
+    let mut used = std::collections::BTreeMap::<String, usize>::new();
+    for r in &mut results {
+        let fp = r["partialFingerprints"]["ptxrunFinding/v1"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let n = used.entry(fp.clone()).or_default();
+        if *n > 0 {
+            r["partialFingerprints"]["ptxrunFinding/v1"] = json!(format!("{fp}:{n}"));
+        }
+        *n += 1;
+    }
     let rules: Vec<Value> = rules.iter().map(|id| rule(id)).collect();
     let v = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
