@@ -265,23 +265,16 @@ impl Explored {
             ),
             None => format!("{} schedules", self.schedules.len()),
         };
-        let hidden: Vec<Hazard> = self.suppressed.iter().map(|(h, _)| h.clone()).collect();
-        out.push_str(&crate::report::findings_summary(&[], &hidden));
+        out.push_str(&crate::report::findings_summary(
+            &[],
+            self.suppressed.iter().map(|(h, _)| h),
+        ));
         if !self.hazards.is_empty() || !self.faults.is_empty() {
-            let warnings = self
-                .hazards
-                .iter()
-                .filter(|(h, _)| h.severity == crate::diag::Severity::Warning)
-                .count();
             out.push_str(&format!(
                 "{n}: {} distinct hazard{}{}, {} fault{}\n",
                 self.hazards.len(),
                 if self.hazards.len() == 1 { "" } else { "s" },
-                match warnings {
-                    0 => String::new(),
-                    1 => " (1 of them a warning)".into(),
-                    w => format!(" ({w} of them warnings)"),
-                },
+                crate::report::of_them_warnings(self.hazards.iter().map(|(h, _)| h)),
                 self.faults.len(),
                 if self.faults.len() == 1 { "" } else { "s" }
             ));
@@ -363,8 +356,8 @@ impl Explored {
                        "schedules": self.schedules.len() },
         });
         if !self.suppressed.is_empty() {
-            let hidden: Vec<Hazard> = self.suppressed.iter().map(|(h, _)| h.clone()).collect();
-            v["suppressed"] = crate::report::suppressed_json(&hidden);
+            v["suppressed"] =
+                crate::report::suppressed_json(self.suppressed.iter().map(|(h, _)| h));
         }
         if let Some((p, total, plan)) = &self.partition {
             // What `ptxrun merge` needs beyond the report itself to rebuild the report of all

@@ -255,7 +255,7 @@ impl Report {
         if diags.is_empty() {
             return format!(
                 "{warnings}{}ok: {} thread instructions ({} warp instructions), {} cycles\n",
-                findings_summary(&[], &self.suppressed),
+                findings_summary(&[], self.suppressed.iter()),
                 st.thread_instructions,
                 st.warp_instructions,
                 st.cycles
@@ -268,7 +268,10 @@ impl Report {
             &self.compiled.text,
             false,
         ));
-        out.push_str(&findings_summary(&self.outcome.hazards, &self.suppressed));
+        out.push_str(&findings_summary(
+            &self.outcome.hazards,
+            self.suppressed.iter(),
+        ));
         out
     }
 
@@ -409,7 +412,7 @@ impl Report {
             v["warnings"] = serde_json::json!(warnings);
         }
         if !self.suppressed.is_empty() {
-            v["suppressed"] = suppressed_json(&self.suppressed);
+            v["suppressed"] = suppressed_json(self.suppressed.iter());
         }
         format!("{v}\n")
     }
@@ -424,38 +427,42 @@ pub fn severity_name(s: Severity) -> &'static str {
 }
 
 /// The JSON report's `suppressed` count: distinct findings and their occurrences.
-pub(crate) fn suppressed_json(hidden: &[Hazard]) -> serde_json::Value {
-    let occurrences: u64 = hidden.iter().map(|h| h.count).sum();
-    serde_json::json!({ "findings": hidden.len(), "occurrences": occurrences })
+pub(crate) fn suppressed_json<'a>(hidden: impl Iterator<Item = &'a Hazard>) -> serde_json::Value {
+    let (n, occurrences) = hidden.fold((0usize, 0u64), |(n, o), h| (n + 1, o + h.count));
+    serde_json::json!({ "findings": n, "occurrences": occurrences })
+}
+
+/// `, N of them warnings` for a list of hazards (empty without warnings).
+pub(crate) fn of_them_warnings<'a>(hazards: impl Iterator<Item = &'a Hazard>) -> String {
+    match hazards.filter(|h| h.severity == Severity::Warning).count() {
+        0 => String::new(),
+        1 => ", 1 of them a warning".to_string(),
+        n => format!(", {n} of them warnings"),
+    }
 }
 
 /// The human report's closing lines: how many hazards (errors and warnings) and how many
 /// findings the suppressions hid; empty when there are none.
-pub(crate) fn findings_summary(shown: &[Hazard], hidden: &[Hazard]) -> String {
+pub(crate) fn findings_summary<'a>(
+    shown: &[Hazard],
+    hidden: impl Iterator<Item = &'a Hazard>,
+) -> String {
     let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     let mut out = String::new();
     if !shown.is_empty() {
-        let warnings = shown
-            .iter()
-            .filter(|h| h.severity == Severity::Warning)
-            .count() as u64;
         let total: u64 = shown.iter().map(|h| h.count).sum();
-        let of_which = match warnings {
-            0 => String::new(),
-            1 => ", 1 of them a warning".to_string(),
-            n => format!(", {n} of them warnings"),
-        };
         out.push_str(&format!(
-            "{} ({}){of_which}\n",
+            "{} ({}){}\n",
             plural(shown.len() as u64, "hazard"),
-            plural(total, "occurrence")
+            plural(total, "occurrence"),
+            of_them_warnings(shown.iter())
         ));
     }
-    if !hidden.is_empty() {
-        let total: u64 = hidden.iter().map(|h| h.count).sum();
+    let (n, total) = hidden.fold((0u64, 0u64), |(n, o), h| (n + 1, o + h.count));
+    if n > 0 {
         out.push_str(&format!(
             "{} suppressed ({})\n",
-            plural(hidden.len() as u64, "finding"),
+            plural(n, "finding"),
             plural(total, "occurrence")
         ));
     }
