@@ -19,7 +19,8 @@ fn prepared(kernel: &str) -> Prepared {
         .join("ptx-samples/bench")
         .join(kernel)
         .join("launch.toml");
-    prepare(&path, None).unwrap_or_else(|e| panic!("{kernel}: {}", e.0))
+    prepare(&path, &Settings::for_test(0, "bandwidth"))
+        .unwrap_or_else(|e| panic!("{kernel}: {}", e.0))
 }
 
 fn settings(check: bool) -> Settings {

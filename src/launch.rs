@@ -48,22 +48,78 @@ struct RawCheck {
     allow: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, Clone, Copy)]
-#[serde(untagged)]
-enum Dim3 {
-    One(u32),
-    /// `[x, y]`: z is 1.
-    Two([u32; 2]),
-    Three([u32; 3]),
+/// `grid`, `block` and `cluster`: `x`, `[x, y]` or `[x, y, z]`.
+#[derive(Debug, Clone, Copy)]
+struct Dim3([u32; 3]);
+
+impl<'de> Deserialize<'de> for Dim3 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const SHAPE: &str =
+            "a number of threads or blocks: x, [x, y] or [x, y, z] (e.g. 128 or [16, 16])";
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Dim3;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(SHAPE)
+            }
+            fn visit_i64<E: serde::de::Error>(self, x: i64) -> Result<Dim3, E> {
+                let x = u32::try_from(x)
+                    .map_err(|_| E::custom(format!("{x} is out of range; expected {SHAPE}")))?;
+                Ok(Dim3([x, 1, 1]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Dim3, A::Error> {
+                let mut d = [1u32; 3];
+                let mut n = 0;
+                while let Some(x) = a.next_element::<i64>()? {
+                    if n == 3 {
+                        return Err(serde::de::Error::custom(format!(
+                            "more than 3 dimensions; expected {SHAPE}"
+                        )));
+                    }
+                    d[n] = u32::try_from(x).map_err(|_| {
+                        serde::de::Error::custom(format!("{x} is out of range; expected {SHAPE}"))
+                    })?;
+                    n += 1;
+                }
+                if n == 0 {
+                    return Err(serde::de::Error::custom(format!(
+                        "an empty array; expected {SHAPE}"
+                    )));
+                }
+                Ok(Dim3(d))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl Dim3 {
     fn get(self) -> [u32; 3] {
-        match self {
-            Dim3::One(x) => [x, 1, 1],
-            Dim3::Two([x, y]) => [x, y, 1],
-            Dim3::Three(d) => d,
-        }
+        self.0
+    }
+}
+
+/// A TOML error as a user reads it: the message, and the key and line it is about (never the
+/// line's text: the file may not be a launch file at all).
+fn toml_message(e: &toml::de::Error, text: &str) -> String {
+    let msg = e.message().trim_end();
+    let Some(span) = e.span() else {
+        return msg.to_string();
+    };
+    let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+    let key = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.split_once('='))
+        .map(|(k, _)| k.trim())
+        .filter(|k| {
+            !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.\"".contains(c))
+        });
+    match key {
+        Some(k) => format!("line {line}, `{k}`: {msg}"),
+        None => format!("line {line}: {msg}"),
     }
 }
 
@@ -111,8 +167,12 @@ pub struct Launch {
     pub cluster: Option<[u32; 3]>,
     pub dynamic_shared_bytes: u32,
     pub params: Vec<LaunchParam>,
-    /// Buffer name -> output path (absolute or relative to `dir`).
+    /// Buffer name -> output path, relative to `dir` (or `--out-dir`), checked by
+    /// [`crate::files::output_path`].
     pub outputs: Vec<(String, PathBuf)>,
+    /// The canonical paths of everything the launch reads (the launch file, the kernel, init
+    /// files, expected outputs): no output may replace one.
+    pub inputs: Vec<PathBuf>,
     pub expect: Expect,
     /// `[check] allow`: suppression rules for this launch's findings.
     pub allow: Vec<crate::report::Rule>,
@@ -120,6 +180,7 @@ pub struct Launch {
 
 #[derive(Debug, Clone, Default)]
 pub struct Expect {
+    /// Buffer name -> expected contents (canonical paths checked by the file policy).
     pub outputs: Vec<(String, PathBuf)>,
     pub hazard: Option<String>,
     pub tolerance: Vec<(String, f64)>,
@@ -343,16 +404,33 @@ pub fn locate(path: &Path) -> Result<PathBuf, LaunchError> {
     }
 }
 
-pub fn load(path: &Path) -> Result<Launch, LaunchError> {
+/// Largest launch file read.
+const MAX_LAUNCH_FILE: u64 = 16 << 20;
+/// Largest PTX module read.
+const MAX_KERNEL_FILE: u64 = 1 << 30;
+/// Largest expected-stdout file read (the printf FIFO is smaller).
+const MAX_STDOUT_FILE: u64 = 64 << 20;
+/// Room for a `.npy` header beyond an input's data.
+const NPY_HEADER_ROOM: u64 = 1 << 20;
+
+/// Loads a launch file; its inputs must stay in its directory tree or in `allowed`
+/// (`--allow-path`), as [`crate::files`] describes.
+pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
     let file = locate(path)?;
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| LaunchError(format!("{}: {e}", file.display())))?;
     let dir = file
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let raw: RawLaunch = toml::from_str(&text)
-        .map_err(|e| LaunchError(format!("{}: {}", file.display(), e.message())))?;
+    let access = crate::files::Access::new(&dir, allowed).map_err(LaunchError)?;
     let name = file.display().to_string();
+    // The launch file itself is named by the user: any place, but a regular file of sane size.
+    let (real, bytes) = crate::files::Access::new(&dir, &[])
+        .and_then(|a| a.read(&file, "launch file", MAX_LAUNCH_FILE))
+        .map_err(LaunchError)?;
+    let mut inputs = vec![real];
+    let text =
+        String::from_utf8(bytes).map_err(|_| LaunchError(format!("{name}: not UTF-8 text")))?;
+    let raw: RawLaunch = toml::from_str(&text)
+        .map_err(|e| LaunchError(format!("{name}: {}", toml_message(&e, &text))))?;
     let kernel = match &raw.kernel {
         Some(k) => dir.join(k),
         None => {
@@ -376,6 +454,16 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
             }
         }
     };
+    // Reports name the kernel as the launch file does; the policy checks where it really is.
+    let real = access
+        .input(&kernel, &format!("{name}: kernel"), MAX_KERNEL_FILE)
+        .map_err(LaunchError)?;
+    inputs.push(real);
+    let mut src = Inputs {
+        dir: &dir,
+        access: &access,
+        read: inputs,
+    };
     let grid = raw.grid.get();
     let block = raw.block.get();
     // The launch's shape (zero dimensions, block and grid sizes, clusters) is checked by the
@@ -386,7 +474,7 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
         let field = format!("{name}: params[{i}]");
         let ty = parse_type(&p.ty, &format!("{field}.type"))?;
         if let Some(name) = &p.tensormap {
-            params.push(tensormap_param(p, name, ty, &dir, &field, &mut seen)?);
+            params.push(tensormap_param(p, name, ty, &mut src, &field, &mut seen)?);
             continue;
         }
         let map_keys = [
@@ -419,7 +507,8 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
                 if bytes > MAX_BUFFER_BYTES {
                     return err(format!("{field}.len: {bytes} bytes is too large"));
                 }
-                let data = init_buffer(&dir, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
+                let data =
+                    init_buffer(&mut src, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
                 params.push(LaunchParam::Buffer {
                     name: b.clone(),
                     ty,
@@ -465,13 +554,16 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
             }
         }
     }
+    // Each named buffer with a path: `[outputs]` relative and checked, `[expect]` inputs.
     let check_names = |m: &indexmap::IndexMap<String, String>,
-                       field: &str|
+                       field: &str,
+                       path: &mut dyn FnMut(&str, &str) -> Result<PathBuf, String>|
      -> Result<Vec<(String, PathBuf)>, LaunchError> {
         m.iter()
             .map(|(k, v)| {
                 if buffer_names.contains(&k.as_str()) {
-                    Ok((k.clone(), dir.join(v)))
+                    let f = format!("{name}: {field}.{k}");
+                    Ok((k.clone(), path(v, &f).map_err(LaunchError)?))
                 } else {
                     err(format!(
                         "{name}: {field}.{k}: no buffer named `{k}` among the params"
@@ -480,16 +572,31 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
             })
             .collect()
     };
-    let outputs = check_names(&raw.outputs, "outputs")?;
+    let outputs = check_names(&raw.outputs, "outputs", &mut |v, f| {
+        crate::files::output_path(v, f)
+    })?;
+    let mut expected = |v: &str, f: &str, max: u64| {
+        let p = src.access.input(&dir.join(v), f, max)?;
+        src.read.push(p.clone());
+        Ok(p)
+    };
     let expect = match &raw.expect {
         None => Expect::default(),
         Some(e) => Expect {
-            outputs: check_names(&e.outputs, "expect.outputs")?,
+            outputs: check_names(&e.outputs, "expect.outputs", &mut |v, f| {
+                expected(v, f, MAX_BUFFER_BYTES + NPY_HEADER_ROOM)
+            })?,
             hazard: e.hazard.clone(),
             tolerance: e.tolerance.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-            stdout: e.stdout.as_ref().map(|s| dir.join(s)),
+            stdout: e
+                .stdout
+                .as_ref()
+                .map(|s| expected(s, &format!("{name}: expect.stdout"), MAX_STDOUT_FILE))
+                .transpose()
+                .map_err(LaunchError)?,
         },
     };
+    let inputs = src.read;
     let allow = raw
         .check
         .iter()
@@ -515,6 +622,7 @@ pub fn load(path: &Path) -> Result<Launch, LaunchError> {
         dynamic_shared_bytes: raw.dynamic_shared_bytes,
         params,
         outputs,
+        inputs,
         expect,
         allow,
     })
@@ -525,7 +633,7 @@ fn tensormap_param(
     p: &RawParam,
     name: &str,
     ty: Type,
-    dir: &Path,
+    src: &mut Inputs<'_>,
     field: &str,
     seen: &mut std::collections::HashSet<String>,
 ) -> Result<LaunchParam, LaunchError> {
@@ -568,7 +676,7 @@ fn tensormap_param(
             }
             Some((
                 ty,
-                init_buffer(dir, p.init.as_ref(), ty, len, &format!("{field}.init"))?,
+                init_buffer(src, p.init.as_ref(), ty, len, &format!("{field}.init"))?,
             ))
         }
         None if p.init.is_some() => {
@@ -620,8 +728,15 @@ pub fn float_bytes(x: f64, ty: Type) -> Vec<u8> {
     }
 }
 
+/// Where a launch file's inputs are read from, and the canonical paths of those read.
+struct Inputs<'a> {
+    dir: &'a Path,
+    access: &'a crate::files::Access,
+    read: Vec<PathBuf>,
+}
+
 fn init_buffer(
-    dir: &Path,
+    src: &mut Inputs<'_>,
     init: Option<&toml::Value>,
     ty: Type,
     len: u64,
@@ -635,8 +750,9 @@ fn init_buffer(
     match init {
         toml::Value::String(s) if s == "zeros" => Ok(vec![0; bytes]),
         toml::Value::String(s) => {
-            let path = dir.join(s);
-            let raw = std::fs::read(&path).map_err(|e| LaunchError(format!("{field}: cannot read {}: {e}", path.display())))?;
+            let room = bytes as u64 + if s.ends_with(".npy") { NPY_HEADER_ROOM } else { 0 };
+            let (real, raw) = src.access.read(&src.dir.join(s), field, room).map_err(LaunchError)?;
+            src.read.push(real);
             let data = if s.ends_with(".npy") { npy_bytes(&raw, esize, &format!("{field} ({s})"))? } else { raw };
             if data.len() > bytes {
                 return err(format!("{field}: {s} holds {} bytes but the buffer has room for {bytes} ({len} elements)", data.len()));
@@ -766,21 +882,25 @@ fn npy_bytes(raw: &[u8], esize: usize, field: &str) -> Result<Vec<u8>, LaunchErr
     Ok(raw[start..].to_vec())
 }
 
-/// Writes a buffer to `path`: raw little-endian, or `.npy` (1-D, the launch type) by extension.
-pub fn write_output(path: &Path, ty: Type, data: &[u8]) -> Result<(), LaunchError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| LaunchError(format!("{}: {e}", parent.display())))?;
-    }
-    let bytes = if path.extension().is_some_and(|e| e == "npy") {
-        npy_file(ty, data)
+/// What an output file holds before a buffer's bytes: nothing for raw little-endian, a
+/// `.npy` header (1-D, the launch type) by extension.
+pub fn output_header(path: &Path, ty: Type, len: usize) -> Vec<u8> {
+    if path.extension().is_some_and(|e| e == "npy") {
+        npy_header(ty, len)
     } else {
-        data.to_vec()
-    };
-    std::fs::write(path, bytes).map_err(|e| LaunchError(format!("{}: {e}", path.display())))
+        Vec::new()
+    }
 }
 
+#[cfg(test)]
 fn npy_file(ty: Type, data: &[u8]) -> Vec<u8> {
+    let mut out = npy_header(ty, data.len());
+    out.extend(data);
+    out
+}
+
+/// The header of a `.npy` file of `len` bytes of `ty`.
+fn npy_header(ty: Type, len: usize) -> Vec<u8> {
     let descr = match ty {
         Type::U8 => "|u1",
         Type::S8 => "|i1",
@@ -795,7 +915,7 @@ fn npy_file(ty: Type, data: &[u8]) -> Vec<u8> {
         Type::F64 => "<f8",
         _ => "<u2", // bf16 has no numpy dtype: its raw 16-bit patterns
     };
-    let n = data.len() / ty.size().max(1) as usize;
+    let n = len / ty.size().max(1) as usize;
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
     // Magic (6) + version (2) + header length (2) + header + '\n', padded to a multiple of 64.
     let total = 10 + header.len() + 1;
@@ -804,7 +924,6 @@ fn npy_file(ty: Type, data: &[u8]) -> Vec<u8> {
     let mut out = b"\x93NUMPY\x01\x00".to_vec();
     out.extend((header.len() as u16).to_le_bytes());
     out.extend(header.as_bytes());
-    out.extend(data);
     out
 }
 

@@ -45,7 +45,17 @@ pub struct Settings {
     pub jobs: usize,
     /// `--deny warnings` and `--suppressions`; a launch file's `[check] allow` is added to it.
     pub policy: crate::report::Policy,
+    /// `--allow-path`: directories inputs may come from besides the launch file's tree.
+    pub allow_paths: Vec<PathBuf>,
+    /// `--timeout` (per run) and `--memory-limit` (`None`: the default budget).
+    pub timeout: Option<std::time::Duration>,
+    pub memory_limit: Option<u64>,
+    /// Set (by a Ctrl-C handler) to stop the run.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
+
+/// The step limit of `run`, `check` and `test` unless told otherwise (`--max-steps`).
+pub const DEFAULT_MAX_STEPS: u64 = api::DEFAULT_MAX_STEPS;
 
 /// The latency model `run` and `test` use unless told otherwise.
 pub const DEFAULT_LATENCY: &str = api::DEFAULT_LATENCY;
@@ -56,7 +66,7 @@ impl Settings {
         Settings {
             entry: None,
             seed,
-            max_steps: 1 << 32,
+            max_steps: DEFAULT_MAX_STEPS,
             instruction_cycles: 1,
             out_dir: None,
             write_outputs: false,
@@ -67,6 +77,10 @@ impl Settings {
             fast: true,
             jobs: 1,
             policy: crate::report::Policy::default(),
+            allow_paths: Vec::new(),
+            timeout: None,
+            memory_limit: None,
+            cancel: None,
         }
     }
 
@@ -91,7 +105,9 @@ impl Settings {
             trace_instructions: self.trace_instructions,
             fast: self.fast,
             jobs: self.jobs.max(1),
-            cancel: None,
+            cancel: self.cancel.clone(),
+            timeout: self.timeout,
+            memory_limit: self.memory_limit,
         }
     }
 }
@@ -101,6 +117,8 @@ impl Settings {
 pub struct Finished {
     pub launch: Launch,
     pub report: Report,
+    /// The `[outputs]` files written (none unless the run was clean and `run` was asked to).
+    pub written: Vec<PathBuf>,
 }
 
 impl std::ops::Deref for Finished {
@@ -137,29 +155,32 @@ impl Prepared {
         Finished {
             report: self.prepared.report(outcome).with_policy(policy),
             launch: self.launch,
+            written: Vec::new(),
         }
     }
 }
 
-/// Loads and compiles a launch file and lays the launch out through the facade; `entry`
-/// overrides the launch file's.
-pub fn prepare(path: &Path, entry: Option<&str>) -> Result<Prepared, BadInput> {
-    let launch = launch::load(path)?;
+/// Loads and compiles a launch file and lays the launch out through the facade; the
+/// settings' `entry` overrides the launch file's, their `allow_paths` widen where inputs may
+/// come from.
+pub fn prepare(path: &Path, s: &Settings) -> Result<Prepared, BadInput> {
+    let mut launch = launch::load(path, &s.allow_paths)?;
     let module = api::Module::from_file(&launch.kernel)?;
-    let kernel = module.kernel(entry.or(launch.entry.as_deref()))?;
+    let kernel = module.kernel(s.entry.as_deref().or(launch.entry.as_deref()))?;
     let launch_file = launch.dir.join("launch.toml").display().to_string();
-    let spec = launch_spec(&launch, &launch_file)?;
+    let spec = launch_spec(&mut launch, &launch_file)?;
     let prepared = kernel
-        .prepare(&spec)
+        .prepare_owned(spec)
         .map_err(|e| BadInput(format!("{launch_file}: {e}")))?;
     Ok(Prepared { launch, prepared })
 }
 
 /// The facade's launch for a launch file: buffers first (a tensor map may describe a buffer
-/// declared after it), in parameter order, then the arguments.
-fn launch_spec(launch: &Launch, launch_file: &str) -> Result<api::Launch, BadInput> {
+/// declared after it), in parameter order, then the arguments. The buffers' initial bytes
+/// move into it (a buffer may be gigabytes: it is never copied).
+fn launch_spec(launch: &mut Launch, launch_file: &str) -> Result<api::Launch, BadInput> {
     let mut buffers = Vec::new();
-    for lp in &launch.params {
+    for lp in &mut launch.params {
         let (name, ty, data) = match lp {
             LaunchParam::Buffer { name, ty, data } => (name, *ty, data),
             LaunchParam::TensorMap {
@@ -172,7 +193,7 @@ fn launch_spec(launch: &Launch, launch_file: &str) -> Result<api::Launch, BadInp
         buffers.push(api::Buffer {
             name: name.clone(),
             ty,
-            data: data.clone(),
+            data: std::mem::take(data),
         });
     }
     let index = |name: &str| buffers.iter().position(|b| b.name == name);
@@ -210,28 +231,42 @@ pub fn execute(p: &Prepared, s: &Settings) -> Result<Outcome, BadInput> {
     Ok(p.prepared.execute(&s.options())?)
 }
 
-/// Runs one launch: prepare, execute, and write the `[outputs]` files if asked.
+/// Runs one launch: prepare, execute, and write the `[outputs]` files if asked and the run
+/// was clean.
 pub fn run(path: &Path, s: &Settings) -> Result<Finished, BadInput> {
-    let p = prepare(path, s.entry.as_deref())?;
-    let outcome = execute(&p, s)?;
+    let mut p = prepare(path, s)?;
+    // One run: it may take the laid-out memory instead of copying it.
+    let outcome = p.prepared.execute_once(&s.options())?;
     let policy = s.policy_for(&p.launch);
-    let done = p.finished(outcome, policy);
-    if s.write_outputs {
-        for (name, path) in &done.launch.outputs {
-            let path = match &s.out_dir {
-                Some(d) => d.join(path.strip_prefix(&done.launch.dir).unwrap_or(path)),
-                None => path.clone(),
-            };
-            let ty = done
-                .buffers
-                .iter()
-                .find(|b| &b.0 == name)
-                .map_or(Type::U8, |b| b.1);
-            let data = done.buffer(name).unwrap_or_default().to_vec();
-            launch::write_output(&path, ty, &data)?;
-        }
+    let mut done = p.finished(outcome, policy);
+    if s.write_outputs && !done.failed() && !done.unsupported() {
+        done.written = write_outputs(&done, s.out_dir.as_deref())?;
     }
     Ok(done)
+}
+
+/// Writes a clean run's `[outputs]` under the launch directory or `out_dir`, all or none
+/// (`crate::files`); the paths written.
+fn write_outputs(done: &Finished, out_dir: Option<&Path>) -> Result<Vec<PathBuf>, BadInput> {
+    let mut files = Vec::new();
+    for (name, rel) in &done.launch.outputs {
+        let ty = done
+            .buffers
+            .iter()
+            .find(|b| &b.0 == name)
+            .map_or(Type::U8, |b| b.1);
+        let data = done.buffer(name).unwrap_or_default();
+        files.push((
+            rel.as_path(),
+            launch::output_header(rel, ty, data.len()),
+            data,
+        ));
+    }
+    let out = crate::files::Outputs {
+        base: out_dir.unwrap_or(&done.launch.dir),
+        protected: &done.launch.inputs,
+    };
+    out.write(files).map_err(BadInput)
 }
 
 /// Outcome of one sample under `ptxrun test`.
@@ -295,7 +330,7 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
         return Verdict::Fail("[expect] names no outputs to compare".into());
     }
     for (name, file) in &e.outputs {
-        let want = match std::fs::read(file) {
+        let want = match crate::files::read_capped(file, MAX_EXPECTED) {
             Ok(w) => w,
             Err(err) => return Verdict::Error(format!("{}: {err}", file.display())),
         };
@@ -311,7 +346,9 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
         }
     }
     if let Some(file) = &e.stdout {
-        match std::fs::read_to_string(file) {
+        let text = crate::files::read_capped(file, MAX_EXPECTED)
+            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other));
+        match text {
             Ok(want) if want == done.outcome.stdout => {}
             Ok(want) => {
                 let line = want
@@ -331,6 +368,9 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
     }
     Verdict::Pass
 }
+
+/// Largest expected file compared (its size was checked when the launch file was loaded).
+const MAX_EXPECTED: u64 = 3 << 30;
 
 /// The contract's name of an `[expect] hazard` kind. `write-after-read` (the name the project's
 /// hardware cases use) is the contract's `async-write-after-read`.
@@ -398,7 +438,9 @@ fn show(b: &[u8], ty: Type) -> String {
     }
 }
 
-/// Every `launch.toml` under the paths, sorted.
+/// Every `launch.toml` under the paths, sorted. Symbolic links to directories inside them are
+/// not followed (a link to `.` would walk forever, a link elsewhere leave the tree); a path
+/// named on the command line is followed.
 pub fn find_launches(paths: &[PathBuf]) -> Vec<PathBuf> {
     fn walk(p: &Path, out: &mut Vec<PathBuf>) {
         if p.is_file() {
@@ -408,7 +450,11 @@ pub fn find_launches(paths: &[PathBuf]) -> Vec<PathBuf> {
             return;
         }
         let Ok(rd) = std::fs::read_dir(p) else { return };
-        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut entries: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .filter(|e| !(e.file_type().is_ok_and(|t| t.is_symlink()) && e.path().is_dir()))
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for e in entries {
             walk(&e, out);

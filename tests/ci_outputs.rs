@@ -160,11 +160,13 @@ fn race_copy(name: &str, extra: &str) -> PathBuf {
     let dir = scratch(name);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(root.join(RACE).join("kernel.ptx"), dir.join("kernel.ptx")).unwrap();
+    std::fs::create_dir_all(dir.join("inputs")).unwrap();
+    std::fs::copy(
+        root.join(RACE).join("inputs/in.bin"),
+        dir.join("inputs/in.bin"),
+    )
+    .unwrap();
     let toml = std::fs::read_to_string(root.join(RACE).join("launch.toml")).unwrap();
-    let toml = toml.replace(
-        "../../checker/cas_loop_add/",
-        &format!("{}/", root.join(CAS).display()),
-    );
     std::fs::write(dir.join("launch.toml"), format!("{toml}\n{extra}")).unwrap();
     dir
 }

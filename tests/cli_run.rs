@@ -145,6 +145,30 @@ fn trap_deadlock_and_step_limit_exit_1() {
     );
 }
 
+/// A spin on a flag nobody sets and a lock nobody releases end at once as deadlocks naming the
+/// loop, not after billions of steps.
+#[test]
+fn endless_spins_are_deadlocks_naming_the_loop() {
+    for (dir, line) in [("tests/run/spin_flag", 23), ("tests/run/lock_held", 18)] {
+        let (code, stdout, _) = ptxrun(&["run", dir, "--format", "json"]);
+        assert_eq!(code, 1, "{dir}: {stdout}");
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(v["status"], "deadlock", "{dir}");
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["line"], line, "{dir}: {d}");
+        let msg = d["message"].as_str().unwrap();
+        assert!(
+            msg.contains(&format!("spins in the loop ending at line {line}")),
+            "{msg}"
+        );
+        // Well before the step limit.
+        assert!(
+            v["stats"]["warp_instructions"].as_u64().unwrap() < 1 << 20,
+            "{dir}"
+        );
+    }
+}
+
 /// Writes a launch directory with the given launch.toml beside the oob kernel's PTX.
 fn launch_dir(name: &str, toml: &str, files: &[(&str, &[u8])]) -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -190,7 +214,7 @@ fn bad_launch_files_exit_2_naming_the_field() {
             "file-too-big",
             format!("grid = 1\nblock = 64\n{buf}init = \"big.bin\"\n"),
             vec![("big.bin", &[0u8; 300][..])],
-            "room for 256",
+            "more than the 256",
         ),
         (
             "bad-type",

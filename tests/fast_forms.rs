@@ -346,7 +346,7 @@ proptest! {
         c in prop::collection::vec(float32(), 3 * THREADS),
     ) {
         let (dir, _) = launch_dir();
-        let p = prepare(&dir.join("launch.toml"), None).unwrap();
+        let p = prepare(&dir.join("launch.toml"), &Settings::for_test(0, "bandwidth")).unwrap();
         let p = with_inputs(&p, &a, &b, &c);
         prop_assert_eq!(outputs(&p, true), outputs(&p, false));
     }
@@ -356,7 +356,11 @@ proptest! {
 #[test]
 fn the_kernel_is_made_of_fast_forms() {
     let (dir, (n32, n64, nf)) = launch_dir();
-    let p = prepare(&dir.join("launch.toml"), None).unwrap();
+    let p = prepare(
+        &dir.join("launch.toml"),
+        &Settings::for_test(0, "bandwidth"),
+    )
+    .unwrap();
     let (fast, total) = ptxrun::exec::fast_coverage(p.module.ir());
     assert!(n32 + n64 + nf > 150);
     assert!(
