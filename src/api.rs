@@ -282,6 +282,12 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Set from another thread to stop the run (an `interrupted` fault).
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Stop the run with a `timeout` fault after this long (wall clock).
+    pub timeout: Option<std::time::Duration>,
+    /// The memory budget in bytes (`None`: [`crate::mem::budget::default_limit`]): a launch
+    /// that needs more is an [`Error::InvalidLaunch`] before it runs, or a `memory-limit`
+    /// fault when it gets there while running.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -290,19 +296,24 @@ impl Default for RunOptions {
             seed: 0,
             latency: DEFAULT_LATENCY.to_string(),
             check: true,
-            max_steps: 1 << 32,
+            max_steps: DEFAULT_MAX_STEPS,
             instruction_cycles: 1,
             trace: false,
             trace_instructions: false,
             fast: true,
             jobs: 1,
             cancel: None,
+            timeout: None,
+            memory_limit: None,
         }
     }
 }
 
 /// The latency model runs use unless told otherwise.
 pub const DEFAULT_LATENCY: &str = "bandwidth";
+
+/// The step limit unless told otherwise (see `exec::DEFAULT_MAX_STEPS`).
+pub const DEFAULT_MAX_STEPS: u64 = exec::DEFAULT_MAX_STEPS;
 
 /// A launch laid out in memory, ready to run (any number of times, under any schedule).
 #[derive(Clone)]
@@ -337,8 +348,13 @@ impl Kernel {
     /// Validates the launch and lays it out: buffers allocated in global memory, the parameter
     /// buffer filled, the cluster shape settled.
     pub fn prepare(&self, launch: &Launch) -> Result<Prepared, Error> {
+        self.prepare_owned(launch.clone())
+    }
+
+    /// [`Kernel::prepare`], moving the buffers' bytes into device memory instead of copying.
+    pub fn prepare_owned(&self, mut launch: Launch) -> Result<Prepared, Error> {
         let func = self.function();
-        let grid = self.grid(launch)?;
+        let grid = self.grid(&launch)?;
         if launch.args.len() != func.params.len() {
             return invalid(format!(
                 "`{}` takes {} parameters but the launch gives {}",
@@ -350,10 +366,11 @@ impl Kernel {
         let mut global = Global::new();
         let buffers: Vec<(String, Type, u64, usize)> = launch
             .buffers
-            .iter()
+            .iter_mut()
             .map(|b| {
-                let addr = global.alloc(&b.name, b.data.clone(), false);
-                (b.name.clone(), b.ty, addr, b.data.len())
+                let len = b.data.len();
+                let addr = global.alloc(&b.name, std::mem::take(&mut b.data), false);
+                (b.name.clone(), b.ty, addr, len)
             })
             .collect();
         let size = func.params.iter().map(|p| p.offset + p.size).max();
@@ -547,7 +564,41 @@ fn arg_bytes(
 impl Prepared {
     /// Runs the prepared launch under one schedule.
     pub fn execute(&self, o: &RunOptions) -> Result<Outcome, Error> {
+        self.run_on(self.global.clone(), o)
+    }
+
+    /// [`Prepared::execute`] for the last run of this launch: the run takes the laid-out
+    /// memory instead of a copy (later runs would start from empty memory).
+    pub fn execute_once(&mut self, o: &RunOptions) -> Result<Outcome, Error> {
+        let global = std::mem::take(&mut self.global);
+        self.run_on(global, o)
+    }
+
+    fn run_on(&self, global: Global, o: &RunOptions) -> Result<Outcome, Error> {
         let latency = crate::latency::parse(&o.latency, o.seed).map_err(Error::InvalidLaunch)?;
+        let limit = o
+            .memory_limit
+            .unwrap_or_else(crate::mem::budget::default_limit);
+        let needs = self.footprint(&global);
+        let fixed = needs
+            .iter()
+            .map(|(_, b)| b)
+            .fold(0u64, |a, b| a.saturating_add(*b));
+        if fixed > limit {
+            use crate::mem::budget::human;
+            let parts: Vec<String> = needs
+                .iter()
+                .filter(|(_, b)| *b > 0)
+                .map(|(what, b)| format!("{what} {}", human(*b)))
+                .collect();
+            return invalid(format!(
+                "the launch needs at least {} of memory ({}), more than the memory limit of {} \
+                 (--memory-limit; the default is 3/4 of the machine's memory or of `ulimit -v`)",
+                human(fixed),
+                parts.join(", "),
+                human(limit)
+            ));
+        }
         let opts = Options {
             seed: o.seed,
             max_steps: o.max_steps,
@@ -559,15 +610,48 @@ impl Prepared {
             fast: o.fast,
             jobs: o.jobs.max(1),
             cancel: o.cancel.clone(),
+            deadline: o
+                .timeout
+                .and_then(|t| std::time::Instant::now().checked_add(t)),
+            meter: Arc::new(crate::mem::budget::Meter::new(limit, fixed)),
         };
         Ok(exec::run(
             self.module.ir(),
             ir::FuncId(self.entry as u32),
             &self.grid,
-            self.global.clone(),
+            global,
             self.kparams.clone(),
             opts,
         ))
+    }
+
+    /// What a run holds from its start, by kind: global memory (buffers), the module's
+    /// variables, and one cluster's shared and local memory.
+    fn footprint(&self, global: &Global) -> [(&'static str, u64); 4] {
+        use crate::ir::Space;
+        let m = self.module.ir();
+        let entry = Some(ir::FuncId(self.entry as u32));
+        let (mut vars, mut shared, mut local) = (0u64, 0u64, 0u64);
+        for v in &m.vars {
+            match v.space {
+                Space::Global | Space::Const => vars = vars.saturating_add(v.size),
+                Space::Shared | Space::SharedCluster if v.owner.is_none() || v.owner == entry => {
+                    shared = shared.saturating_add(v.size)
+                }
+                Space::Local if v.owner == entry => local = local.saturating_add(v.size),
+                _ => {}
+            }
+        }
+        let g = &self.grid;
+        let ctas: u64 = g.cluster.iter().map(|&d| u64::from(d)).product();
+        let threads: u64 = g.block.iter().map(|&d| u64::from(d)).product::<u64>() * ctas;
+        let shared = shared.saturating_add(u64::from(g.dynamic_shared_bytes));
+        [
+            ("buffers", global.size() as u64),
+            ("module variables", vars),
+            ("shared memory", shared.saturating_mul(ctas)),
+            ("local memory", local.saturating_mul(threads)),
+        ]
     }
 
     /// The report of one of this launch's runs.

@@ -5,7 +5,7 @@
 //! how many cores ran it or in which order they finished.
 
 use crate::api::{self, Prepared, Report, RunOptions};
-use crate::exec::{Fault, FaultKind, Hazard};
+use crate::exec::{Fault, FaultKind, Hazard, Outcome};
 use crate::latency::STANDARD;
 use crate::report::sarif;
 use crate::runner::{prepare, BadInput, Settings};
@@ -121,7 +121,7 @@ pub fn explore(
     jobs: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Explored, BadInput> {
-    let p = prepare(path, base.entry.as_deref())?;
+    let p = prepare(path, base)?;
     let x = explore_prepared(&p, &base.options(), scheds, jobs, tick)?;
     Ok(x.with_policy(base.policy_for(&p.launch)))
 }
@@ -138,7 +138,17 @@ pub fn explore_prepared(
     for s in &scheds {
         crate::latency::parse(&s.latency, s.seed).map_err(api::Error::InvalidLaunch)?;
     }
-    let run_one = |s: &Schedule| {
+    // Schedules run side by side share the memory budget; fewer side by side if each needs
+    // much (the launch's buffers are copied for each).
+    let limit = base
+        .memory_limit
+        .unwrap_or_else(crate::mem::budget::default_limit);
+    let each = (p.global.size() as u64).saturating_mul(2).max(1);
+    let jobs = jobs.clamp(
+        1,
+        usize::try_from(limit / each).unwrap_or(usize::MAX).max(1),
+    );
+    let run_one = |(i, s): (usize, &Schedule)| {
         let opts = RunOptions {
             seed: s.seed,
             latency: s.latency.clone(),
@@ -146,9 +156,10 @@ pub fn explore_prepared(
             trace_instructions: false,
             // The schedules already use every worker.
             jobs: 1,
+            memory_limit: Some(limit / jobs as u64),
             ..base.clone()
         };
-        let r = p.execute(&opts);
+        let r = p.execute(&opts).map(|o| Reduced::of(o, i == 0));
         tick();
         r
     };
@@ -158,14 +169,15 @@ pub fn explore_prepared(
         .map_err(|e| {
             api::Error::InvalidLaunch(format!("cannot start {jobs} worker threads: {e}"))
         })?;
-    let outcomes: Vec<_> = pool.install(|| scheds.par_iter().map(run_one).collect());
+    // Each schedule is reduced to its findings as it finishes: memory does not grow with N.
+    let outcomes: Vec<_> = pool.install(|| scheds.par_iter().enumerate().map(run_one).collect());
     let mut hazards: Vec<(Hazard, usize)> = Vec::new();
     let mut faults: Vec<(Fault, usize)> = Vec::new();
     let mut thread_instructions = 0;
     let mut first = None;
     for (i, o) in outcomes.into_iter().enumerate() {
         let o = o?;
-        thread_instructions += o.stats.thread_instructions;
+        thread_instructions += o.thread_instructions;
         for h in &o.hazards {
             let rel = |x: &Hazard| x.related.first().map(|r| r.at);
             match hazards
@@ -185,7 +197,7 @@ pub fn explore_prepared(
             }
         }
         if first.is_none() {
-            first = Some(o);
+            first = o.outcome;
         }
     }
     let Some(outcome) = first else {
@@ -202,6 +214,33 @@ pub fn explore_prepared(
         thread_instructions,
         partition: None,
     })
+}
+
+/// What exploration keeps of one schedule's run: its findings and count of instructions, and
+/// the whole outcome of the first schedule only (the report's run).
+struct Reduced {
+    outcome: Option<Outcome>,
+    hazards: Vec<Hazard>,
+    fault: Option<Fault>,
+    thread_instructions: u64,
+}
+
+impl Reduced {
+    fn of(o: Outcome, keep: bool) -> Reduced {
+        let mut r = Reduced {
+            hazards: Vec::new(),
+            fault: o.fault.clone(),
+            thread_instructions: o.stats.thread_instructions,
+            outcome: None,
+        };
+        if keep {
+            r.hazards = o.hazards.clone();
+            r.outcome = Some(o);
+        } else {
+            r.hazards = o.hazards;
+        }
+        r
+    }
 }
 
 impl Explored {

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod diag;
 pub mod exec;
 pub mod explore;
+pub mod files;
 pub mod ir;
 pub mod latency;
 pub mod launch;

@@ -61,11 +61,18 @@ pub fn run(
     let jobs = opts
         .jobs
         .min(k.origins.len())
-        .min(workers_fitting(&global, opts.check));
+        .min(workers_fitting(&global, &opts.meter));
     // Traces number operations and events across the whole launch: they need one thread.
     if jobs > 1 && !opts.trace {
-        if let Some(out) = parallel(&k, &global, &kparams, &opts, jobs) {
-            return out;
+        // The workers' copies of global memory are charged while they live.
+        let copies = (global.size() as u64).saturating_mul(jobs as u64);
+        let meter = Arc::clone(&opts.meter);
+        if meter.charge(copies, || "copies of global memory for --jobs".into()) {
+            let out = parallel(&k, &global, &kparams, &opts, jobs);
+            meter.release(copies);
+            if let Some(out) = out {
+                return out;
+            }
         }
     }
     sequential(&k, global, kparams, opts)
@@ -80,19 +87,13 @@ struct Kernel<'m> {
     origins: Vec<[u32; 3]>,
 }
 
-/// Memory the copies of global memory (and their shadows) of all workers may take together.
-const COPIES_BUDGET: usize = 4 << 30;
-
-/// How many workers' copies of `global` fit in [`COPIES_BUDGET`] (at least one: the one-thread
-/// run needs its own anyway).
-fn workers_fitting(global: &Global, check: bool) -> usize {
-    let shadow = if check {
-        crate::mem::shadow::BYTES_PER_BYTE
-    } else {
-        0
-    };
-    let each = global.size().saturating_mul(1 + shadow).max(1);
-    (COPIES_BUDGET / each).max(1)
+/// How many workers' copies of `global` fit in what the memory budget has left (their shadows
+/// are made as they are touched, and charged then); fewer than two: run on one thread, which
+/// needs no copy.
+fn workers_fitting(global: &Global, meter: &crate::mem::budget::Meter) -> usize {
+    let left = meter.limit().saturating_sub(meter.used());
+    let each = (global.size() as u64).max(1);
+    usize::try_from(left / each).unwrap_or(usize::MAX)
 }
 
 fn sequential(k: &Kernel<'_>, global: Global, kparams: Vec<u8>, opts: Options) -> Outcome {
@@ -254,7 +255,7 @@ fn parallel(
         opts.fast,
     );
     let models: Vec<_> = (0..jobs).map(|_| opts.latency.fresh()).collect();
-    let cancel = &opts.cancel;
+    let (cancel, deadline, meter) = (&opts.cancel, opts.deadline, &opts.meter);
     let machines: Vec<Machine<'_>> = std::thread::scope(|s| {
         let handles: Vec<_> = models
             .into_iter()
@@ -276,6 +277,8 @@ fn parallel(
                         fast,
                         jobs: 1,
                         cancel: cancel.clone(),
+                        deadline,
+                        meter: Arc::clone(meter),
                     };
                     let mut m =
                         Machine::new(k.module, k.entry, k.grid, g, kparams.to_vec(), worker_opts);
@@ -463,11 +466,12 @@ mod tests {
 
     #[test]
     fn copies_of_large_memories_limit_the_workers() {
+        use crate::mem::budget::Meter;
         let mut g = Global::new();
         g.alloc("small", vec![0; 1 << 18], false);
-        assert!(workers_fitting(&g, true) >= 64);
+        assert!(workers_fitting(&g, &Meter::new(4 << 30, 0)) >= 64);
         g.alloc("large", vec![0; 1 << 28], false);
-        assert_eq!(workers_fitting(&g, true), 1);
-        assert_eq!(workers_fitting(&g, false), 15);
+        assert_eq!(workers_fitting(&g, &Meter::new(4 << 30, 3 << 30)), 3);
+        assert_eq!(workers_fitting(&g, &Meter::new(4 << 30, 4 << 30)), 0);
     }
 }

@@ -95,6 +95,8 @@ pub(crate) struct Checker {
     /// fence orders ([`FENCE_SHARED`], [`FENCE_GLOBAL`]); and its clock at its last one.
     proxy_fences: BTreeMap<Agent, Vec<(u32, u8)>>,
     last_proxy_fence: BTreeMap<Agent, (Vc, u8)>,
+    /// The run's memory budget, charged for shadow memory.
+    meter: std::sync::Arc<crate::mem::budget::Meter>,
     /// Per global allocation (made on first access), and per CTA rank.
     global: Vec<Option<Shadow>>,
     shared: Vec<Shadow>,
@@ -130,8 +132,9 @@ fn op_name(engine: &Engine, op: OpId) -> String {
 }
 
 impl Checker {
-    pub fn new(m: &crate::ir::Module) -> Self {
+    pub fn new(m: &crate::ir::Module, meter: std::sync::Arc<crate::mem::budget::Meter>) -> Self {
         Checker {
+            meter,
             lines: m
                 .functions
                 .iter()
@@ -164,7 +167,11 @@ impl Checker {
         }
         self.shared = warps_per_cta
             .iter()
-            .map(|_| Shadow::new(shared_bytes))
+            .enumerate()
+            .map(|(r, _)| {
+                let name = format!("the shared memory of CTA rank {r}");
+                Shadow::metered(shared_bytes, std::sync::Arc::clone(&self.meter), &name)
+            })
             .collect();
         self.bars = warps_per_cta.iter().map(|_| Default::default()).collect();
         self.exited = warps_per_cta.iter().map(|_| Vc::new()).collect();
@@ -252,6 +259,7 @@ impl Checker {
         shared: &'s mut [Shadow],
         globals: &'s mut Vec<Option<Shadow>>,
         global: &Global,
+        meter: &std::sync::Arc<crate::mem::budget::Meter>,
         region: Region,
         len: usize,
     ) -> Option<(&'s mut Shadow, usize)> {
@@ -265,8 +273,11 @@ impl Checker {
                 if globals.len() <= i {
                     globals.resize(i + 1, None);
                 }
-                let size = global.allocs[i].data.len();
-                let s = globals[i].get_or_insert_with(|| Shadow::new(size));
+                let a = &global.allocs[i];
+                let s = globals[i].get_or_insert_with(|| {
+                    let name = format!("global `{}`", a.name);
+                    Shadow::metered(a.data.len(), std::sync::Arc::clone(meter), &name)
+                });
                 Some((s, off))
             }
         }
@@ -292,6 +303,7 @@ impl Checker {
             shared,
             global: globals,
             observed,
+            meter,
             ..
         } = self;
         let w = &warps[site.rank as usize][site.warp as usize];
@@ -303,7 +315,7 @@ impl Checker {
             Region::Global(_) => site.rank,
         };
         let mut met = Vec::new();
-        let Some((shadow, off)) = Self::shadow(shared, globals, global, region, len) else {
+        let Some((shadow, off)) = Self::shadow(shared, globals, global, meter, region, len) else {
             return;
         };
         shadow.access(
@@ -497,6 +509,7 @@ impl Checker {
                     &mut self.shared,
                     &mut self.global,
                     global,
+                    &self.meter,
                     region,
                     s.len as usize,
                 ) else {

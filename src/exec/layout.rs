@@ -69,8 +69,11 @@ impl Layout {
                 Space::Global | Space::Const => {
                     let size = usize::try_from(v.size)
                         .map_err(|_| format!("`{}` is too large", v.name))?;
-                    let mut data = v.init.clone();
-                    data.resize(size, 0);
+                    // Zeroed pages cost nothing until touched: a large variable costs what the
+                    // kernel touches.
+                    let mut data = vec![0u8; size];
+                    let n = v.init.len().min(size);
+                    data[..n].copy_from_slice(&v.init[..n]);
                     var_addr[i] = global.alloc(&v.name, data, v.space == Space::Const);
                 }
                 Space::Shared | Space::SharedCluster

@@ -15,6 +15,7 @@
 //! map `tensormap.rs`, and read-modify-write arithmetic `reduce.rs`; the happens-before checker's
 //! vector clocks are `hb.rs` and its shadow memory `shadow.rs`.
 
+pub mod budget;
 pub mod copy;
 pub mod hb;
 pub mod mbarrier;

@@ -14,9 +14,13 @@
 //! The shadow is bounded: a word remembers its last write and at most [`READS`] reads, the
 //! oldest read forgotten beyond; and when a write covers only some bytes of a word, the earlier
 //! writer of the other bytes is forgotten. Forgetting can only hide a race, never report one
-//! that is not there.
+//! that is not there. It is made in pages as memory is first touched, each charged to the run's
+//! memory [`Meter`]: a large buffer costs the shadow of what the kernel touches, and a page
+//! the budget refuses is not followed (the run stops at its next look at the meter).
 
+use super::budget::Meter;
 use super::hb::Epoch;
+use std::sync::Arc;
 
 /// Marks an asynchronous operation in [`Stamp::who`]; the rest is the operation's id.
 const OP: u32 = 1 << 31;
@@ -110,24 +114,122 @@ struct Cell {
 /// Bytes of shadow per byte of memory followed (rounded up).
 pub const BYTES_PER_BYTE: usize = std::mem::size_of::<Cell>().div_ceil(4);
 
+/// Words per shadow page (the shadow of 4 KiB of memory).
+const PAGE: usize = 1024;
+const NO_CELL: Cell = Cell {
+    w: Entry {
+        s: Stamp {
+            who: 0,
+            clock: 0,
+            site: 0,
+        },
+        mask: 0,
+    },
+    r: [Entry {
+        s: Stamp {
+            who: 0,
+            clock: 0,
+            site: 0,
+        },
+        mask: 0,
+    }; READS],
+};
+
 /// The shadow of one region (a CTA's shared memory, or one global allocation).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct Shadow {
-    cells: Vec<Cell>,
+    /// Pages of [`PAGE`] words, made on first access.
+    pages: Vec<Option<Box<[Cell]>>>,
+    words: usize,
+    meter: Arc<Meter>,
+    /// What the region is, for the budget's message.
+    name: Arc<str>,
 }
 
-impl Shadow {
-    /// The shadow of `len` bytes.
-    pub fn new(len: usize) -> Self {
+impl Default for Shadow {
+    fn default() -> Self {
+        Shadow::new(0)
+    }
+}
+
+impl Clone for Shadow {
+    fn clone(&self) -> Self {
+        let made = self.pages.iter().filter(|p| p.is_some()).count();
+        // The copy's pages are charged too: dropping it gives them back. A copy is made before
+        // a run starts, so going over here is seen at the run's first look at the meter.
+        self.meter.charge((made * PAGE_BYTES) as u64, || {
+            format!("a copy of the checker's shadow of {}", self.name)
+        });
         Shadow {
-            cells: vec![Cell::default(); len.div_ceil(4)],
+            pages: self.pages.clone(),
+            words: self.words,
+            meter: Arc::clone(&self.meter),
+            name: Arc::clone(&self.name),
         }
+    }
+}
+
+impl Drop for Shadow {
+    fn drop(&mut self) {
+        let made = self.pages.iter().filter(|p| p.is_some()).count();
+        self.meter.release((made * PAGE_BYTES) as u64);
+    }
+}
+
+/// Bytes of one shadow page.
+const PAGE_BYTES: usize = PAGE * std::mem::size_of::<Cell>();
+
+impl Shadow {
+    /// The shadow of `len` bytes, with no memory limit.
+    pub fn new(len: usize) -> Self {
+        Shadow::metered(len, Arc::new(Meter::unlimited()), "memory")
+    }
+
+    /// The shadow of `len` bytes of `name`, its pages charged to `meter`.
+    pub fn metered(len: usize, meter: Arc<Meter>, name: &str) -> Self {
+        let words = len.div_ceil(4);
+        Shadow {
+            pages: vec![None; words.div_ceil(PAGE)],
+            words,
+            meter,
+            name: name.into(),
+        }
+    }
+
+    /// Word `i`, if its page exists.
+    fn cell(&self, i: usize) -> Option<&Cell> {
+        self.pages.get(i / PAGE)?.as_ref().map(|p| &p[i % PAGE])
+    }
+
+    /// Word `i`, its page made if the budget allows; `None` past the end or over the budget.
+    fn cell_mut(&mut self, i: usize) -> Option<&mut Cell> {
+        let page = self.pages.get_mut(i / PAGE)?;
+        if page.is_none() {
+            let name = &self.name;
+            if !self.meter.charge(PAGE_BYTES as u64, || {
+                format!("the checker's shadow of {name}")
+            }) {
+                return None;
+            }
+            *page = Some(vec![NO_CELL; PAGE].into_boxed_slice());
+        }
+        page.as_mut().map(|p| &mut p[i % PAGE])
+    }
+
+    /// Every word the shadow has made, with its index.
+    fn cells(&self) -> impl Iterator<Item = (usize, &Cell)> + '_ {
+        self.pages.iter().enumerate().flat_map(|(pi, p)| {
+            p.iter()
+                .flat_map(|p| p.iter())
+                .enumerate()
+                .map(move |(i, c)| (pi * PAGE + i, c))
+        })
     }
 
     /// Every access the shadow remembers, with the offset of the word it touched: each word's
     /// last write and the reads since.
     pub fn stamps(&self) -> impl Iterator<Item = (usize, Stamp)> + '_ {
-        self.cells.iter().enumerate().flat_map(|(i, c)| {
+        self.cells().flat_map(|(i, c)| {
             std::iter::once(c.w)
                 .chain(c.r)
                 .filter(|e| e.mask != 0 && !e.s.is_none())
@@ -139,7 +241,7 @@ impl Shadow {
     pub fn writes(&self, off: usize, len: usize) -> Vec<Stamp> {
         let (first, last) = (off / 4, (off + len.max(1) - 1) / 4);
         let mut out: Vec<Stamp> = Vec::new();
-        for c in self.cells.iter().take(last + 1).skip(first) {
+        for c in (first..=last.min(self.words.saturating_sub(1))).filter_map(|i| self.cell(i)) {
             if c.w.mask != 0 && !c.w.s.is_none() && !out.contains(&c.w.s) {
                 out.push(c.w.s);
             }
@@ -164,19 +266,22 @@ impl Shadow {
         }
         let (first, last) = (off / 4, (off + len - 1) / 4);
         let mut seen: Option<(Cell, u8, Cell)> = None;
-        for i in first..=last.min(self.cells.len().saturating_sub(1)) {
+        if self.words == 0 {
+            return;
+        }
+        for i in first..=last.min(self.words - 1) {
             let lo = if i == first { off % 4 } else { 0 };
             let hi = if i == last { (off + len - 1) % 4 } else { 3 };
             let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
-            let before = self.cells[i];
+            let Some(c) = self.cell_mut(i) else { return };
+            let before = *c;
             if let Some((b, m, after)) = seen {
                 // Same shadow and bytes as the word before: same judgement, same outcome.
                 if b == before && m == mask {
-                    self.cells[i] = after;
+                    *c = after;
                     continue;
                 }
             }
-            let c = &mut self.cells[i];
             let at = (i * 4 + lo).max(off);
             if c.w.mask & mask != 0 && !c.w.s.is_none() && !c.w.s.same(&new) {
                 ordered(&c.w.s, true, true, at);
@@ -196,7 +301,7 @@ impl Shadow {
             } else {
                 read(c, new, mask, &mut |p, w, k| ordered(p, w, k, at));
             }
-            seen = Some((before, mask, self.cells[i]));
+            seen = Some((before, mask, *c));
         }
     }
 }

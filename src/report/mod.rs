@@ -173,6 +173,11 @@ impl Report {
         matches!(&self.outcome.fault, Some(f) if f.kind == FaultKind::Unsupported)
     }
 
+    /// Whether the run stopped because it went over its memory budget (exit 2).
+    pub fn over_budget(&self) -> bool {
+        matches!(&self.outcome.fault, Some(f) if f.kind == FaultKind::MemoryLimit)
+    }
+
     /// Text the kernel printed (device `printf`).
     pub fn stdout(&self) -> &str {
         &self.outcome.stdout
@@ -478,6 +483,8 @@ fn kind_code(k: FaultKind) -> &'static str {
         FaultKind::Deadlock => "run::deadlock",
         FaultKind::StepLimit => "run::step-limit",
         FaultKind::Interrupted => "run::interrupted",
+        FaultKind::Timeout => "run::timeout",
+        FaultKind::MemoryLimit => "run::memory-limit",
         FaultKind::Unsupported => "run::unsupported",
         FaultKind::Hazard(kind) => kind,
     }
