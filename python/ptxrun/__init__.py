@@ -450,7 +450,7 @@ class Module:
         latency: str = "bandwidth",
         check: bool = True,
         explore: Optional[int] = None,
-        max_steps: int = 1 << 32,
+        max_steps: int = 1 << 28,
         jobs: int = 1,
         raise_on_error: bool = True,
         printf: str = "stdout",

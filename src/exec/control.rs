@@ -34,6 +34,9 @@ impl<'m> Machine<'m> {
                     ));
                 };
                 branch(cta, wi, gi, active, |_| target);
+                if target <= g.pc && active != 0 {
+                    self.back_edge(cl, (ci, wi), g.pc, target)?;
+                }
             }
             Op::BrxIdx => {
                 let Some(Operand::Targets(t)) = ops.get(1).copied() else {

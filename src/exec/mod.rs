@@ -45,6 +45,7 @@ mod narrow;
 mod park;
 mod printf;
 mod sfu;
+mod spin;
 mod step;
 mod tcore;
 mod tensorops;
@@ -85,7 +86,17 @@ pub struct Options {
     /// Set from another thread to stop the run with an `interrupted` fault (a Python caller's
     /// Ctrl-C); looked at every [`CANCEL_EVERY`] warp instructions.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Stop the run with a `timeout` fault at this instant (`--timeout`).
+    pub deadline: Option<std::time::Instant>,
+    /// The run's memory budget: what it allocates as it goes is charged here, and going over
+    /// stops it with a `memory-limit` fault.
+    pub meter: std::sync::Arc<crate::mem::budget::Meter>,
 }
+
+/// The step limit unless told otherwise: 2^28 warp instructions, a few seconds to a minute of
+/// interpreting (the largest sample needs 5 million; a 1024^3 SGEMM about 100 million). A
+/// loop that spins on memory nobody writes ends much sooner, as a deadlock (`spin.rs`).
+pub const DEFAULT_MAX_STEPS: u64 = 1 << 28;
 
 /// How often (in warp instructions, a power of two) a run looks at `Options::cancel`.
 pub const CANCEL_EVERY: u64 = 1 << 12;
@@ -94,7 +105,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             seed: 0,
-            max_steps: 1 << 32,
+            max_steps: DEFAULT_MAX_STEPS,
             instruction_cycles: 1,
             latency: Box::new(crate::latency::Immediate),
             trace: false,
@@ -103,6 +114,8 @@ impl Default for Options {
             fast: true,
             jobs: 1,
             cancel: None,
+            deadline: None,
+            meter: std::sync::Arc::new(crate::mem::budget::Meter::unlimited()),
         }
     }
 }
@@ -128,6 +141,10 @@ pub enum FaultKind {
     StepLimit,
     /// The caller asked the run to stop (`Options::cancel`).
     Interrupted,
+    /// The run reached `Options::deadline`.
+    Timeout,
+    /// The run needed more memory than its budget (`Options::meter`): bad input, exit 2.
+    MemoryLimit,
     Unsupported,
     Misaligned,
     /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
@@ -142,6 +159,8 @@ impl FaultKind {
             FaultKind::Deadlock => "deadlock",
             FaultKind::StepLimit => "step-limit",
             FaultKind::Interrupted => "interrupted",
+            FaultKind::Timeout => "timeout",
+            FaultKind::MemoryLimit => "memory-limit",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
             FaultKind::Hazard(kind) => kind,

@@ -46,6 +46,9 @@ pub(crate) struct Machine<'m> {
     pub max_steps: u64,
     /// Set from another thread to stop the run (`Options::cancel`).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// `Options::deadline` and `Options::meter`, looked at with `cancel`.
+    pub deadline: Option<std::time::Instant>,
+    pub meter: std::sync::Arc<crate::mem::budget::Meter>,
     pub instruction_cycles: u64,
     pub stdout: String,
     pub stats: Stats,
@@ -67,6 +70,8 @@ pub(crate) struct Machine<'m> {
     pub hb: Option<super::hazard::Checker>,
     /// Per function, the fast form of each instruction (`fast.rs`); empty when turned off.
     pub fast: Vec<Vec<super::fast::Fast>>,
+    /// Proves spin loops endless (`spin.rs`).
+    pub spin: super::spin::Spin,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,6 +264,8 @@ impl<'m> Machine<'m> {
             watch: None,
             max_steps: opts.max_steps,
             cancel: opts.cancel,
+            deadline: opts.deadline,
+            meter: std::sync::Arc::clone(&opts.meter),
             instruction_cycles: opts.instruction_cycles.max(1),
             stdout: String::new(),
             stats: Stats::default(),
@@ -269,8 +276,11 @@ impl<'m> Machine<'m> {
             now: 0,
             progress: 0,
             next_deadline: u64::MAX,
-            hb: opts.check.then(|| super::hazard::Checker::new(m)),
+            hb: opts
+                .check
+                .then(|| super::hazard::Checker::new(m, std::sync::Arc::clone(&opts.meter))),
             fast,
+            spin: super::spin::Spin::default(),
         }
     }
 
@@ -395,6 +405,7 @@ impl<'m> Machine<'m> {
             }
         }
         self.engine.reset(index);
+        self.spin.reset(self.stats.warp_instructions);
         self.sched = Scheduler::new(crate::latency::cluster_seed(self.seed, index));
         self.now = 0;
         let mut next_watch = self.stats.warp_instructions + WATCH_EVERY;
@@ -439,7 +450,12 @@ impl<'m> Machine<'m> {
                     .all(|c| c.warps.iter().all(|w| w.groups.is_empty()))
                 {
                     // Operations still in flight complete (a bulk store nobody waited for).
-                    return self.drain(&mut cl);
+                    self.drain(&mut cl)?;
+                    // A cluster shorter than the look-at interval still answers to the budget.
+                    return match self.stop_asked() {
+                        Some(f) => Err(with_cta(f, cl.ctas[0].id)),
+                        None => Ok(()),
+                    };
                 }
                 let next = self
                     .engine
@@ -489,6 +505,36 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Whether the run must stop now: the caller cancelled it, its deadline passed, or it went
+    /// over its memory budget.
+    fn stop_asked(&self) -> Option<Box<Fault>> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Some(fault(
+                FaultKind::Interrupted,
+                "the run was interrupted here",
+            ));
+        }
+        if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Some(fault(
+                FaultKind::Timeout,
+                "the run reached its --timeout here",
+            ));
+        }
+        self.meter.exceeded().map(|why| {
+            fault(
+                FaultKind::MemoryLimit,
+                format!("the run went over its memory budget here: {why} (--memory-limit raises it; --no-check saves the checker's shadow)"),
+            )
+        })
+    }
+
     /// Executes one instruction of group `gi` of warp `wi` of CTA `ci`.
     fn step(&mut self, cl: &mut Cluster, ci: usize, wi: usize, gi: usize) -> Res<()> {
         self.stats.warp_instructions += 1;
@@ -503,7 +549,7 @@ impl<'m> Machine<'m> {
             let f = fault(
                 FaultKind::StepLimit,
                 format!(
-                    "the step limit ({} warp instructions) was reached here",
+                    "the step limit ({} warp instructions) was reached here (--max-steps raises it)",
                     self.max_steps
                 ),
             );
@@ -513,13 +559,10 @@ impl<'m> Machine<'m> {
             .stats
             .warp_instructions
             .is_multiple_of(super::CANCEL_EVERY)
-            && self
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
         {
-            let f = fault(FaultKind::Interrupted, "the run was interrupted here");
-            return Err(at(f, fid, pc, first));
+            if let Some(f) = self.stop_asked() {
+                return Err(at(f, fid, pc, first));
+            }
         }
         let Some(ins) = func.code.get(pc as usize).copied() else {
             // Falling off the end of a function is `ret`.
@@ -560,6 +603,14 @@ impl<'m> Machine<'m> {
         if active != 0 && self.hb.is_some() {
             self.watch_wgmma(cl, ci, (wi, gi), &ins, func, (fid, pc), active);
         }
+        let effect = if active != 0 {
+            super::spin::effect(&ins)
+        } else {
+            super::spin::Effect::None
+        };
+        if effect == super::spin::Effect::Always {
+            self.spin.effect(self.stats.warp_instructions);
+        }
         if let Some(&form) = self
             .fast
             .get(fid.0 as usize)
@@ -591,7 +642,14 @@ impl<'m> Machine<'m> {
             first
         };
         self.dispatch(cl, ci, wi, gi, &ins, func, active)
-            .map_err(|f| at(f, fid, pc, first))
+            .map_err(|f| at(f, fid, pc, first))?;
+        if !matches!(
+            effect,
+            super::spin::Effect::None | super::spin::Effect::Always
+        ) {
+            self.note_atomic(cl, (ci, wi, gi), &ins, active);
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
