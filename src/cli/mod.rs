@@ -361,7 +361,14 @@ fn dispatch(cli: Cli) -> u8 {
                 ..crate::runner::Settings::for_test(seed, crate::runner::DEFAULT_LATENCY)
             };
             limits.apply(&mut settings);
-            // Opened before the run: an unwritable path is known before any work is done.
+            // Opened before the run: an unwritable path is known before any work is done (the
+            // output directory is made first: a trace may go inside it).
+            if let Some(d) = &settings.out_dir {
+                if let Err(e) = std::fs::create_dir_all(d) {
+                    errln!("error: cannot create {}: {e}", d.display());
+                    return 2;
+                }
+            }
             let trace_file = match trace.as_ref().map(|p| (p, std::fs::File::create(p))) {
                 Some((p, Err(e))) => {
                     errln!("error: cannot write the trace to {}: {e}", p.display());
@@ -495,7 +502,11 @@ fn summary(done: &crate::runner::Finished, s: &crate::runner::Settings) -> Strin
             "outputs not written (the run was not clean)".to_string()
         }
     } else {
-        let names: Vec<String> = done.written.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = done
+            .written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         format!("wrote {}", names.join(", "))
     };
     format!("ptxrun: {what}; {outputs}")
