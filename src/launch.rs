@@ -392,7 +392,8 @@ pub fn locate(path: &Path) -> Result<PathBuf, LaunchError> {
             Ok(p)
         } else {
             err(format!(
-                "{}: no launch.toml beside this file",
+                "{}: no launch.toml beside this file; `ptxrun init {}` writes one from the kernel's parameters",
+                path.display(),
                 path.display()
             ))
         };

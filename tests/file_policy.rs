@@ -226,6 +226,8 @@ fn inputs_must_be_regular_files_of_checked_size() {
 
 #[test]
 fn a_run_that_is_not_clean_writes_no_outputs() {
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/file-policy/oob-out");
+    let _ = std::fs::remove_dir_all(&out);
     let (code, stdout, _) = ptxrun_in(
         Path::new(env!("CARGO_MANIFEST_DIR")),
         &[
@@ -322,7 +324,10 @@ fn a_launch_over_the_memory_limit_is_bad_input_naming_what() {
 fn timeouts_and_unwritable_traces_end_a_run_early() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let t = std::time::Instant::now();
-    let (code, _, err) = ptxrun_in(root, &["run", "tests/run/spin", "--timeout", "0.5"]);
+    let (code, _, err) = ptxrun_in(
+        root,
+        &["run", "tests/run/count_forever", "--timeout", "0.5"],
+    );
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("timeout"), "{err}");
     assert!(t.elapsed().as_secs() < 60);

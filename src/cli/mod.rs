@@ -2,6 +2,7 @@
 //! each subcommand a thin layer over [`crate::runner`], [`crate::explore`] and the facade, and
 //! the contract's exit codes: 0 clean, 1 kernel fault or hazard, 2 bad input.
 
+mod init;
 mod interrupt;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -219,10 +220,32 @@ enum Command {
         findings: Findings,
         #[command(flatten)]
         limits: Limits,
+        /// Also run the schedule that first showed a finding (or the first schedule) once more
+        /// and write its trace to FILE.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        /// Trace format (see `run --help`).
+        #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl)]
+        trace_format: TraceFormat,
+        /// Write that schedule's `[outputs]` under DIR when it is clean.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
         /// Run only share M of N of the schedules (schedule i when i mod N = M-1), for spreading
         /// one exploration over machines; `ptxrun merge` combines the shares' JSON reports.
         #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
         partition: Option<crate::explore::Partition>,
+    },
+    /// Write a launch.toml beside a .ptx from its kernel's parameters (every choice left to
+    /// you is marked TODO). Exit 0 written, 2 otherwise (it never replaces a launch file).
+    Init {
+        /// The PTX module.
+        kernel: PathBuf,
+        /// The kernel (needed when the module has several entries).
+        #[arg(long)]
+        entry: Option<String>,
+        /// Print the launch file instead of writing it.
+        #[arg(long)]
+        print: bool,
     },
     /// Combine the JSON reports of `check --partition M/N --format json` (every share, any
     /// order) into the report one unpartitioned `check` gives. Exit 0 no hazard, 1 hazards or
@@ -363,7 +386,7 @@ fn dispatch(cli: Cli) -> u8 {
             limits.apply(&mut settings);
             // Opened before the run: an unwritable path is known before any work is done (the
             // output directory is made first: a trace may go inside it).
-            if let Some(d) = &settings.out_dir {
+            if let Some(d) = settings.out_dir.as_ref().filter(|_| trace.is_some()) {
                 if let Err(e) = std::fs::create_dir_all(d) {
                     errln!("error: cannot create {}: {e}", d.display());
                     return 2;
@@ -454,6 +477,9 @@ fn dispatch(cli: Cli) -> u8 {
             jobs,
             findings,
             limits,
+            trace,
+            trace_format,
+            out_dir,
             partition,
         } => {
             let mut base = crate::runner::Settings::for_test(seed, "bandwidth");
@@ -474,9 +500,33 @@ fn dispatch(cli: Cli) -> u8 {
                 jobs: cores(jobs),
                 partition,
             };
-            check(&path, &base, &plan, format)
+            // The trace file is made before exploring: an unwritable path is known at once.
+            let trace = match trace.map(|t| (std::fs::File::create(&t), t)) {
+                Some((Err(e), t)) => {
+                    errln!("error: cannot write the trace to {}: {e}", t.display());
+                    return 2;
+                }
+                Some((Ok(f), t)) => Some((t, trace_format == TraceFormat::Chrome, f)),
+                None => None,
+            };
+            let again = Again { trace, out_dir };
+            check(&path, &base, &plan, format, &again)
         }
         Command::Merge { reports } => merge(&reports),
+        Command::Init {
+            kernel,
+            entry,
+            print,
+        } => match init::run(&kernel, entry.as_deref(), print) {
+            Ok(text) => {
+                out!("{text}");
+                0
+            }
+            Err(e) => {
+                errln!("error: {}", e.trim_end());
+                2
+            }
+        },
     }
 }
 
@@ -512,6 +562,70 @@ fn summary(done: &crate::runner::Finished, s: &crate::runner::Settings) -> Strin
     format!("ptxrun: {what}; {outputs}")
 }
 
+/// What `check --trace/--out-dir` asks of the schedule it runs again.
+struct Again {
+    /// The trace's path, whether in Chrome's format, and the file made for it.
+    trace: Option<(PathBuf, bool, std::fs::File)>,
+    out_dir: Option<PathBuf>,
+}
+
+impl Again {
+    /// Runs the representative schedule of an exploration once more (the first that showed a
+    /// finding, else the first), writing its trace and, when clean, its outputs.
+    fn run(
+        &self,
+        path: &std::path::Path,
+        base: &crate::runner::Settings,
+        x: &crate::explore::Explored,
+    ) -> Result<(), String> {
+        if self.trace.is_none() && self.out_dir.is_none() {
+            return Ok(());
+        }
+        let first = x
+            .hazards
+            .iter()
+            .map(|(_, i)| *i)
+            .chain(x.faults.iter().map(|(_, i)| *i))
+            .min()
+            .unwrap_or(0);
+        let Some(s) = x.schedules.get(first) else {
+            return Ok(());
+        };
+        let settings = crate::runner::Settings {
+            seed: s.seed,
+            latency: s.latency.clone(),
+            trace: self.trace.is_some(),
+            write_outputs: self.out_dir.is_some(),
+            out_dir: self.out_dir.clone(),
+            policy: base.policy.clone(),
+            allow_paths: base.allow_paths.clone(),
+            entry: base.entry.clone(),
+            ..crate::runner::Settings::for_test(s.seed, &s.latency)
+        };
+        let done = crate::runner::run(path, &settings).map_err(|e| e.0)?;
+        if let Some((p, chrome, mut f)) = self.trace.as_ref().map(|(p, c, f)| (p, c, f)) {
+            std::io::Write::write_all(&mut f, done.trace_text(*chrome).as_bytes())
+                .map_err(|e| format!("cannot write the trace to {}: {e}", p.display()))?;
+        }
+        errln!(
+            "schedule {} (seed {}, latency {}) again:{}{}",
+            first,
+            s.seed,
+            s.latency,
+            self.trace.as_ref().map_or(String::new(), |(p, ..)| format!(
+                " trace in {}",
+                p.display()
+            )),
+            match (&self.out_dir, done.written.is_empty()) {
+                (None, _) => String::new(),
+                (Some(_), true) => " outputs not written (not clean)".into(),
+                (Some(d), false) => format!(" outputs under {}", d.display()),
+            }
+        );
+        Ok(())
+    }
+}
+
 /// Which schedules `check` runs.
 struct Plan {
     n: usize,
@@ -525,6 +639,7 @@ fn check(
     base: &crate::runner::Settings,
     plan: &Plan,
     format: Format,
+    again: &Again,
 ) -> u8 {
     let n = plan.n;
     if n == 0 {
@@ -578,6 +693,10 @@ fn check(
                 Format::Json => out!("{}", x.json()),
                 Format::Sarif => out!("{}", x.sarif()),
                 Format::Human => err!("{}", x.human()),
+            }
+            if let Err(e) = again.run(path, base, &x) {
+                errln!("error: {e}");
+                return 2;
             }
             if x.found() {
                 1
