@@ -418,8 +418,10 @@ const NPY_HEADER_ROOM: u64 = 1 << 20;
 /// (`--allow-path`), as [`crate::files`] describes.
 pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
     let file = locate(path)?;
+    // `launch.toml` alone has the empty path as its parent: the current directory.
     let dir = file
         .parent()
+        .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let access = crate::files::Access::new(&dir, allowed).map_err(LaunchError)?;
     let name = file.display().to_string();
