@@ -138,7 +138,7 @@ enum Command {
         /// Threads to run clusters on (0: all cores). Outputs, reports and exit codes are the
         /// same for every N: clusters that touch each other's global bytes make the run fall
         /// back to one thread, as do --trace and device malloc.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         #[command(flatten)]
         findings: Findings,
@@ -167,7 +167,7 @@ enum Command {
         #[arg(long, default_value_t = 1 << 32)]
         max_steps: u64,
         /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         #[command(flatten)]
         findings: Findings,
@@ -195,7 +195,7 @@ enum Command {
         #[arg(long, default_value = crate::runner::DEFAULT_LATENCY)]
         latency: String,
         /// Threads each launch runs its clusters on (0: all cores; see `run --help`).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         #[command(flatten)]
         findings: Findings,
@@ -206,6 +206,16 @@ enum Command {
         #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
         partition: Option<crate::explore::Partition>,
     },
+}
+
+/// `--jobs N`: 0 (every core) to [`crate::api::MAX_JOBS`] threads; more would only spend the
+/// time starting threads (a huge N never finished starting them).
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    let max = crate::api::MAX_JOBS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("must be 0 (every core) to {max} threads")),
+    }
 }
 
 /// `--jobs 0` means every core.
@@ -415,6 +425,13 @@ fn check(
     let n = plan.n;
     if n == 0 {
         errln!("error: --explore needs at least one schedule");
+        return 2;
+    }
+    if n > crate::explore::MAX_SCHEDULES {
+        errln!(
+            "error: --explore {n}: at most {} (2^20) schedules",
+            crate::explore::MAX_SCHEDULES
+        );
         return 2;
     }
     let mut scheds = crate::explore::schedules(n, base.seed, plan.latency.as_deref());

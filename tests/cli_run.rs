@@ -611,3 +611,70 @@ fn dead_cluster_peers_and_unpublished_tensor_maps_are_found() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn absurd_numeric_options_are_bad_input_not_panics() {
+    // The test binary is a debug build: an overflowing addition would panic (exit 101).
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "tests/run/trace_small",
+        "--instruction-cycles",
+        "9223372036854775807",
+        "--out-dir",
+        &out_dir("cycles-huge"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("must be 1 to 1048576"), "{err}");
+    // The largest values accepted run to the end.
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "ptx-samples/bulk/hw_bulk_scale",
+        "--instruction-cycles",
+        "1048576",
+        "--max-steps",
+        "18446744073709551615",
+        "--latency",
+        "bandwidth:1073741824,1",
+        "--out-dir",
+        &out_dir("cycles-max"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for model in [
+        "fixed:18446744073709551615",
+        "uniform:1-18446744073709551615",
+        "bandwidth:18446744073709551615,18446744073709551615",
+        "fixed:99999999999999999999999",
+    ] {
+        let (code, _, err) = ptxrun(&["run", "tests/run/trace_small", "--latency", model]);
+        assert_eq!(code, 2, "{model}: {err}");
+        assert!(err.contains("--latency"), "{model}: {err}");
+    }
+    // Seeds wrap; a huge exploration or thread count is refused before anything starts.
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "tests/run/trace_small",
+        "--explore",
+        "6",
+        "--seed",
+        "18446744073709551615",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "tests/run/trace_small",
+        "--explore",
+        "18446744073709551615",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("at most 1048576"), "{err}");
+    for cmd in ["run", "check", "test"] {
+        let (code, _, err) = ptxrun(&[
+            cmd,
+            "tests/run/trace_small",
+            "--jobs",
+            "18446744073709551615",
+        ]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains("0 (every core) to 1024"), "{cmd}: {err}");
+    }
+}

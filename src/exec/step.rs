@@ -527,7 +527,8 @@ impl<'m> Machine<'m> {
                 .do_ret(cl, ci, wi, gi, mask)
                 .map_err(|f| at(f, fid, pc, first));
         };
-        warp.clock += self.instruction_cycles;
+        // Saturates: a library caller may pass any `instruction_cycles` (the facade caps it).
+        warp.clock = warp.clock.saturating_add(self.instruction_cycles);
         self.stats.cycles = self.stats.cycles.max(warp.clock);
         let frame = &warp.frames[g.frame as usize];
         let active = match ins.guard {
