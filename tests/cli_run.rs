@@ -678,3 +678,21 @@ fn absurd_numeric_options_are_bad_input_not_panics() {
         assert!(err.contains("0 (every core) to 1024"), "{cmd}: {err}");
     }
 }
+
+#[test]
+fn b128_forms_ptxas_accepts_load_but_do_not_run() {
+    let dir = launch_dir(
+        "b128-run",
+        "kernel = \"kernel.ptx\"\ngrid = 1\nblock = 32\n\n[[params]]\nbuffer = \"p\"\ntype = \"u32\"\nlen = 64\ninit = \"zeros\"\n",
+        &[(
+            "kernel.ptx",
+            &std::fs::read("tests/valid/b128_forms.ptx").unwrap(),
+        )],
+    );
+    let (code, _, err) = ptxrun(&["run", &dir.display().to_string()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`ld.global.b128` is not supported by ptxrun yet"),
+        "{err}"
+    );
+}

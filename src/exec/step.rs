@@ -656,6 +656,14 @@ impl<'m> Machine<'m> {
         }
         if active != 0 {
             let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
+            if ins.is_b128() {
+                // Registers hold 64 bits: a 128-bit value would lose its high half.
+                let what = crate::ir::print_opcode(func, cx.pc);
+                return Err(fault(
+                    FaultKind::Unsupported,
+                    format!("`{what}` is not supported by ptxrun yet: 128-bit (`.b128`) values"),
+                ));
+            }
             match ins.op {
                 Ld | Ldu | St | Atom | Red | Cvta | Isspacep | Prefetch | Prefetchu | Mapa
                 | Getctarank => super::memops::exec(&mut cx)?,
