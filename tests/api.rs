@@ -314,3 +314,67 @@ fn run_options_out_of_range_are_bad_input_naming_the_range() {
         assert!(e.message().contains("2^30"), "{spec}: {e}");
     }
 }
+
+/// `atom` and `red` through a generic address into the thread's local memory: PTX allows
+/// atomics on global and shared memory only, so the run faults naming the address and space.
+#[test]
+fn atomics_on_local_memory_through_a_generic_address_fault() {
+    for (op, ins) in [
+        ("atom", "atom.add.u32 %r2, [%rd3], 1;"),
+        ("red", "red.add.u32 [%rd3], 1;"),
+        ("atom.cas", "atom.cas.b32 %r2, [%rd3], 0, 1;"),
+    ] {
+        let ptx = format!(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .local .align 4 .b8 slot[4];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    mov.u64 %rd2, slot;
+    cvta.local.u64 %rd3, %rd2;
+    {ins}
+    ret;
+}}
+"#
+        );
+        let r = launch_with_out(&ptx, &RunOptions::default()).unwrap();
+        assert_eq!(r.status(), "fault", "{op}");
+        let d = &r.diagnostics()[0];
+        assert!(
+            d.message.contains("local memory") && d.message.contains("global and shared"),
+            "{op}: {}",
+            d.message
+        );
+        assert_eq!(d.line, 12, "{op}");
+    }
+}
+
+/// `ldmatrix` through a generic address of global memory: it reads shared memory only.
+#[test]
+fn ldmatrix_on_global_memory_through_a_generic_address_faults() {
+    let ptx = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd1];
+    ret;
+}
+"#;
+    let r = launch_with_out(ptx, &RunOptions::default()).unwrap();
+    assert_eq!(r.status(), "fault");
+    let d = &r.diagnostics()[0];
+    assert!(
+        d.message.contains("global memory") && d.message.contains("shared memory only"),
+        "{}",
+        d.message
+    );
+}

@@ -696,3 +696,20 @@ fn b128_forms_ptxas_accepts_load_but_do_not_run() {
         "{err}"
     );
 }
+
+#[test]
+fn an_atomic_on_local_memory_is_a_fault_naming_address_and_space() {
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "tests/run/atom_local",
+        "--out-dir",
+        &out_dir("atom-local"),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("`atom.add.u32` at address")
+            && err.contains("which is local memory (local+0x0)")
+            && err.contains("kernel.ptx:17"),
+        "{err}"
+    );
+}
