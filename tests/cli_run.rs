@@ -698,6 +698,48 @@ fn b128_forms_ptxas_accepts_load_but_do_not_run() {
 }
 
 #[test]
+fn writes_into_an_exited_peer_cta_are_found() {
+    // Rank 1 writes into rank 0's shared memory after rank 0 exited: each kind of write stops
+    // the run (exit 1) at the write, as the H100 fails the launch.
+    for (entry, line) in [
+        ("store_after_exit", 39),
+        ("atom_after_exit", 72),
+        ("red_after_exit", 105),
+        ("st_async_after_exit", 143),
+    ] {
+        let (code, out, err) = ptxrun(&[
+            "run",
+            "tests/run/dsmem_write_after_exit",
+            "--entry",
+            entry,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 1, "{entry}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let d = &v["diagnostics"][0];
+        assert_eq!(
+            (d["kind"].as_str(), d["line"].as_u64()),
+            (Some("dsmem-access-after-exit"), Some(line)),
+            "{entry}: {out}"
+        );
+        // Under every schedule the write is found, before or after the exit.
+        let (code, out, _) = ptxrun(&[
+            "check",
+            "tests/run/dsmem_write_after_exit",
+            "--entry",
+            entry,
+            "--explore",
+            "10",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 1, "{entry}: {out}");
+        assert!(out.contains("dsmem-access-after-exit"), "{entry}: {out}");
+    }
+}
+
+#[test]
 fn an_atomic_on_local_memory_is_a_fault_naming_address_and_space() {
     let (code, _, err) = ptxrun(&[
         "run",
