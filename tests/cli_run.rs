@@ -740,6 +740,79 @@ fn writes_into_an_exited_peer_cta_are_found() {
 }
 
 #[test]
+fn a_cta_exiting_before_its_async_operations_is_found() {
+    // The copy may still read or write the CTA's shared memory after the exit frees it.
+    for (entry, exit_line, copy_line) in [
+        ("exit_before_async_done", 47, 44),
+        ("exit_before_bulk_load_done", 72, 70),
+        ("exit_before_cp_async_done", 92, 90),
+    ] {
+        for latency in ["immediate", "adversarial"] {
+            let (code, out, err) = ptxrun(&[
+                "run",
+                "tests/run/exit_before_async_done",
+                "--entry",
+                entry,
+                "--latency",
+                latency,
+                "--format",
+                "json",
+                "--out-dir",
+                &out_dir("exit-before-async"),
+            ]);
+            assert_eq!(code, 1, "{entry} {latency}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let d = &v["diagnostics"][0];
+            assert_eq!(
+                (d["kind"].as_str(), d["line"].as_u64()),
+                (Some("dsmem-access-after-exit"), Some(exit_line)),
+                "{entry} {latency}: {out}"
+            );
+            assert_eq!(
+                d["related"][0]["line"].as_u64(),
+                Some(copy_line),
+                "{entry}: {out}"
+            );
+        }
+    }
+    // A peer's st.async into a CTA that exits without waiting on the mbarrier tracking it,
+    // issued while that CTA still runs: found at the exit under every schedule.
+    let (code, out, _) = ptxrun(&[
+        "check",
+        "tests/run/dsmem_write_after_exit",
+        "--entry",
+        "st_async_before_exit",
+        "--explore",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(
+        (d["kind"].as_str(), d["line"].as_u64()),
+        (Some("dsmem-access-after-exit"), Some(191)),
+        "{out}"
+    );
+    assert_eq!(d["related"][0]["line"].as_u64(), Some(181), "{out}");
+    // The twin that waits with cp.async.bulk.wait_group.read is clean under every schedule.
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "tests/run/exit_after_async_done",
+        "--explore",
+        "20",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = ptxrun(&[
+        "test",
+        "tests/run/exit_after_async_done",
+        "tests/run/exit_before_async_done",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
 fn an_atomic_on_local_memory_is_a_fault_naming_address_and_space() {
     let (code, _, err) = ptxrun(&[
         "run",
