@@ -309,6 +309,33 @@ impl Default for RunOptions {
     }
 }
 
+/// Most cycles an instruction may charge the virtual clock (`RunOptions::instruction_cycles`):
+/// generous for any latency study, and small enough that a run of 2^32 warp instructions
+/// leaves the clock (and `%globaltimer`) far from overflow.
+pub const MAX_INSTRUCTION_CYCLES: u64 = 1 << 20;
+
+/// Most threads a run (`RunOptions::jobs`) or an exploration may use.
+pub const MAX_JOBS: usize = 1024;
+
+impl RunOptions {
+    /// Rejects options no run can use: each is bad input naming the option and its range.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.jobs > MAX_JOBS {
+            return invalid(format!(
+                "--jobs {}: must be 0 (every core) to {MAX_JOBS} threads",
+                self.jobs
+            ));
+        }
+        if !(1..=MAX_INSTRUCTION_CYCLES).contains(&self.instruction_cycles) {
+            return invalid(format!(
+                "--instruction-cycles {}: must be 1 to {MAX_INSTRUCTION_CYCLES} (2^20) cycles per instruction",
+                self.instruction_cycles
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The latency model runs use unless told otherwise.
 pub const DEFAULT_LATENCY: &str = "bandwidth";
 
@@ -575,6 +602,7 @@ impl Prepared {
     }
 
     fn run_on(&self, global: Global, o: &RunOptions) -> Result<Outcome, Error> {
+        o.validate()?;
         let latency = crate::latency::parse(&o.latency, o.seed).map_err(Error::InvalidLaunch)?;
         let limit = o
             .memory_limit

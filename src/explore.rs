@@ -51,19 +51,23 @@ impl Partition {
     }
 }
 
+/// Most schedules one `check --explore N` runs: a million full runs of the launch is beyond
+/// any practical exploration, and the list of schedules stays small.
+pub const MAX_SCHEDULES: usize = 1 << 20;
+
 /// `n` schedules: the standard latency models in turn (or only `latency` when given), each
-/// with seeds counting up from `seed`.
+/// with seeds counting up from `seed` (wrapping past 2^64 - 1 to 0).
 pub fn schedules(n: usize, seed: u64, latency: Option<&str>) -> Vec<Schedule> {
     (0..n)
         .map(|i| match latency {
             Some(l) => Schedule {
                 index: i,
-                seed: seed + i as u64,
+                seed: seed.wrapping_add(i as u64),
                 latency: l.to_string(),
             },
             None => Schedule {
                 index: i,
-                seed: seed + (i / STANDARD.len()) as u64,
+                seed: seed.wrapping_add((i / STANDARD.len()) as u64),
                 latency: STANDARD[i % STANDARD.len()].to_string(),
             },
         })
@@ -138,16 +142,28 @@ pub fn explore_prepared(
     for s in &scheds {
         crate::latency::parse(&s.latency, s.seed).map_err(api::Error::InvalidLaunch)?;
     }
+    if jobs > api::MAX_JOBS {
+        return Err(api::Error::InvalidLaunch(format!(
+            "--jobs {jobs}: must be 0 (every core) to {} threads",
+            api::MAX_JOBS
+        )));
+    }
     // Schedules run side by side share the memory budget; fewer side by side if each needs
-    // much (the launch's buffers are copied for each).
+    // much (the launch's buffers are copied for each). More threads than schedules would only
+    // idle.
     let limit = base
         .memory_limit
         .unwrap_or_else(crate::mem::budget::default_limit);
     let each = (p.global.size() as u64).saturating_mul(2).max(1);
-    let jobs = jobs.clamp(
-        1,
-        usize::try_from(limit / each).unwrap_or(usize::MAX).max(1),
-    );
+    let jobs = if jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        jobs
+    };
+    let jobs = jobs
+        .min(scheds.len().max(1))
+        .min(usize::try_from(limit / each).unwrap_or(usize::MAX))
+        .max(1);
     let run_one = |(i, s): (usize, &Schedule)| {
         let opts = RunOptions {
             seed: s.seed,

@@ -141,7 +141,7 @@ pub fn parse(spec: &str, seed: u64) -> Result<Box<dyn LatencyModel>, String> {
                 (Some(lat), Some(bw)) if bw > 0 && lat <= MAX_LATENCY => {
                     Ok(Box::new(Bandwidth::new(lat, bw)))
                 }
-                _ => bad("bandwidth takes LATENCY,BYTES_PER_CYCLE"),
+                _ => bad("bandwidth takes LATENCY,BYTES_PER_CYCLE with LATENCY <= 2^30 and BYTES_PER_CYCLE >= 1"),
             }
         }
         ("adversarial", "") => Ok(Box::new(Adversarial::new(seed))),
@@ -191,9 +191,10 @@ impl LatencyModel for Fixed {
     }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
         let n = self.0;
-        t.read_at = op.issue + n / 4;
-        spread(t, op.issue + n / 2, op.issue + n);
-        t.complete_at = op.issue + n;
+        let at = |c: u64| op.issue.saturating_add(c);
+        t.read_at = at(n / 4);
+        spread(t, at(n / 2), at(n));
+        t.complete_at = at(n);
     }
 }
 
@@ -201,7 +202,8 @@ impl LatencyModel for Fixed {
 fn spread(t: &mut Timing, from: u64, to: u64) {
     let k = t.land.len() as u64;
     for (i, l) in t.land.iter_mut().enumerate() {
-        *l = from + (to - from) * (i as u64 + 1) / k.max(1);
+        let step = u128::from(to - from) * (i as u128 + 1) / u128::from(k.max(1));
+        *l = from + step as u64;
     }
 }
 
@@ -238,8 +240,8 @@ impl LatencyModel for Uniform {
     }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
         let lat = self.rng.gen_range(self.lo..=self.hi);
-        let done = op.issue + lat;
-        t.read_at = op.issue + self.rng.gen_range(0..=lat / 2);
+        let done = op.issue.saturating_add(lat);
+        t.read_at = op.issue.saturating_add(self.rng.gen_range(0..=lat / 2));
         let read = t.read_at;
         for l in t.land.iter_mut() {
             *l = self.rng.gen_range(read..=done);
@@ -289,10 +291,11 @@ impl LatencyModel for Bandwidth {
         };
         let start = op.issue.max(self.free_at[sm]);
         let busy = op.bytes.div_ceil(self.bytes_per_cycle).max(1);
-        self.free_at[sm] = start + busy;
-        t.read_at = start + lat / 2;
-        spread(t, start + lat, start + lat + busy);
-        t.complete_at = start + lat + busy;
+        let at = |c: u64| start.saturating_add(c);
+        self.free_at[sm] = at(busy);
+        t.read_at = at(lat / 2);
+        spread(t, at(lat), at(lat).saturating_add(busy));
+        t.complete_at = at(lat).saturating_add(busy);
     }
     fn reset(&mut self, _cluster: u64) {
         self.free_at.clear();
@@ -342,7 +345,8 @@ impl LatencyModel for Adversarial {
         0
     }
     fn schedule(&mut self, op: &OpDesc, t: &mut Timing) {
-        let done = op.issue + ADVERSARIAL_DELAY + self.rng.gen_range(0..ADVERSARIAL_DELAY);
+        let delay = ADVERSARIAL_DELAY + self.rng.gen_range(0..ADVERSARIAL_DELAY);
+        let done = op.issue.saturating_add(delay);
         let k = t.land.len() as u64;
         t.read_at = done - k - 1;
         // A random permutation of the last k cycles before completion.

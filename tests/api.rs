@@ -241,3 +241,140 @@ fn newer_ptx_version_runs_with_a_warning() {
         .unwrap();
     assert!(report.json().find("warnings").is_none());
 }
+
+/// A one-CTA launch of `ptx` (its one entry) with a 256-byte `out` buffer as the only argument.
+fn launch_with_out(ptx: &str, opts: &RunOptions) -> Result<ptxrun::api::Report, Error> {
+    let m = Module::parse(ptx)?;
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        buffers: vec![Buffer {
+            name: "out".into(),
+            ty: Type::U32,
+            data: vec![0; 256],
+        }],
+        args: vec![Arg::buffer(0)],
+        ..Launch::default()
+    };
+    m.kernel(None)?.launch(&launch, opts)
+}
+
+/// Reads `%clock64` and `%globaltimer` and stores them, so a huge clock is read and converted.
+const CLOCKS: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry clocks(.param .u64 out)
+{
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [out];
+    mov.u64 %rd2, %clock64;
+    mov.u64 %rd3, %globaltimer;
+    st.global.u64 [%rd1], %rd2;
+    st.global.u64 [%rd1+8], %rd3;
+    ret;
+}
+"#;
+
+#[test]
+fn run_options_out_of_range_are_bad_input_naming_the_range() {
+    let huge = RunOptions {
+        instruction_cycles: 9_223_372_036_854_775_807,
+        ..RunOptions::default()
+    };
+    let e = launch_with_out(CLOCKS, &huge).err().expect("refused");
+    assert!(matches!(e, Error::InvalidLaunch(_)), "{e:?}");
+    assert!(e.message().contains("1 to 1048576"), "{e}");
+    let zero = RunOptions {
+        instruction_cycles: 0,
+        ..RunOptions::default()
+    };
+    assert!(launch_with_out(CLOCKS, &zero).is_err());
+    // The largest accepted values run, and the clock and timer do not overflow.
+    let most = RunOptions {
+        instruction_cycles: ptxrun::api::MAX_INSTRUCTION_CYCLES,
+        max_steps: u64::MAX,
+        ..RunOptions::default()
+    };
+    let r = launch_with_out(CLOCKS, &most).unwrap();
+    assert_eq!(r.status(), "ok");
+    let out = r.buffer("out").unwrap();
+    let clock = u64::from_le_bytes(out[..8].try_into().unwrap());
+    assert!(clock >= ptxrun::api::MAX_INSTRUCTION_CYCLES, "{clock}");
+    for spec in [
+        "fixed:18446744073709551615",
+        "uniform:0-18446744073709551615",
+        "bandwidth:18446744073709551615,1",
+    ] {
+        let opts = RunOptions {
+            latency: spec.into(),
+            ..RunOptions::default()
+        };
+        let e = launch_with_out(CLOCKS, &opts).err().expect(spec);
+        assert!(e.message().contains("2^30"), "{spec}: {e}");
+    }
+}
+
+/// `atom` and `red` through a generic address into the thread's local memory: PTX allows
+/// atomics on global and shared memory only, so the run faults naming the address and space.
+#[test]
+fn atomics_on_local_memory_through_a_generic_address_fault() {
+    for (op, ins) in [
+        ("atom", "atom.add.u32 %r2, [%rd3], 1;"),
+        ("red", "red.add.u32 [%rd3], 1;"),
+        ("atom.cas", "atom.cas.b32 %r2, [%rd3], 0, 1;"),
+    ] {
+        let ptx = format!(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .local .align 4 .b8 slot[4];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    mov.u64 %rd2, slot;
+    cvta.local.u64 %rd3, %rd2;
+    {ins}
+    ret;
+}}
+"#
+        );
+        let r = launch_with_out(&ptx, &RunOptions::default()).unwrap();
+        assert_eq!(r.status(), "fault", "{op}");
+        let d = &r.diagnostics()[0];
+        assert!(
+            d.message.contains("local memory") && d.message.contains("global and shared"),
+            "{op}: {}",
+            d.message
+        );
+        assert_eq!(d.line, 12, "{op}");
+    }
+}
+
+/// `ldmatrix` through a generic address of global memory: it reads shared memory only.
+#[test]
+fn ldmatrix_on_global_memory_through_a_generic_address_faults() {
+    let ptx = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd1];
+    ret;
+}
+"#;
+    let r = launch_with_out(ptx, &RunOptions::default()).unwrap();
+    assert_eq!(r.status(), "fault");
+    let d = &r.diagnostics()[0];
+    assert!(
+        d.message.contains("global memory") && d.message.contains("shared memory only"),
+        "{}",
+        d.message
+    );
+}

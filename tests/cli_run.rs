@@ -635,3 +635,220 @@ fn dead_cluster_peers_and_unpublished_tensor_maps_are_found() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn absurd_numeric_options_are_bad_input_not_panics() {
+    // The test binary is a debug build: an overflowing addition would panic (exit 101).
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "tests/run/trace_small",
+        "--instruction-cycles",
+        "9223372036854775807",
+        "--out-dir",
+        &out_dir("cycles-huge"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("must be 1 to 1048576"), "{err}");
+    // The largest values accepted run to the end.
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "ptx-samples/bulk/hw_bulk_scale",
+        "--instruction-cycles",
+        "1048576",
+        "--max-steps",
+        "18446744073709551615",
+        "--latency",
+        "bandwidth:1073741824,1",
+        "--out-dir",
+        &out_dir("cycles-max"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for model in [
+        "fixed:18446744073709551615",
+        "uniform:1-18446744073709551615",
+        "bandwidth:18446744073709551615,18446744073709551615",
+        "fixed:99999999999999999999999",
+    ] {
+        let (code, _, err) = ptxrun(&["run", "tests/run/trace_small", "--latency", model]);
+        assert_eq!(code, 2, "{model}: {err}");
+        assert!(err.contains("--latency"), "{model}: {err}");
+    }
+    // Seeds wrap; a huge exploration or thread count is refused before anything starts.
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "tests/run/trace_small",
+        "--explore",
+        "6",
+        "--seed",
+        "18446744073709551615",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "tests/run/trace_small",
+        "--explore",
+        "18446744073709551615",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("at most 1048576"), "{err}");
+    for cmd in ["run", "check", "test"] {
+        let (code, _, err) = ptxrun(&[
+            cmd,
+            "tests/run/trace_small",
+            "--jobs",
+            "18446744073709551615",
+        ]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains("0 (every core) to 1024"), "{cmd}: {err}");
+    }
+}
+
+#[test]
+fn b128_forms_ptxas_accepts_load_but_do_not_run() {
+    let dir = launch_dir(
+        "b128-run",
+        "kernel = \"kernel.ptx\"\ngrid = 1\nblock = 32\n\n[[params]]\nbuffer = \"p\"\ntype = \"u32\"\nlen = 64\ninit = \"zeros\"\n",
+        &[(
+            "kernel.ptx",
+            &std::fs::read("tests/valid/b128_forms.ptx").unwrap(),
+        )],
+    );
+    let (code, _, err) = ptxrun(&["run", &dir.display().to_string()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`ld.global.b128` is not supported by ptxrun yet"),
+        "{err}"
+    );
+}
+
+#[test]
+fn writes_into_an_exited_peer_cta_are_found() {
+    // Rank 1 writes into rank 0's shared memory after rank 0 exited: each kind of write stops
+    // the run (exit 1) at the write, as the H100 fails the launch.
+    for (entry, line) in [
+        ("store_after_exit", 39),
+        ("atom_after_exit", 72),
+        ("red_after_exit", 105),
+        ("st_async_after_exit", 143),
+    ] {
+        let (code, out, err) = ptxrun(&[
+            "run",
+            "tests/run/dsmem_write_after_exit",
+            "--entry",
+            entry,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 1, "{entry}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let d = &v["diagnostics"][0];
+        assert_eq!(
+            (d["kind"].as_str(), d["line"].as_u64()),
+            (Some("dsmem-access-after-exit"), Some(line)),
+            "{entry}: {out}"
+        );
+        // Under every schedule the write is found, before or after the exit.
+        let (code, out, _) = ptxrun(&[
+            "check",
+            "tests/run/dsmem_write_after_exit",
+            "--entry",
+            entry,
+            "--explore",
+            "10",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 1, "{entry}: {out}");
+        assert!(out.contains("dsmem-access-after-exit"), "{entry}: {out}");
+    }
+}
+
+#[test]
+fn a_cta_exiting_before_its_async_operations_is_found() {
+    // The copy may still read or write the CTA's shared memory after the exit frees it.
+    for (entry, exit_line, copy_line) in [
+        ("exit_before_async_done", 47, 44),
+        ("exit_before_bulk_load_done", 72, 70),
+        ("exit_before_cp_async_done", 92, 90),
+    ] {
+        for latency in ["immediate", "adversarial"] {
+            let (code, out, err) = ptxrun(&[
+                "run",
+                "tests/run/exit_before_async_done",
+                "--entry",
+                entry,
+                "--latency",
+                latency,
+                "--format",
+                "json",
+                "--out-dir",
+                &out_dir("exit-before-async"),
+            ]);
+            assert_eq!(code, 1, "{entry} {latency}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let d = &v["diagnostics"][0];
+            assert_eq!(
+                (d["kind"].as_str(), d["line"].as_u64()),
+                (Some("dsmem-access-after-exit"), Some(exit_line)),
+                "{entry} {latency}: {out}"
+            );
+            assert_eq!(
+                d["related"][0]["line"].as_u64(),
+                Some(copy_line),
+                "{entry}: {out}"
+            );
+        }
+    }
+    // A peer's st.async into a CTA that exits without waiting on the mbarrier tracking it,
+    // issued while that CTA still runs: found at the exit under every schedule.
+    let (code, out, _) = ptxrun(&[
+        "check",
+        "tests/run/dsmem_write_after_exit",
+        "--entry",
+        "st_async_before_exit",
+        "--explore",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(
+        (d["kind"].as_str(), d["line"].as_u64()),
+        (Some("dsmem-access-after-exit"), Some(191)),
+        "{out}"
+    );
+    assert_eq!(d["related"][0]["line"].as_u64(), Some(181), "{out}");
+    // The twin that waits with cp.async.bulk.wait_group.read is clean under every schedule.
+    let (code, _, err) = ptxrun(&[
+        "check",
+        "tests/run/exit_after_async_done",
+        "--explore",
+        "20",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = ptxrun(&[
+        "test",
+        "tests/run/exit_after_async_done",
+        "tests/run/exit_before_async_done",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn an_atomic_on_local_memory_is_a_fault_naming_address_and_space() {
+    let (code, _, err) = ptxrun(&[
+        "run",
+        "tests/run/atom_local",
+        "--out-dir",
+        &out_dir("atom-local"),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("`atom.add.u32` at address")
+            && err.contains("which is local memory (local+0x0)")
+            && err.contains("kernel.ptx:17"),
+        "{err}"
+    );
+}

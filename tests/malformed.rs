@@ -192,6 +192,13 @@ malformed!(several_errors, [24, 26, 27]);
 malformed!(unterminated_comment, [28]);
 // `add.f32 %f1, %r3, %r4` with `%r` declared `.u32`.
 malformed!(type_mismatch, [30]);
+// `mul.wide.b128`: ptxas takes `.b128` only in ld, ldu, st, mov and atom.exch/cas.
+malformed!(b128_mul_wide, [9]);
+// `cvt.b128.bf16`
+malformed!(b128_cvt, [9]);
+// `ld.global.v2.b128` (over the 128-bit vector limit), `red.global.and.b128`,
+// `atom.global.add.b128` and `shfl.sync.idx.b128`: ptxas rejects all four.
+malformed!(b128_vector_and_red, [9, 10, 11, 12]);
 
 #[test]
 fn several_errors_reports_at_least_three() {

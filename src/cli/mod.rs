@@ -181,7 +181,7 @@ enum Command {
         /// Threads to run clusters on (0: all cores). Outputs, reports and exit codes are the
         /// same for every N: clusters that touch each other's global bytes make the run fall
         /// back to one thread, as do --trace and device malloc.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         #[command(flatten)]
         findings: Findings,
@@ -214,7 +214,7 @@ enum Command {
         #[arg(long, default_value_t = crate::runner::DEFAULT_MAX_STEPS)]
         max_steps: u64,
         /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         #[command(flatten)]
         findings: Findings,
@@ -269,7 +269,7 @@ enum Command {
         #[arg(long, default_value = crate::runner::DEFAULT_LATENCY)]
         latency: String,
         /// Threads each launch runs its clusters on (0: all cores; see `run --help`).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         #[command(flatten)]
         findings: Findings,
@@ -284,8 +284,18 @@ enum Command {
     },
 }
 
-/// `--jobs 0` means every core; more threads than cores would only cost memory (and a
-/// thousand may not start), so N is at most the number of cores.
+/// `--jobs N`: 0 (every core) to [`crate::api::MAX_JOBS`] threads; more would only spend the
+/// time starting threads (a huge N never finished starting them).
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    let max = crate::api::MAX_JOBS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("must be 0 (every core) to {max} threads")),
+    }
+}
+
+/// `--jobs 0` means every core; more threads than cores would only cost memory, so N is at
+/// most the number of cores.
 fn cores(jobs: usize) -> usize {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     match jobs {
@@ -644,6 +654,13 @@ fn check(
     let n = plan.n;
     if n == 0 {
         errln!("error: --explore needs at least one schedule");
+        return 2;
+    }
+    if n > crate::explore::MAX_SCHEDULES {
+        errln!(
+            "error: --explore {n}: at most {} (2^20) schedules",
+            crate::explore::MAX_SCHEDULES
+        );
         return 2;
     }
     let mut scheds = crate::explore::schedules(n, base.seed, plan.latency.as_deref());

@@ -191,13 +191,7 @@ impl<'m> Machine<'m> {
         }
         if let Some(hb) = self.hb.as_mut() {
             hb.exit(cta.rank, warp.index);
-            if cta_done && cl.ctas.len() > 1 {
-                let mut ids = vec![[0u32; 3]; cl.ctas.len()];
-                for c in &cl.ctas {
-                    if let Some(slot) = ids.get_mut(c.rank as usize) {
-                        *slot = c.id;
-                    }
-                }
+            if cta_done {
                 let cta = &cl.ctas[ci];
                 let site = super::hazard::Site {
                     func: exit_at.0 .0,
@@ -207,7 +201,18 @@ impl<'m> Machine<'m> {
                     warp: cta.warps[wi].index,
                     lane: active.trailing_zeros(),
                 };
-                hb.cta_exited(site, &ids);
+                let cluster = cl.ctas.len() > 1;
+                // Its own asynchronous operations, and its peers', may still use its memory.
+                hb.ops_at_exit(&self.engine, site, cluster);
+                if cluster {
+                    let mut ids = vec![[0u32; 3]; cl.ctas.len()];
+                    for c in &cl.ctas {
+                        if let Some(slot) = ids.get_mut(c.rank as usize) {
+                            *slot = c.id;
+                        }
+                    }
+                    hb.cta_exited(site, &ids);
+                }
             }
         }
         let cta = &mut cl.ctas[ci];

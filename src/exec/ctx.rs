@@ -205,9 +205,9 @@ impl Ctx<'_, '_> {
             Sreg::ClockHi => self.clock >> 32,
             Sreg::Clock64 => self.clock,
             // A 1.755 GHz clock, in nanoseconds.
-            Sreg::Globaltimer => self.clock * 1000 / 1755,
-            Sreg::GlobaltimerLo => (self.clock * 1000 / 1755) & 0xffff_ffff,
-            Sreg::GlobaltimerHi => (self.clock * 1000 / 1755) >> 32,
+            Sreg::Globaltimer => nanoseconds(self.clock),
+            Sreg::GlobaltimerLo => nanoseconds(self.clock) & 0xffff_ffff,
+            Sreg::GlobaltimerHi => nanoseconds(self.clock) >> 32,
             Sreg::DynamicSmemSize => u64::from(self.grid.dynamic_shared_bytes),
             Sreg::TotalSmemSize | Sreg::AggrSmemSize => self.shared().len() as u64,
             Sreg::ReservedSmemOffsetBegin
@@ -217,4 +217,10 @@ impl Ctx<'_, '_> {
             Sreg::CurrentGraphExec | Sreg::Envreg(_) | Sreg::Pm(_) => 0,
         }
     }
+}
+
+/// A 1.755 GHz `clock` in nanoseconds (`%globaltimer`), computed wide so that no clock value
+/// overflows.
+fn nanoseconds(clock: u64) -> u64 {
+    (u128::from(clock) * 1000 / 1755) as u64
 }

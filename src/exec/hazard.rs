@@ -21,7 +21,9 @@
 //!   volatile and relaxed/acquire/release accesses do not race with each other); severity
 //!   `warning` when a plain read meets only an atomic write (the memory model defines the value
 //!   read: a CAS loop's first guess), `error` otherwise;
-//! - a peer CTA's access to a CTA's shared memory not ordered before that CTA exits:
+//! - a peer CTA's access to a CTA's shared memory not ordered before that CTA exits, or an
+//!   asynchronous operation's access to it (its own bulk store, a copy into it, a peer's
+//!   `st.async`) whose end no thread of the CTA observed before the exit:
 //!   `dsmem-access-after-exit` (PTX ISA 5.1.5.1; accesses after the exit stop the run in
 //!   `memops`);
 //! - a tensor copy using a tensor map that ordinary stores wrote to global memory with no
@@ -34,7 +36,8 @@ use crate::diag::Severity;
 use crate::exec::{Hazard, Related};
 use crate::ir::mods::Sem;
 use crate::ir::FuncId;
-use crate::mem::copy::{Engine, Loc, OpId};
+use crate::latency::OpClass;
+use crate::mem::copy::{Completion, Engine, Loc, OpId};
 use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
 use crate::mem::shadow::{Shadow, Stamp, Who};
 use crate::mem::Global;
@@ -118,6 +121,18 @@ pub(crate) struct Checker {
     tensormap_acquires: BTreeMap<Agent, Vec<(u64, u64, Vc)>>,
     hazards: Vec<Hazard>,
     seen: BTreeMap<HazardKey, usize>,
+    /// The running cluster's asynchronous operations that access shared memory: per operation
+    /// and CTA rank, whether it writes (else reads) there and the first offset it touches.
+    smem_ops: Vec<SmemOp>,
+}
+
+/// An asynchronous operation's access to one CTA's shared memory, checked when that CTA exits.
+#[derive(Debug, Clone, Copy)]
+struct SmemOp {
+    op: OpId,
+    rank: u32,
+    write: bool,
+    off: u64,
 }
 
 /// Tensor-map fences remembered per agent (the last ones: memory stays bounded in loops).
@@ -177,6 +192,7 @@ impl Checker {
         self.exited = warps_per_cta.iter().map(|_| Vc::new()).collect();
         self.cluster_arrived = Vc::new();
         self.cluster_done = Vc::new();
+        self.smem_ops.clear();
         // Shared memory is new: its atomic words and observations are gone.
         self.atomics.retain(|k, _| k.0 == 0);
         self.observed.retain(|k, _| k.1 .0 == 0);
@@ -393,7 +409,7 @@ impl Checker {
                     format!("the {name} whose completion it is not ordered after"),
                 ));
                 let tracked = match o.spec.completion {
-                    crate::mem::copy::Completion::Group => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
+                    Completion::Group => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
                     _ => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
                 };
                 let (kind, message, help) = match (prev_write, write) {
@@ -493,6 +509,7 @@ impl Checker {
         let async_proxy = o.async_proxy();
         let stamp = Stamp::op(op, reduce);
         let segs = o.spec.segs.clone();
+        self.note_smem_op(o, op);
         let mut met: Vec<(Stamp, bool, bool, Region, usize)> = Vec::new();
         for s in &segs {
             for (loc, write) in [(s.src, false), (s.dst, true)] {
@@ -854,6 +871,90 @@ impl Checker {
         }
     }
 
+    /// Remembers which CTAs' shared memory operation `op` reads or writes, for
+    /// [`Self::ops_at_exit`]. Prefetches (nothing tracks their completion) touch none.
+    fn note_smem_op(&mut self, o: &crate::mem::copy::Op, op: OpId) {
+        if matches!(o.spec.completion, Completion::Untracked) {
+            return;
+        }
+        let first = self.smem_ops.len();
+        for s in &o.spec.segs {
+            for (loc, write) in [(s.src, false), (s.dst, true)] {
+                let Loc::Shared { rank, off } = loc else {
+                    continue;
+                };
+                let seen = self.smem_ops[first..]
+                    .iter()
+                    .any(|m| m.rank == rank && m.write == write);
+                if !seen {
+                    self.smem_ops.push(SmemOp {
+                        op,
+                        rank,
+                        write,
+                        off,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The last thread of CTA `exit.rank` exited at `exit`, and its shared memory is gone (PTX
+    /// ISA 9.0 5.1.5.1): every asynchronous operation's access to that memory must be ordered
+    /// before the exit, that is, some thread of the CTA observed its end before exiting (the
+    /// async-group wait, `.read` for a bulk store's source, or the mbarrier phase that tracks
+    /// it). Else the operation may read or write the memory after it is freed:
+    /// `dsmem-access-after-exit` at the exit, with the operation as the related line. Decided
+    /// on the epochs of the operation's completion, never on whether it happened to complete.
+    pub fn ops_at_exit(&mut self, engine: &Engine, exit: Site, cluster: bool) {
+        let rank = exit.rank;
+        let Some(released) = self.exited.get(rank as usize) else {
+            return;
+        };
+        let late: Vec<SmemOp> = self
+            .smem_ops
+            .iter()
+            .filter(|m| m.rank == rank)
+            .filter(|m| {
+                let o = &engine.ops[m.op as usize];
+                !access_end(o, rank, m.write).is_some_and(|e| released.covers(e))
+            })
+            .copied()
+            .collect();
+        let who = if cluster {
+            format!("CTA rank {rank}")
+        } else {
+            "the CTA".to_string()
+        };
+        for m in late {
+            let o = &engine.ops[m.op as usize];
+            let name = op_name(engine, m.op);
+            let verb = if m.write { "writes" } else { "reads" };
+            let bulk_read = !m.write
+                && matches!(
+                    o.spec.class,
+                    OpClass::Bulk | OpClass::BulkReduce | OpClass::Tensor
+                );
+            let wait = match o.spec.completion {
+                Completion::Group if bulk_read => "wait for the copy to finish reading its source before the CTA exits: cp.async.bulk.wait_group.read (or cp.async.bulk.wait_group) in the issuing thread",
+                Completion::Group => "wait for the operation's group before the CTA exits: cp.async.wait_group / cp.async.wait_all (cp.async), wgmma.wait_group (wgmma) in the issuing thread",
+                _ => "order the exit after the mbarrier phase that tracks the operation: wait on it (mbarrier.try_wait until it returns true) in the CTA that owns it, and keep a source CTA running until then (barrier.cluster)",
+            };
+            let address = format!("shared+{:#x} of {who}", m.off);
+            self.report(
+                "dsmem-access-after-exit",
+                exit,
+                format!("{who} exits while the {name} at line {{L}}, which {verb} its shared memory (shared+{:#x}), may still be in flight: nothing orders the exit after that access, and the memory is freed at the exit", m.off),
+                wait,
+                address,
+                Some((
+                    o.spec.issuer.func,
+                    o.spec.issuer.pc,
+                    format!("the {name} still accessing {who}'s shared memory"),
+                )),
+            );
+        }
+    }
+
     /// The CTA rank and warp index an agent belongs to.
     fn rank_of(&self, agent: Agent) -> Option<(u32, u32)> {
         self.warps.iter().enumerate().find_map(|(r, ws)| {
@@ -890,6 +991,18 @@ impl Checker {
         vc.raise(w.cp, cp_done);
         w.tick();
         vc
+    }
+}
+
+/// The epoch after which an operation no longer accesses CTA `rank`'s shared memory: its
+/// completion for a write there, the end of its source reads for a read. An async-group's
+/// epochs are fixed at issue; an mbarrier phase's only once the operation completed (`None`
+/// while it is in flight: no wait can have observed it).
+fn access_end(o: &crate::mem::copy::Op, rank: u32, write: bool) -> Option<Epoch> {
+    match o.spec.group_epochs {
+        Some((done, read)) => Some(if write { done } else { read }),
+        None if write => o.completion(rank),
+        None => o.sources_released(),
     }
 }
 

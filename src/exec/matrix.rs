@@ -10,7 +10,7 @@
 
 use super::ctx::Ctx;
 use super::memops::{
-    address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges,
+    address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges, Target,
 };
 use super::mma::Rows;
 use super::step::{fault, lanes, Res, WARP};
@@ -126,6 +126,16 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     let space = cx.ins.mods.space;
     for lane in lanes(row_lanes(n) & cx.active) {
         let tg = target(cx, space, rows[lane][0]);
+        if !matches!(tg, Target::Shared(..)) {
+            let addr = rows[lane][0];
+            return Err(super::memops::wrong_space(
+                cx,
+                addr,
+                tg,
+                lane,
+                "shared memory",
+            ));
+        }
         check_align(cx, rows[lane][0], 16, lane, tg)?;
     }
     let trans = cx.ins.mods.has(Flags::TRANS);

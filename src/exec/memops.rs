@@ -266,6 +266,36 @@ pub(crate) fn check_peer_alive(cx: &Ctx<'_, '_>, t: Target, lane: usize) -> Res<
     Err(f)
 }
 
+/// A fault for an access by the current instruction at `addr`, which resolved to `t`, a space
+/// the instruction does not operate on (`allowed` names those it does). Atomics take global or
+/// shared memory only (PTX ISA 9.0 `atom`/`red`: a generic address must fall within .global or
+/// .shared), `ldmatrix`/`stmatrix` shared only; anything else is undefined behaviour, which the
+/// H100 reports as an illegal address.
+pub(crate) fn wrong_space(
+    cx: &Ctx<'_, '_>,
+    addr: u64,
+    t: Target,
+    lane: usize,
+    allowed: &str,
+) -> Box<super::Fault> {
+    let space = match t {
+        Target::Global(_) => "global",
+        Target::Shared(..) => "shared",
+        Target::Local(_) => "local",
+        Target::KernelParam(_) | Target::FrameParam(_) => "parameter",
+    };
+    let name = crate::ir::print_opcode(cx.func, cx.pc);
+    let mut f = fault(
+        FaultKind::Memory,
+        format!(
+            "`{name}` at address {addr:#x}, which is {space} memory ({}): it operates on {allowed} only",
+            describe(t)
+        ),
+    );
+    f.linear_thread = Some(thread_of(cx, lane) as u32);
+    f
+}
+
 pub(crate) fn describe_with(cx: &Ctx<'_, '_>, t: Target) -> String {
     match t {
         Target::Global(a) => cx.global.describe(a),
@@ -481,6 +511,9 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
     for lane in lanes(cx.active) {
         let addr = address(cx, addr_k, lane);
         let tg = target(cx, space, addr);
+        if !matches!(tg, Target::Global(_) | Target::Shared(..)) {
+            return Err(wrong_space(cx, addr, tg, lane, "global and shared memory"));
+        }
         check_align(cx, addr, esize as u64, lane, tg)?;
         let mut buf = [0u8; 8];
         read(cx, tg, lane, &mut buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;

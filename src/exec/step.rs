@@ -570,7 +570,8 @@ impl<'m> Machine<'m> {
                 .do_ret(cl, ci, wi, gi, mask)
                 .map_err(|f| at(f, fid, pc, first));
         };
-        warp.clock += self.instruction_cycles;
+        // Saturates: a library caller may pass any `instruction_cycles` (the facade caps it).
+        warp.clock = warp.clock.saturating_add(self.instruction_cycles);
         self.stats.cycles = self.stats.cycles.max(warp.clock);
         let frame = &warp.frames[g.frame as usize];
         let active = match ins.guard {
@@ -713,6 +714,14 @@ impl<'m> Machine<'m> {
         }
         if active != 0 {
             let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
+            if ins.is_b128() {
+                // Registers hold 64 bits: a 128-bit value would lose its high half.
+                let what = crate::ir::print_opcode(func, cx.pc);
+                return Err(fault(
+                    FaultKind::Unsupported,
+                    format!("`{what}` is not supported by ptxrun yet: 128-bit (`.b128`) values"),
+                ));
+            }
             match ins.op {
                 Ld | Ldu | St | Atom | Red | Cvta | Isspacep | Prefetch | Prefetchu | Mapa
                 | Getctarank => super::memops::exec(&mut cx)?,

@@ -16,6 +16,8 @@ pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast>
         .iter()
         .map(|i| {
             let form = match i.op {
+                // The general handlers refuse `.b128` (unsupported) by name.
+                _ if i.is_b128() => None,
                 Op::Ld | Op::St => mem_form(m, f, i, var_addr),
                 _ => form(f, i),
             };

@@ -22,6 +22,9 @@ pub fn check_instr(
     reg_names: &[String],
 ) -> Result<(), Diag> {
     let spec = ins.op.spec();
+    if ins.is_b128() {
+        check_b128(ins, src)?;
+    }
     if spec.opaque {
         return Ok(());
     }
@@ -302,6 +305,33 @@ pub fn check_instr(
         return Err(kind_error(0, "a non-negative integer constant"));
     }
     Ok(())
+}
+
+/// `.b128` (PTX ISA 8.3 and later, "Fundamental Types"): only `ld`, `ldu`, `st` and `mov`
+/// take it, and `atom` with `.exch` or `.cas`, never as a vector (a vector holds at most 128
+/// bits). ptxas 13.0 rejects every other instruction (`mul.wide.b128`, `cvt.b128.bf16`,
+/// `and.b128`, `shfl.sync.b128`, `red`, `st.async`, `multimem`, ...), as this does.
+fn check_b128(ins: &Instr, src: &ast::Instr<'_>) -> Result<(), Diag> {
+    let allowed = match ins.op {
+        Op::Ld | Op::Ldu | Op::St | Op::Mov => true,
+        Op::Atom => matches!(ins.mods.sub, Some(SubOp::Exch | SubOp::Cas)),
+        _ => false,
+    };
+    let why = if !allowed {
+        "`.b128` is allowed only in ld, ldu, st, mov, atom.exch and atom.cas"
+    } else if ins.mods.vec > 1 {
+        "a vector of `.b128` exceeds the 128-bit limit of a vector"
+    } else {
+        return Ok(());
+    };
+    Err(Diag::error(
+        "ir::b128-type",
+        format!("`{}` does not take `.b128`: {why}", src.opcode.text),
+    )
+    .label(src.opcode.span.clone(), "`.b128` not allowed here")
+    .help(
+        "PTX ISA 9.0 lists `.b128` among the types of ld, ldu, st, mov and atom (.exch, .cas) only",
+    ))
 }
 
 /// `mma`: a form PTX has (section 9.7.14.5.14), with as many registers in each brace list as

@@ -247,6 +247,9 @@ impl Instr {
     /// Whether ptxrun executes this instruction (`nops`: its operand count): opaque
     /// instructions and forms that decode but are not implemented (see `cvt.rs`) are not.
     pub fn is_executable(&self, nops: usize) -> bool {
+        if self.is_b128() {
+            return false;
+        }
         match self.op {
             Op::Cvt => cvt::form(&self.mods, nops).is_ok(),
             Op::Mma => mma::form(&self.mods).is_ok(),
@@ -259,6 +262,12 @@ impl Instr {
             Op::Createpolicy => true,
             op => !op.is_opaque(),
         }
+    }
+
+    /// Whether one of the instruction's types is `.b128` (registers hold 64 bits, so ptxrun
+    /// executes none of the forms PTX allows: see `check::check_b128`).
+    pub fn is_b128(&self) -> bool {
+        self.mods.types.contains(&Some(Type::B128))
     }
 }
 

@@ -290,7 +290,7 @@ impl Engine {
         // Keep issue <= read <= land <= complete whatever the model said.
         t.land.resize(npieces, now);
         let cap = crate::latency::MAX_LATENCY * 2;
-        let mut complete_at = t.complete_at.clamp(now, now + cap);
+        let mut complete_at = t.complete_at.clamp(now, now.saturating_add(cap));
         // A warp's wgmma operations complete in issue order (a chain accumulating into the
         // same registers reads each other's results).
         if spec.class == OpClass::Wgmma {

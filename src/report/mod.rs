@@ -75,7 +75,7 @@ pub const KINDS: &[(&str, &str)] = &[
     ("mbarrier-misuse", "an mbarrier misused: re-init while in use, ordinary store over a live mbarrier, arrival count underflow, ..."),
     ("barrier-misuse", "bar.sync/barrier.sync with inconsistent thread counts or reached by a divergent warp where that is undefined"),
     ("deadlock", "no thread can make progress"),
-    ("dsmem-access-after-exit", "an access to a peer CTA's shared memory after that CTA exited"),
+    ("dsmem-access-after-exit", "an access to a CTA's shared memory after that CTA exited: by a peer CTA, or by an asynchronous operation still in flight when it exited"),
     ("missing-tensormap-proxy-fence", "a tensor copy uses a tensor map last written by generic stores with no fence.proxy.tensormap::generic release/acquire"),
     ("wgmma-register-before-wait", "an access to the accumulator or A registers of an in-flight wgmma.mma_async before a wgmma.wait_group that covers it"),
     ("missing-wgmma-fence", "a wgmma.mma_async whose accumulator/A registers were accessed since the last wgmma.fence"),
