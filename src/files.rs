@@ -189,6 +189,18 @@ impl Outputs<'_> {
             if m.is_dir() {
                 return Err(format!("{}: is a directory", shown.display()));
             }
+            // Renaming over a link would not write through it, but a link that leads out is
+            // somebody's trap or mistake: say so rather than quietly replace it.
+            let leads_out = m.file_type().is_symlink()
+                && !std::fs::canonicalize(&target).is_ok_and(|c| c.starts_with(base));
+            if leads_out {
+                return Err(format!(
+                    "{}: is a symbolic link that leads outside the output directory {}; \
+                     outputs stay inside it",
+                    shown.display(),
+                    base.display()
+                ));
+            }
         }
         if self.protected.iter().any(|p| p == &target)
             || std::fs::canonicalize(&target).is_ok_and(|c| self.protected.contains(&c))

@@ -149,6 +149,15 @@ fn outputs_do_not_follow_links_out_or_replace_inputs() {
     assert!(err.contains("leads outside"), "{err}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
 
+    // A link in the output's own place that leads out (even to nothing) is refused too.
+    let dir = sample("file-link-out", "");
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.join("victim.bin"), dir.join("out/c.bin")).unwrap();
+    let (code, _, err) = ptxrun_in(&dir, &["run", "."]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("symbolic link that leads outside"), "{err}");
+    assert!(!outside.join("victim.bin").exists());
+
     for target in ["kernel.ptx", "launch.toml", "expected/c.bin"] {
         let dir = sample("over-input", "");
         set_output(&dir, target);
