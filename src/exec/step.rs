@@ -72,7 +72,12 @@ pub(crate) struct Machine<'m> {
     pub fast: Vec<Vec<super::fast::Fast>>,
     /// Proves spin loops endless (`spin.rs`).
     pub spin: super::spin::Spin,
+    /// Bytes of trace charged to the memory budget so far.
+    pub trace_charged: u64,
 }
+
+/// What one trace event is counted as in the memory budget: the event and its text.
+const TRACE_EVENT_BYTES: u64 = 2 * std::mem::size_of::<Event>() as u64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wait {
@@ -281,6 +286,7 @@ impl<'m> Machine<'m> {
                 .then(|| super::hazard::Checker::new(m, std::sync::Arc::clone(&opts.meter))),
             fast,
             spin: super::spin::Spin::default(),
+            trace_charged: 0,
         }
     }
 
@@ -505,6 +511,22 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Charges the trace recorded since the last look to the memory budget (an instruction
+    /// trace grows by an event per instruction: `--trace-instructions` of a long run would
+    /// otherwise take gigabytes).
+    fn charge_trace(&mut self) {
+        let held = self.trace.events.len() as u64 * TRACE_EVENT_BYTES;
+        if held > self.trace_charged {
+            let more = held - self.trace_charged;
+            if self
+                .meter
+                .charge(more, || "the trace (--trace)".to_string())
+            {
+                self.trace_charged = held;
+            }
+        }
+    }
+
     /// Whether the run must stop now: the caller cancelled it, its deadline passed, or it went
     /// over its memory budget.
     fn stop_asked(&self) -> Option<Box<Fault>> {
@@ -528,9 +550,14 @@ impl<'m> Machine<'m> {
             ));
         }
         self.meter.exceeded().map(|why| {
+            let hint = if why.contains("shadow") {
+                "--memory-limit raises it; --no-check needs no shadow"
+            } else {
+                "--memory-limit raises it"
+            };
             fault(
                 FaultKind::MemoryLimit,
-                format!("the run went over its memory budget here: {why} (--memory-limit raises it; --no-check saves the checker's shadow)"),
+                format!("the run went over its memory budget here: {why} ({hint})"),
             )
         })
     }
@@ -560,6 +587,7 @@ impl<'m> Machine<'m> {
             .warp_instructions
             .is_multiple_of(super::CANCEL_EVERY)
         {
+            self.charge_trace();
             if let Some(f) = self.stop_asked() {
                 return Err(at(f, fid, pc, first));
             }
