@@ -405,6 +405,12 @@ fn parallel(
     if stats.warp_instructions > max_steps {
         return None;
     }
+    // Each cluster starts with nothing in flight: the launch's peak is the largest cluster's.
+    for m in &machines {
+        let (_, peak, kept) = m.engine.counts();
+        stats.peak_ops_in_flight = stats.peak_ops_in_flight.max(peak as u64);
+        stats.op_summaries += kept as u64;
+    }
     let latency = machines[0].engine.model_name();
     // Workers do not trace (`run` sends traced launches to one thread).
     let trace = crate::trace::Trace::new(false, false);

@@ -124,9 +124,9 @@ const TENSORMAP_FENCES: usize = 16;
 /// How a hazard's earlier access is described.
 fn op_name(engine: &Engine, op: OpId) -> String {
     engine
-        .ops
-        .get(op as usize)
-        .map_or_else(|| "asynchronous operation".into(), |o| o.spec.kind.clone())
+        .op(op)
+        .map_or("asynchronous operation", |o| o.kind())
+        .to_string()
 }
 
 impl Checker {
@@ -326,13 +326,15 @@ impl Checker {
                             })
                     }
                     Who::Op { op, reduce } => {
-                        let o = &engine.ops[op as usize];
+                        // (An operation the engine no longer knows cannot be judged: no report.)
                         (reduce && atomic)
-                            || if prev_write {
-                                o.completion(dst_rank).is_some_and(|e| vc.covers(e))
-                            } else {
-                                o.sources_released().is_some_and(|e| vc.covers(e))
-                            }
+                            || engine.op(op).is_none_or(|o| {
+                                if prev_write {
+                                    o.completion(dst_rank).is_some_and(|e| vc.covers(e))
+                                } else {
+                                    o.sources_released().is_some_and(|e| vc.covers(e))
+                                }
+                            })
                     }
                 };
                 if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize)| m.0 == *prev) {
@@ -373,16 +375,18 @@ impl Checker {
         match prev.who() {
             Who::Op { op, .. } => {
                 let name = op_name(engine, op);
-                let o = &engine.ops[op as usize];
-                let iss = o.spec.issuer;
+                let Some(o) = engine.op(op) else {
+                    return;
+                };
+                let iss = o.issuer();
                 let related = Some((
                     iss.func,
                     iss.pc,
                     format!("the {name} whose completion it is not ordered after"),
                 ));
-                let tracked = match o.spec.completion {
-                    crate::mem::copy::Completion::Group => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
-                    _ => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
+                let tracked = match o.by_group() {
+                    true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
+                    false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
                 };
                 let (kind, message, help) = match (prev_write, write) {
                     (true, false) => (
@@ -473,7 +477,9 @@ impl Checker {
     /// An asynchronous operation was issued by the warp at `site`: its sources are read and its
     /// destinations written from now until it completes.
     pub fn op_issue(&mut self, engine: &Engine, global: &Global, op: OpId, site: Site) {
-        let o = &engine.ops[op as usize];
+        let Some(o) = engine.live(op) else {
+            return;
+        };
         let issue_vc = self.warps[site.rank as usize][site.warp as usize]
             .vc
             .clone();
@@ -520,13 +526,15 @@ impl Checker {
                                 ordered || exempt
                             }
                             Who::Op { op: p, reduce: pr } => {
-                                let po = &engine.ops[p as usize];
                                 (pr && reduce)
-                                    || if prev_write {
-                                        po.completion(rank).is_some_and(|e| issue_vc.covers(e))
-                                    } else {
-                                        po.sources_released().is_some_and(|e| issue_vc.covers(e))
-                                    }
+                                    || engine.op(p).is_none_or(|po| {
+                                        if prev_write {
+                                            po.completion(rank).is_some_and(|e| issue_vc.covers(e))
+                                        } else {
+                                            po.sources_released()
+                                                .is_some_and(|e| issue_vc.covers(e))
+                                        }
+                                    })
                             }
                         };
                         if !ok && conflict {
@@ -621,7 +629,9 @@ impl Checker {
             }
             Who::Op { op: p, .. } => {
                 let pname = op_name(engine, p);
-                let iss = engine.ops[p as usize].spec.issuer;
+                let Some(iss) = engine.op(p).map(|o| o.issuer()) else {
+                    return;
+                };
                 let (kind, verb) = match (prev_write, write) {
                     (true, true) => ("write-before-complete", "writes bytes that the in-flight"),
                     (true, false) => ("read-before-complete", "reads bytes that the in-flight"),

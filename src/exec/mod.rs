@@ -128,6 +128,9 @@ pub enum FaultKind {
     StepLimit,
     /// The caller asked the run to stop (`Options::cancel`).
     Interrupted,
+    /// The kernel left more pending than ptxrun keeps for a thread (asynchronous copies no wait
+    /// or arrive-on tracks): memory stays bounded by the launch, not by its running time.
+    Limit,
     Unsupported,
     Misaligned,
     /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
@@ -142,6 +145,7 @@ impl FaultKind {
             FaultKind::Deadlock => "deadlock",
             FaultKind::StepLimit => "step-limit",
             FaultKind::Interrupted => "interrupted",
+            FaultKind::Limit => "resource-limit",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
             FaultKind::Hazard(kind) => kind,
@@ -206,6 +210,11 @@ pub struct Stats {
     pub thread_instructions: u64,
     pub warp_instructions: u64,
     pub cycles: u64,
+    /// The most asynchronous operations in flight at once (whole records in the copy engine),
+    /// and the summaries of completed ones kept for the checker at the end: the engine's
+    /// memory is proportional to these, not to the run's length.
+    pub peak_ops_in_flight: u64,
+    pub op_summaries: u64,
 }
 
 /// The state after a run: memory (to read outputs from), printed text, counters, the trace,

@@ -144,11 +144,17 @@ pub(crate) struct Frame {
 }
 
 /// One thread's async-groups: operations issued but not committed, then committed groups,
-/// oldest first (PTX ISA 9.0 section 9.7.9.25.1.1).
+/// oldest first (PTX ISA 9.0 section 9.7.9.25.1.1). Completed uncommitted operations are pruned
+/// (`asyncops`), so the lists follow what is in flight.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LaneGroups {
     pub uncommitted: Vec<OpId>,
     pub groups: VecDeque<Vec<OpId>>,
+    /// Operations issued since the thread's last commit or `cp.async.mbarrier.arrive`: nothing
+    /// tracks them yet.
+    pub untracked: usize,
+    /// `uncommitted` is pruned when it grows past this.
+    pub prune_at: usize,
 }
 
 /// The async-group state of a warp's lanes: non-bulk `cp.async` and bulk groups are separate.
@@ -264,7 +270,7 @@ impl<'m> Machine<'m> {
             stats: Stats::default(),
             heap_next: 0,
             layout_error,
-            engine: Engine::new(opts.latency),
+            engine: Engine::new(opts.latency, opts.check),
             trace: Trace::new(opts.trace, opts.trace_instructions),
             now: 0,
             progress: 0,
@@ -280,7 +286,15 @@ impl<'m> Machine<'m> {
             .as_mut()
             .map(|h| h.take_hazards())
             .unwrap_or_default();
+        self.engine_counts();
         (self.global, self.stdout, self.stats, self.trace, hazards)
+    }
+
+    /// Records the copy engine's counts in the run's counters.
+    fn engine_counts(&mut self) {
+        let (_, peak, kept) = self.engine.counts();
+        self.stats.peak_ops_in_flight = peak as u64;
+        self.stats.op_summaries = kept as u64;
     }
 
     pub(crate) fn new_frame_for(&self, warp: &mut Warp, func: FuncId) -> Res<u32> {

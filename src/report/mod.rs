@@ -85,6 +85,7 @@ pub const KINDS: &[(&str, &str)] = &[
     ("trap", "the kernel executed trap (or a failed assert)"),
     ("step-limit", "the run stopped after the maximum number of warp instructions"),
     ("interrupted", "the run was interrupted"),
+    ("resource-limit", "a thread left more asynchronous copies and groups pending than ptxrun keeps (1024)"),
 ];
 
 impl Report {
@@ -478,6 +479,7 @@ fn kind_code(k: FaultKind) -> &'static str {
         FaultKind::Deadlock => "run::deadlock",
         FaultKind::StepLimit => "run::step-limit",
         FaultKind::Interrupted => "run::interrupted",
+        FaultKind::Limit => "run::resource-limit",
         FaultKind::Unsupported => "run::unsupported",
         FaultKind::Hazard(kind) => kind,
     }
