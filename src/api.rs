@@ -282,7 +282,18 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Set from another thread to stop the run (an `interrupted` fault).
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Bytes device `malloc` may hand out at once (CUDA's `cudaLimitMallocHeapSize`): beyond
+    /// them it returns NULL, as CUDA does.
+    pub malloc_heap_bytes: u64,
+    /// Bytes of device `printf` output kept (CUDA's `cudaLimitPrintfFifoSize`): the calls that
+    /// do not fit are dropped, and the outcome says how many bytes were.
+    pub printf_fifo_bytes: u64,
 }
+
+/// CUDA's default device heap, `cudaLimitMallocHeapSize` (8 MiB).
+pub const MALLOC_HEAP_BYTES: u64 = exec::MALLOC_HEAP_BYTES;
+/// CUDA's default printf FIFO, `cudaLimitPrintfFifoSize` (1 MiB).
+pub const PRINTF_FIFO_BYTES: u64 = exec::PRINTF_FIFO_BYTES;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -297,6 +308,8 @@ impl Default for RunOptions {
             fast: true,
             jobs: 1,
             cancel: None,
+            malloc_heap_bytes: MALLOC_HEAP_BYTES,
+            printf_fifo_bytes: PRINTF_FIFO_BYTES,
         }
     }
 }
@@ -559,6 +572,8 @@ impl Prepared {
             fast: o.fast,
             jobs: o.jobs.max(1),
             cancel: o.cancel.clone(),
+            malloc_heap_bytes: o.malloc_heap_bytes,
+            printf_fifo_bytes: o.printf_fifo_bytes,
         };
         Ok(exec::run(
             self.module.ir(),

@@ -91,7 +91,7 @@ impl Settings {
             trace_instructions: self.trace_instructions,
             fast: self.fast,
             jobs: self.jobs.max(1),
-            cancel: None,
+            ..RunOptions::default()
         }
     }
 }

@@ -3,8 +3,9 @@
 //! heap, `printf` beyond its FIFO, large `.local` arrays. Memory bounds are asserted on the
 //! counters the run exposes, never on timing.
 
+use ptxrun::api::{Report, RunOptions};
 use ptxrun::exec::FaultKind;
-use ptxrun::runner::{run, Finished, Settings};
+use ptxrun::runner::{prepare, run, Finished, Settings};
 use std::path::Path;
 
 fn run_with(dir: &str, check: bool) -> Finished {
@@ -62,4 +63,69 @@ fn cp_async_tracked_by_arrive_ons_runs_without_commits() {
         assert_eq!(v, 5000 * t as u32, "thread {t}");
     }
     assert!(r.outcome.stats.peak_ops_in_flight <= 2);
+}
+
+/// Runs a launch file under `opts`.
+fn run_opts(dir: &str, opts: &RunOptions) -> Report {
+    let p = prepare(Path::new(dir), None).unwrap_or_else(|e| panic!("{dir}: {}", e.0));
+    p.report(p.execute(opts).unwrap())
+}
+
+/// Allocations a run of `malloc_heap` made, in all threads.
+fn allocations(r: &Report) -> u32 {
+    r.buffer("out")
+        .unwrap()
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .sum()
+}
+
+/// Device malloc hands out CUDA's default heap (8 MiB) and then returns NULL, as CUDA does;
+/// the heap's size is a run option.
+#[test]
+fn device_malloc_returns_null_beyond_the_heap() {
+    let r = run_opts("tests/run/malloc_heap", &RunOptions::default());
+    assert_eq!(r.status(), "ok");
+    assert_eq!(allocations(&r), 8, "8 blocks of 1 MiB");
+    let small = RunOptions {
+        malloc_heap_bytes: 3 << 20,
+        ..RunOptions::default()
+    };
+    assert_eq!(allocations(&run_opts("tests/run/malloc_heap", &small)), 3);
+}
+
+/// printf output beyond CUDA's 1 MiB FIFO is dropped from the first call that does not fit,
+/// the same with any number of threads, and the report says how much.
+#[test]
+fn printf_output_beyond_the_fifo_is_dropped_and_counted() {
+    let total = 64 * 300 * 64u64;
+    for jobs in [1, 2] {
+        let opts = RunOptions {
+            jobs,
+            ..RunOptions::default()
+        };
+        let r = run_opts("tests/run/printf_fifo", &opts);
+        assert_eq!(r.status(), "ok");
+        let kept = r.stdout().len() as u64;
+        assert_eq!(kept, 1 << 20, "16384 whole lines");
+        let t = r.outcome.printf_truncated.expect("truncated");
+        assert_eq!(t.fifo_bytes, 1 << 20);
+        assert_eq!(t.dropped_bytes, total - kept);
+        assert!(
+            r.human()
+                .contains("note: printf output truncated at 1 MiB (180224 bytes dropped)"),
+            "{}",
+            r.human()
+        );
+    }
+    let small = RunOptions {
+        printf_fifo_bytes: 100,
+        ..RunOptions::default()
+    };
+    let r = run_opts("tests/run/printf_fifo", &small);
+    assert_eq!(r.stdout().len(), 64, "one whole line fits");
+    assert_eq!(
+        r.outcome.printf_truncated.unwrap().dropped_bytes,
+        total - 64
+    );
 }

@@ -175,6 +175,13 @@ impl Checker {
         self.observed.retain(|k, _| k.1 .0 == 0);
     }
 
+    /// A global allocation was freed: its shadow goes with its bytes.
+    pub fn forget_global(&mut self, index: usize) {
+        if let Some(s) = self.global.get_mut(index) {
+            *s = None;
+        }
+    }
+
     pub fn new_agent(&mut self) -> Agent {
         self.next_agent += 1;
         self.next_agent - 1

@@ -85,7 +85,18 @@ pub struct Options {
     /// Set from another thread to stop the run with an `interrupted` fault (a Python caller's
     /// Ctrl-C); looked at every [`CANCEL_EVERY`] warp instructions.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Device `malloc`'s heap (`cudaLimitMallocHeapSize`) and the `printf` FIFO
+    /// (`cudaLimitPrintfFifoSize`), bytes.
+    pub malloc_heap_bytes: u64,
+    pub printf_fifo_bytes: u64,
 }
+
+/// CUDA's default `cudaLimitMallocHeapSize`: 8 MiB (CUDA C++ Programming Guide, "Dynamic
+/// Global Memory Allocation and Operations", "Heap Memory Allocation").
+pub const MALLOC_HEAP_BYTES: u64 = 8 << 20;
+/// CUDA's default `cudaLimitPrintfFifoSize`: 1 MiB (CUDA C++ Programming Guide, "Formatted
+/// Output", "Limitations").
+pub const PRINTF_FIFO_BYTES: u64 = 1 << 20;
 
 /// How often (in warp instructions, a power of two) a run looks at `Options::cancel`.
 pub const CANCEL_EVERY: u64 = 1 << 12;
@@ -103,6 +114,8 @@ impl Default for Options {
             fast: true,
             jobs: 1,
             cancel: None,
+            malloc_heap_bytes: MALLOC_HEAP_BYTES,
+            printf_fifo_bytes: PRINTF_FIFO_BYTES,
         }
     }
 }
@@ -233,6 +246,18 @@ pub struct Outcome {
     /// How many threads ran the clusters: 1 unless `Options::jobs` allowed more and the clusters
     /// did not interact (`grid.rs`). Nothing else in the outcome depends on it.
     pub threads: usize,
+    /// Set when device `printf` produced more than the FIFO holds.
+    pub printf_truncated: Option<PrintfTruncated>,
+}
+
+/// Device `printf` output beyond the FIFO (`Options::printf_fifo_bytes`): CUDA drops a call
+/// that does not fit; ptxrun keeps the calls in order until the first that does not fit, and
+/// drops it and every later one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrintfTruncated {
+    pub fifo_bytes: u64,
+    /// Bytes of formatted output dropped.
+    pub dropped_bytes: u64,
 }
 
 pub use grid::run;

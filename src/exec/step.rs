@@ -30,6 +30,16 @@ pub const WATCH_EVERY: u64 = 1 << 20;
 /// must stop (`grid.rs`).
 pub(crate) type Watch = Box<dyn Fn(&Global, u64) -> bool + Send>;
 
+/// What a machine leaves when it is done.
+pub(crate) struct Finish {
+    pub global: Global,
+    pub stdout: String,
+    pub printf_truncated: Option<super::PrintfTruncated>,
+    pub stats: Stats,
+    pub trace: Trace,
+    pub hazards: Vec<super::Hazard>,
+}
+
 pub(crate) struct Machine<'m> {
     pub m: &'m Module,
     pub entry: FuncId,
@@ -47,10 +57,10 @@ pub(crate) struct Machine<'m> {
     /// Set from another thread to stop the run (`Options::cancel`).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     pub instruction_cycles: u64,
-    pub stdout: String,
+    /// Device `printf` output, and device `malloc`'s heap.
+    pub stdout: super::printf::Fifo,
     pub stats: Stats,
-    /// Bump pointer of device `malloc`.
-    pub heap_next: u64,
+    pub heap: super::printf::Heap,
     pub layout_error: Option<String>,
     pub engine: Engine,
     pub trace: Trace,
@@ -266,9 +276,9 @@ impl<'m> Machine<'m> {
             max_steps: opts.max_steps,
             cancel: opts.cancel,
             instruction_cycles: opts.instruction_cycles.max(1),
-            stdout: String::new(),
+            stdout: super::printf::Fifo::new(opts.printf_fifo_bytes),
             stats: Stats::default(),
-            heap_next: 0,
+            heap: super::printf::Heap::new(opts.malloc_heap_bytes),
             layout_error,
             engine: Engine::new(opts.latency, opts.check),
             trace: Trace::new(opts.trace, opts.trace_instructions),
@@ -280,14 +290,22 @@ impl<'m> Machine<'m> {
         }
     }
 
-    pub fn finish(mut self) -> (Global, String, Stats, Trace, Vec<super::Hazard>) {
+    pub fn finish(mut self) -> Finish {
         let hazards = self
             .hb
             .as_mut()
             .map(|h| h.take_hazards())
             .unwrap_or_default();
         self.engine_counts();
-        (self.global, self.stdout, self.stats, self.trace, hazards)
+        let (stdout, printf_truncated) = self.stdout.take();
+        Finish {
+            global: self.global,
+            stdout,
+            printf_truncated,
+            stats: self.stats,
+            trace: self.trace,
+            hazards,
+        }
     }
 
     /// Records the copy engine's counts in the run's counters.
