@@ -129,3 +129,17 @@ fn printf_output_beyond_the_fifo_is_dropped_and_counted() {
         total - 64
     );
 }
+
+/// Local memory exists only where a thread wrote it: a 16-CTA cluster of 1024 threads with
+/// 512 KiB of `.local` each (8 GiB) makes two 4 KiB pages per thread, and a word never written
+/// reads as zero.
+#[test]
+fn local_memory_is_made_on_first_write() {
+    let r = run_with("tests/run/local_lazy", true);
+    assert_eq!(r.status(), "ok");
+    assert_eq!(r.outcome.stats.peak_local_bytes, 16 * 1024 * 2 * 4096);
+    for (i, w) in r.buffer("out").unwrap().chunks(4).enumerate() {
+        let tid = (i % 1024) as u32;
+        assert_eq!(u32::from_le_bytes(w.try_into().unwrap()), 2 * tid);
+    }
+}

@@ -387,6 +387,7 @@ fn parallel(
         stats.thread_instructions += d.stats.thread_instructions;
         stats.warp_instructions += d.stats.warp_instructions;
         stats.cycles = stats.cycles.max(d.stats.cycles);
+        stats.peak_local_bytes = stats.peak_local_bytes.max(d.stats.peak_local_bytes);
         stdout.push_str(&d.stdout);
         for h in &d.hazards {
             let key = (

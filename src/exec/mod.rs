@@ -228,6 +228,9 @@ pub struct Stats {
     /// memory is proportional to these, not to the run's length.
     pub peak_ops_in_flight: u64,
     pub op_summaries: u64,
+    /// The most local memory a cluster's threads made (the pages they wrote: local memory is
+    /// allocated lazily), bytes.
+    pub peak_local_bytes: u64,
 }
 
 /// The state after a run: memory (to read outputs from), printed text, counters, the trace,

@@ -234,15 +234,19 @@ impl<'m> Machine<'m> {
 fn generic_read(
     global: &crate::mem::Global,
     shared: &[u8],
-    local: &[u8],
+    local: &crate::mem::local::Local,
     addr: u64,
     n: usize,
 ) -> Result<Vec<u8>, String> {
+    if let crate::mem::Generic::Local(o) = crate::mem::classify(addr) {
+        let mut out = vec![0; n];
+        return local.read(o, &mut out).map(|()| out).map_err(|e| e.message);
+    }
     use crate::mem::{classify, slice, Generic};
     let bytes = match classify(addr) {
         Generic::Global(a) => global.read(a, n),
         Generic::Shared(o) => slice(shared, "shared", o, n),
-        Generic::Local(o) => slice(local, "local", o, n),
+        Generic::Local(_) => unreachable!("read above"),
         Generic::Param(o) => Err(crate::mem::MemFault {
             message: format!("printf argument in parameter space (+{o:#x})"),
         }),

@@ -182,7 +182,7 @@ pub(crate) struct Warp {
     pub exited: u32,
     pub groups: Vec<Group>,
     pub frames: Vec<Frame>,
-    pub local: Vec<Vec<u8>>,
+    pub local: Vec<crate::mem::local::Local>,
     pub local_top: u64,
     pub clock: u64,
     /// Instructions this warp has executed.
@@ -308,6 +308,19 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Records the local memory the cluster's threads made (touched pages) in the run's counters.
+    fn count_local(&mut self, cl: &Cluster) {
+        let pages: usize = cl
+            .ctas
+            .iter()
+            .flat_map(|c| &c.warps)
+            .flat_map(|w| &w.local)
+            .map(crate::mem::local::Local::pages)
+            .sum();
+        let bytes = (pages * crate::mem::local::PAGE) as u64;
+        self.stats.peak_local_bytes = self.stats.peak_local_bytes.max(bytes);
+    }
+
     /// Records the copy engine's counts in the run's counters.
     fn engine_counts(&mut self) {
         let (_, peak, kept) = self.engine.counts();
@@ -330,9 +343,7 @@ impl<'m> Machine<'m> {
         }
         warp.local_top = base + local_size;
         for l in &mut warp.local {
-            if (l.len() as u64) < warp.local_top {
-                l.resize(warp.local_top as usize, 0);
-            }
+            l.grow(warp.local_top);
         }
         let frame = Frame {
             func,
@@ -382,7 +393,7 @@ impl<'m> Machine<'m> {
                 exited: 0,
                 groups: Vec::new(),
                 frames: Vec::new(),
-                local: vec![Vec::new(); WARP],
+                local: vec![crate::mem::local::Local::default(); WARP],
                 local_top: 0,
                 clock: 0,
                 steps: 0,
@@ -470,6 +481,7 @@ impl<'m> Machine<'m> {
                     .iter()
                     .all(|c| c.warps.iter().all(|w| w.groups.is_empty()))
                 {
+                    self.count_local(&cl);
                     // Operations still in flight complete (a bulk store nobody waited for).
                     return self.drain(&mut cl);
                 }

@@ -17,6 +17,7 @@
 
 pub mod copy;
 pub mod hb;
+pub mod local;
 pub mod mbarrier;
 pub mod reduce;
 pub mod shadow;
