@@ -288,7 +288,18 @@ pub struct RunOptions {
     /// that needs more is an [`Error::InvalidLaunch`] before it runs, or a `memory-limit`
     /// fault when it gets there while running.
     pub memory_limit: Option<u64>,
+    /// Bytes device `malloc` may hand out at once (CUDA's `cudaLimitMallocHeapSize`): beyond
+    /// them it returns NULL, as CUDA does.
+    pub malloc_heap_bytes: u64,
+    /// Bytes of device `printf` output kept (CUDA's `cudaLimitPrintfFifoSize`): the calls that
+    /// do not fit are dropped, and the outcome says how many bytes were.
+    pub printf_fifo_bytes: u64,
 }
+
+/// CUDA's default device heap, `cudaLimitMallocHeapSize` (8 MiB).
+pub const MALLOC_HEAP_BYTES: u64 = exec::MALLOC_HEAP_BYTES;
+/// CUDA's default printf FIFO, `cudaLimitPrintfFifoSize` (1 MiB).
+pub const PRINTF_FIFO_BYTES: u64 = exec::PRINTF_FIFO_BYTES;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -305,6 +316,8 @@ impl Default for RunOptions {
             cancel: None,
             timeout: None,
             memory_limit: None,
+            malloc_heap_bytes: MALLOC_HEAP_BYTES,
+            printf_fifo_bytes: PRINTF_FIFO_BYTES,
         }
     }
 }
@@ -642,6 +655,8 @@ impl Prepared {
                 .timeout
                 .and_then(|t| std::time::Instant::now().checked_add(t)),
             meter: Arc::new(crate::mem::budget::Meter::new(limit, fixed)),
+            malloc_heap_bytes: o.malloc_heap_bytes,
+            printf_fifo_bytes: o.printf_fifo_bytes,
         };
         Ok(exec::run(
             self.module.ir(),

@@ -108,6 +108,7 @@ impl Settings {
             cancel: self.cancel.clone(),
             timeout: self.timeout,
             memory_limit: self.memory_limit,
+            ..RunOptions::default()
         }
     }
 }

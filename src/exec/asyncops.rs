@@ -15,6 +15,7 @@ use super::FaultKind;
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Function, Instr, Op, Operand, Space, Type};
 use crate::latency::OpClass;
+use crate::mem::copy::Engine;
 use crate::mem::copy::{ArriveOn, Completion, Issuer, Loc, Notice, OpId, OpSpec, Seg, Spaces};
 use crate::mem::hb::{Epoch, Vc};
 use crate::mem::{self, Generic};
@@ -22,6 +23,85 @@ use crate::trace::What;
 
 /// Bulk copies land in pieces of this many bytes (partial data is visible to early readers).
 pub(super) const CHUNK: u32 = 256;
+
+/// Asynchronous operations and groups a thread may leave pending: operations issued since its
+/// last commit or `cp.async.mbarrier.arrive`, committed groups no wait has retired, and their
+/// operations. A real pipeline keeps a few stages of a few copies each; a loop that never
+/// commits or waits would otherwise make ptxrun remember every copy it issued.
+pub const MAX_PENDING: usize = 1024;
+
+/// `uncommitted` lists are first pruned of completed operations at this length.
+const PRUNE_AT: usize = 64;
+
+impl LaneGroups {
+    /// Operations and groups the thread leaves pending (see [`MAX_PENDING`]).
+    pub(super) fn pending(&self) -> usize {
+        self.untracked + self.groups.len() + self.groups.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// An operation the thread issued joins its uncommitted ones. Once the list is long, the
+    /// completed ones are pruned (amortised: the next pruning waits until it doubles), so a
+    /// thread that tracks its copies with `cp.async.mbarrier.arrive` and never commits keeps
+    /// only what is in flight.
+    fn push(&mut self, op: OpId, engine: &Engine) {
+        self.uncommitted.push(op);
+        self.untracked += 1;
+        if self.uncommitted.len() > self.prune_at.max(PRUNE_AT) {
+            prune(&mut self.uncommitted, engine);
+            self.prune_at = 2 * self.uncommitted.len();
+        }
+    }
+}
+
+/// Drops the completed operations of a list but the newest: a thread's operations of one kind
+/// complete on its warp's clocks in issue order, so the newest one's completion epochs cover
+/// the others' for a wait that observes it, and whether the list is complete does not change.
+fn prune(list: &mut Vec<OpId>, engine: &Engine) {
+    let newest = list
+        .iter()
+        .copied()
+        .filter(|&o| engine.is_complete(o))
+        .max();
+    list.retain(|&o| !engine.is_complete(o) || Some(o) == newest);
+}
+
+/// Adds an operation the executing lanes issued to their (bulk or non-bulk) uncommitted ones;
+/// a lane that leaves more than [`MAX_PENDING`] operations and groups pending is a fault.
+pub(super) fn track(cx: &mut Ctx<'_, '_>, op: OpId, bulk: bool) -> Res<()> {
+    let active = cx.active;
+    for lane in lanes(active) {
+        let engine = &*cx.engine;
+        let w = cx.asy.get_or_insert_with(|| Box::new(WarpAsync::default()));
+        let g = if bulk {
+            &mut w.bulk[lane]
+        } else {
+            &mut w.cp[lane]
+        };
+        g.push(op, engine);
+        too_many(cx, lane, bulk)?;
+    }
+    Ok(())
+}
+
+/// The fault of a lane that leaves more than [`MAX_PENDING`] operations and groups pending.
+fn too_many(cx: &mut Ctx<'_, '_>, lane: usize, bulk: bool) -> Res<()> {
+    let n = groups(cx, bulk)[lane].pending();
+    if n <= MAX_PENDING {
+        return Ok(());
+    }
+    let name = cx.ins.op.name();
+    let wait = if bulk {
+        "cp.async.bulk.wait_group"
+    } else {
+        "cp.async.wait_group"
+    };
+    Err(lane_fault(
+        cx,
+        lane,
+        FaultKind::Limit,
+        format!("{name}: the thread has {n} asynchronous operations and groups pending (issued since its last commit_group or cp.async.mbarrier.arrive, or in committed groups no {wait} has retired); ptxrun keeps at most {MAX_PENDING} per thread"),
+    ))
+}
 
 impl<'m> Machine<'m> {
     /// Asynchronous copies, their groups and waits, and mbarrier instructions: each returns a
@@ -44,8 +124,8 @@ impl<'m> Machine<'m> {
             } else {
                 match ins.op {
                     Op::CpAsync => cp_async(&mut cx)?,
-                    Op::CpAsyncCommitGroup => commit(&mut cx, false),
-                    Op::CpAsyncBulkCommitGroup => commit(&mut cx, true),
+                    Op::CpAsyncCommitGroup => commit(&mut cx, false)?,
+                    Op::CpAsyncBulkCommitGroup => commit(&mut cx, true)?,
                     Op::CpAsyncWaitGroup | Op::CpAsyncWaitAll => wait_groups(&mut cx, false),
                     Op::CpAsyncBulkWaitGroup => wait_groups(&mut cx, true),
                     Op::CpAsyncMbarrierArrive => cp_async_arrive(&mut cx)?,
@@ -200,7 +280,7 @@ pub(super) fn issue(
     if class == OpClass::Wgmma {
         dst_desc = "accumulator registers".into();
     }
-    let kind = cx.ins.op.name().to_string();
+    let kind = cx.ins.op.name();
     // Operations an async-group tracks complete in the order of the issuing warp's sequence.
     let group_epochs = match (&completion, cx.hb.as_mut()) {
         (Completion::Group, Some(hb)) => {
@@ -366,16 +446,13 @@ fn cp_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         None,
         active,
     );
-    let g = groups(cx, false);
-    for lane in lanes(active) {
-        g[lane].uncommitted.push(op);
-    }
+    track(cx, op, false)?;
     Ok(Settle::all(active))
 }
 
 /// `cp.async.commit_group` / `cp.async.bulk.commit_group`: each lane's uncommitted operations
 /// become a new group (possibly empty).
-fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
+fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Res<Settle> {
     let active = cx.active;
     let mut ops: Vec<OpId> = Vec::new();
     let g = groups(cx, bulk);
@@ -387,9 +464,14 @@ fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
             }
         }
         g[lane].groups.push_back(group);
+        g[lane].untracked = 0;
+        g[lane].prune_at = 0;
+    }
+    for lane in lanes(active) {
+        too_many(cx, lane, bulk)?;
     }
     record(cx, What::Commit { bulk, ops });
-    Settle::all(active)
+    Ok(Settle::all(active))
 }
 
 /// `cp.async.wait_group N`, `cp.async.wait_all`, `cp.async.bulk.wait_group{.read} N`: a lane is
@@ -464,7 +546,7 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
     if let Some(hb) = cx.hb.as_mut() {
         let w = hb.warp(rank, warp);
         for &o in &observed {
-            if let Some((done, read)) = cx.engine.ops[o as usize].spec.group_epochs {
+            if let Some((done, read)) = cx.engine.op(o).and_then(|o| o.group_epochs()) {
                 w.vc.raise(read.agent, read.clock);
                 if !read_only {
                     w.vc.raise(done.agent, done.clock);
@@ -511,7 +593,10 @@ fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         if !noinc {
             super::mbarops::with_mbar(cx, rank, off, lane, |b| b.add_pending())?;
         }
-        let st = &groups(cx, false)[lane];
+        let st = &mut groups(cx, false)[lane];
+        // The arrive-on tracks the thread's prior copies from now on.
+        st.untracked = 0;
+        let st = &*st;
         let mut waiting: Vec<OpId> = st
             .uncommitted
             .iter()
@@ -720,10 +805,7 @@ fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         active,
     );
     if bulk_group {
-        let g = groups(cx, true);
-        for lane in lanes(active) {
-            g[lane].uncommitted.push(op);
-        }
+        track(cx, op, true)?;
     }
     Ok(Settle::all(active))
 }
@@ -784,4 +866,65 @@ fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         active,
     );
     Ok(Settle::all(active))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::latency::Immediate;
+    use crate::mem::copy::Completion;
+    use crate::mem::{Global, Smem};
+    use crate::trace::Trace;
+
+    /// A 4-byte global-to-shared copy tracked by the issuing thread's async-group.
+    fn copy(src: u64) -> OpSpec {
+        OpSpec {
+            class: OpClass::CpAsync,
+            kind: "cp.async.ca",
+            segs: vec![Seg {
+                src: Loc::Global(src),
+                dst: Loc::Shared { rank: 0, off: 0 },
+                len: 4,
+                stage: 0,
+            }],
+            pieces: vec![0],
+            staging: vec![0; 4],
+            completion: Completion::Group,
+            reduce: None,
+            issuer: Issuer::default(),
+            on_chip: false,
+            src_desc: String::new(),
+            dst_desc: String::new(),
+            group_epochs: None,
+            tx_phases: Vec::new(),
+            release: Vc::new(),
+        }
+    }
+
+    /// A thread that never commits (its copies tracked by arrive-ons) keeps a bounded list of
+    /// uncommitted operations: what is in flight plus one completed one, however long it runs,
+    /// so scanning it (every `cp.async.mbarrier.arrive` does) costs the same each time.
+    #[test]
+    fn uncommitted_lists_keep_what_is_in_flight() {
+        let mut g = Global::new();
+        let a = g.alloc("x", vec![1; 4], false);
+        let mut smem = vec![Smem::new(16)];
+        let mut e = Engine::new(Box::new(Immediate), false);
+        let mut tr = Trace::default();
+        let mut lane = LaneGroups::default();
+        let mut longest = 0;
+        for now in 0..10_000u64 {
+            let op = e.issue(copy(a), now, &mut tr);
+            lane.push(op, &e);
+            longest = longest.max(lane.uncommitted.len());
+            let mut sp = Spaces {
+                global: &mut g,
+                smem: &mut smem,
+            };
+            e.advance(now, &mut sp, &mut tr, &mut Vec::new()).unwrap();
+        }
+        assert!(longest <= PRUNE_AT + 1, "{longest}");
+        assert_eq!(lane.untracked, 10_000, "nothing tracked them");
+        assert_eq!(e.counts(), (0, 1, 0), "no records left behind");
+    }
 }

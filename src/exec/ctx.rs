@@ -24,7 +24,7 @@ pub(crate) struct Ctx<'a, 'm> {
     /// Shared memory of every CTA of the cluster, by rank; `rank` is the executing CTA's.
     pub smem: &'a mut [Smem],
     pub rank: u32,
-    pub local: &'a mut Vec<Vec<u8>>,
+    pub local: &'a mut Vec<crate::mem::local::Local>,
     pub frame: &'a mut Frame,
     /// The frame's index in its warp's call stack (0: the kernel).
     pub depth: u32,

@@ -19,7 +19,7 @@
 //! instead of spinning until the step limit.
 
 use super::hazard::HazardKey;
-use super::step::Machine;
+use super::step::{Finish, Machine};
 use super::{Fault, FaultKind, Grid, Hazard, Options, Outcome, Stats};
 use crate::ir::{FuncId, Module};
 use crate::mem::{AccessLog, Global};
@@ -106,25 +106,25 @@ fn sequential(k: &Kernel<'_>, global: Global, kparams: Vec<u8>, opts: Options) -
             break;
         }
     }
-    let (global, stdout, stats, trace, hazards) = m.finish();
-    outcome(
-        k.grid, global, stdout, stats, fault, trace, latency, hazards, 1,
-    )
+    outcome(k.grid, m.finish(), fault, latency, 1)
 }
 
 /// Fills in thread coordinates from linear thread indices.
-#[allow(clippy::too_many_arguments)]
 fn outcome(
     grid: &Grid,
-    global: Global,
-    stdout: String,
-    stats: Stats,
+    done: Finish,
     mut fault: Option<Fault>,
-    trace: crate::trace::Trace,
     latency: String,
-    mut hazards: Vec<Hazard>,
     threads: usize,
 ) -> Outcome {
+    let Finish {
+        global,
+        stdout,
+        printf_truncated,
+        stats,
+        trace,
+        mut hazards,
+    } = done;
     let [bx, by, _] = grid.block;
     let coords = |t: u32| [t % bx, (t / bx) % by, t / (bx * by)];
     if let Some(f) = &mut fault {
@@ -144,6 +144,7 @@ fn outcome(
         latency,
         hazards,
         threads,
+        printf_truncated,
     }
 }
 
@@ -151,6 +152,8 @@ fn outcome(
 struct Done {
     stats: Stats,
     stdout: String,
+    /// Whether its `printf` output did not fit the FIFO.
+    printf_dropped: bool,
     hazards: Vec<Hazard>,
     fault: Option<Box<Fault>>,
     log: AccessLog,
@@ -254,6 +257,7 @@ fn parallel(
         opts.check,
         opts.fast,
     );
+    let (malloc_heap_bytes, printf_fifo_bytes) = (opts.malloc_heap_bytes, opts.printf_fifo_bytes);
     let models: Vec<_> = (0..jobs).map(|_| opts.latency.fresh()).collect();
     let (cancel, deadline, meter) = (&opts.cancel, opts.deadline, &opts.meter);
     let machines: Vec<Machine<'_>> = std::thread::scope(|s| {
@@ -279,6 +283,8 @@ fn parallel(
                         cancel: cancel.clone(),
                         deadline,
                         meter: Arc::clone(meter),
+                        malloc_heap_bytes,
+                        printf_fifo_bytes,
                     };
                     let mut m =
                         Machine::new(k.module, k.entry, k.grid, g, kparams.to_vec(), worker_opts);
@@ -311,7 +317,7 @@ fn parallel(
                             break;
                         }
                         m.stats = Stats::default();
-                        m.stdout.clear();
+                        m.stdout.take();
                         let r = m.run_cluster(k.origins[i], i as u64);
                         let log = take_log(&m.global);
                         let fault = r.err();
@@ -337,9 +343,11 @@ fn parallel(
                         }
                         spent.fetch_add(m.stats.warp_instructions, Ordering::Relaxed);
                         let hazards = m.hb.as_mut().map(|h| h.take_hazards()).unwrap_or_default();
+                        let (stdout, truncated) = m.stdout.take();
                         let d = Done {
                             stats: m.stats,
-                            stdout: std::mem::take(&mut m.stdout),
+                            stdout,
+                            printf_dropped: truncated.is_some(),
                             hazards,
                             fault,
                             log,
@@ -382,6 +390,7 @@ fn parallel(
         stats.thread_instructions += d.stats.thread_instructions;
         stats.warp_instructions += d.stats.warp_instructions;
         stats.cycles = stats.cycles.max(d.stats.cycles);
+        stats.peak_local_bytes = stats.peak_local_bytes.max(d.stats.peak_local_bytes);
         stdout.push_str(&d.stdout);
         for h in &d.hazards {
             let key = (
@@ -405,15 +414,32 @@ fn parallel(
         }
         fault = d.fault.as_deref().cloned();
     }
-    if stats.warp_instructions > max_steps {
+    // Output beyond the printf FIFO: which calls are dropped depends on every earlier
+    // cluster's output, as the one-thread run sees it.
+    if stats.warp_instructions > max_steps
+        || done[..=last].iter().flatten().any(|d| d.printf_dropped)
+        || stdout.len() as u64 > printf_fifo_bytes
+    {
         return None;
+    }
+    // Each cluster starts with nothing in flight: the launch's peak is the largest cluster's.
+    for m in &machines {
+        let (_, peak, kept) = m.engine.counts();
+        stats.peak_ops_in_flight = stats.peak_ops_in_flight.max(peak as u64);
+        stats.op_summaries += kept as u64;
     }
     let latency = machines[0].engine.model_name();
     // Workers do not trace (`run` sends traced launches to one thread).
     let trace = crate::trace::Trace::new(false, false);
-    Some(outcome(
-        k.grid, global, stdout, stats, fault, trace, latency, hazards, jobs,
-    ))
+    let finish = Finish {
+        global,
+        stdout,
+        printf_truncated: None,
+        stats,
+        trace,
+        hazards,
+    };
+    Some(outcome(k.grid, finish, fault, latency, jobs))
 }
 
 #[cfg(test)]

@@ -141,9 +141,9 @@ const TENSORMAP_FENCES: usize = 16;
 /// How a hazard's earlier access is described.
 fn op_name(engine: &Engine, op: OpId) -> String {
     engine
-        .ops
-        .get(op as usize)
-        .map_or_else(|| "asynchronous operation".into(), |o| o.spec.kind.clone())
+        .op(op)
+        .map_or("asynchronous operation", |o| o.kind())
+        .to_string()
 }
 
 impl Checker {
@@ -196,6 +196,13 @@ impl Checker {
         // Shared memory is new: its atomic words and observations are gone.
         self.atomics.retain(|k, _| k.0 == 0);
         self.observed.retain(|k, _| k.1 .0 == 0);
+    }
+
+    /// A global allocation was freed: its shadow goes with its bytes.
+    pub fn forget_global(&mut self, index: usize) {
+        if let Some(s) = self.global.get_mut(index) {
+            *s = None;
+        }
     }
 
     pub fn new_agent(&mut self) -> Agent {
@@ -354,13 +361,15 @@ impl Checker {
                             })
                     }
                     Who::Op { op, reduce } => {
-                        let o = &engine.ops[op as usize];
+                        // (An operation the engine no longer knows cannot be judged: no report.)
                         (reduce && atomic)
-                            || if prev_write {
-                                o.completion(dst_rank).is_some_and(|e| vc.covers(e))
-                            } else {
-                                o.sources_released().is_some_and(|e| vc.covers(e))
-                            }
+                            || engine.op(op).is_none_or(|o| {
+                                if prev_write {
+                                    o.completion(dst_rank).is_some_and(|e| vc.covers(e))
+                                } else {
+                                    o.sources_released().is_some_and(|e| vc.covers(e))
+                                }
+                            })
                     }
                 };
                 if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize)| m.0 == *prev) {
@@ -401,16 +410,18 @@ impl Checker {
         match prev.who() {
             Who::Op { op, .. } => {
                 let name = op_name(engine, op);
-                let o = &engine.ops[op as usize];
-                let iss = o.spec.issuer;
+                let Some(o) = engine.op(op) else {
+                    return;
+                };
+                let iss = o.issuer();
                 let related = Some((
                     iss.func,
                     iss.pc,
                     format!("the {name} whose completion it is not ordered after"),
                 ));
-                let tracked = match o.spec.completion {
-                    Completion::Group => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
-                    _ => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
+                let tracked = match o.by_group() {
+                    true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
+                    false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
                 };
                 let (kind, message, help) = match (prev_write, write) {
                     (true, false) => (
@@ -501,7 +512,9 @@ impl Checker {
     /// An asynchronous operation was issued by the warp at `site`: its sources are read and its
     /// destinations written from now until it completes.
     pub fn op_issue(&mut self, engine: &Engine, global: &Global, op: OpId, site: Site) {
-        let o = &engine.ops[op as usize];
+        let Some(o) = engine.live(op) else {
+            return;
+        };
         let issue_vc = self.warps[site.rank as usize][site.warp as usize]
             .vc
             .clone();
@@ -550,13 +563,15 @@ impl Checker {
                                 ordered || exempt
                             }
                             Who::Op { op: p, reduce: pr } => {
-                                let po = &engine.ops[p as usize];
                                 (pr && reduce)
-                                    || if prev_write {
-                                        po.completion(rank).is_some_and(|e| issue_vc.covers(e))
-                                    } else {
-                                        po.sources_released().is_some_and(|e| issue_vc.covers(e))
-                                    }
+                                    || engine.op(p).is_none_or(|po| {
+                                        if prev_write {
+                                            po.completion(rank).is_some_and(|e| issue_vc.covers(e))
+                                        } else {
+                                            po.sources_released()
+                                                .is_some_and(|e| issue_vc.covers(e))
+                                        }
+                                    })
                             }
                         };
                         if !ok && conflict {
@@ -651,7 +666,9 @@ impl Checker {
             }
             Who::Op { op: p, .. } => {
                 let pname = op_name(engine, p);
-                let iss = engine.ops[p as usize].spec.issuer;
+                let Some(iss) = engine.op(p).map(|o| o.issuer()) else {
+                    return;
+                };
                 let (kind, verb) = match (prev_write, write) {
                     (true, true) => ("write-before-complete", "writes bytes that the in-flight"),
                     (true, false) => ("read-before-complete", "reads bytes that the in-flight"),
@@ -915,8 +932,9 @@ impl Checker {
             .iter()
             .filter(|m| m.rank == rank)
             .filter(|m| {
-                let o = &engine.ops[m.op as usize];
-                !access_end(o, rank, m.write).is_some_and(|e| released.covers(e))
+                engine.op(m.op).is_some_and(|o| {
+                    !access_end(o, rank, m.write).is_some_and(|e| released.covers(e))
+                })
             })
             .copied()
             .collect();
@@ -926,17 +944,17 @@ impl Checker {
             "the CTA".to_string()
         };
         for m in late {
-            let o = &engine.ops[m.op as usize];
+            let Some(o) = engine.op(m.op) else { continue };
             let name = op_name(engine, m.op);
             let verb = if m.write { "writes" } else { "reads" };
             let bulk_read = !m.write
                 && matches!(
-                    o.spec.class,
+                    o.class(),
                     OpClass::Bulk | OpClass::BulkReduce | OpClass::Tensor
                 );
-            let wait = match o.spec.completion {
-                Completion::Group if bulk_read => "wait for the copy to finish reading its source before the CTA exits: cp.async.bulk.wait_group.read (or cp.async.bulk.wait_group) in the issuing thread",
-                Completion::Group => "wait for the operation's group before the CTA exits: cp.async.wait_group / cp.async.wait_all (cp.async), wgmma.wait_group (wgmma) in the issuing thread",
+            let wait = match o.by_group() {
+                true if bulk_read => "wait for the copy to finish reading its source before the CTA exits: cp.async.bulk.wait_group.read (or cp.async.bulk.wait_group) in the issuing thread",
+                true => "wait for the operation's group before the CTA exits: cp.async.wait_group / cp.async.wait_all (cp.async), wgmma.wait_group (wgmma) in the issuing thread",
                 _ => "order the exit after the mbarrier phase that tracks the operation: wait on it (mbarrier.try_wait until it returns true) in the CTA that owns it, and keep a source CTA running until then (barrier.cluster)",
             };
             let address = format!("shared+{:#x} of {who}", m.off);
@@ -947,8 +965,8 @@ impl Checker {
                 wait,
                 address,
                 Some((
-                    o.spec.issuer.func,
-                    o.spec.issuer.pc,
+                    o.issuer().func,
+                    o.issuer().pc,
                     format!("the {name} still accessing {who}'s shared memory"),
                 )),
             );
@@ -998,8 +1016,8 @@ impl Checker {
 /// completion for a write there, the end of its source reads for a read. An async-group's
 /// epochs are fixed at issue; an mbarrier phase's only once the operation completed (`None`
 /// while it is in flight: no wait can have observed it).
-fn access_end(o: &crate::mem::copy::Op, rank: u32, write: bool) -> Option<Epoch> {
-    match o.spec.group_epochs {
+fn access_end(o: crate::mem::copy::OpRef<'_>, rank: u32, write: bool) -> Option<Epoch> {
+    match o.group_epochs() {
         Some((done, read)) => Some(if write { done } else { read }),
         None if write => o.completion(rank),
         None => o.sources_released(),

@@ -163,13 +163,16 @@ pub(crate) fn read(
     out: &mut [u8],
 ) -> Result<(), MemFault> {
     let n = out.len();
+    if let Target::Local(o) = t {
+        return cx.local[lane].read(o, out);
+    }
     let src: &[u8] = match t {
         Target::Global(a) => cx.global.read(a, n)?,
         Target::Shared(r, o) => match cx.smem.get(r as usize) {
             Some(s) => mem::slice(&s.bytes, "shared", o, n)?,
             None => return Err(no_cta(cx, r)),
         },
-        Target::Local(o) => mem::slice(&cx.local[lane], "local", o, n)?,
+        Target::Local(_) => unreachable!("read above"),
         Target::KernelParam(o) => mem::slice(cx.kparams, "kernel parameter", o, n)?,
         Target::FrameParam(o) => {
             let size = cx.frame.param_size;
@@ -188,6 +191,9 @@ pub(crate) fn write(
     data: &[u8],
 ) -> Result<(), MemFault> {
     let n = data.len();
+    if let Target::Local(o) = t {
+        return cx.local[lane].write(o, data);
+    }
     let dst: &mut [u8] = match t {
         Target::Global(a) => cx.global.write(a, n)?,
         Target::Shared(r, o) => {
@@ -203,7 +209,7 @@ pub(crate) fn write(
                 }
             }
         }
-        Target::Local(o) => mem::slice_mut(&mut cx.local[lane], "local", o, n)?,
+        Target::Local(_) => unreachable!("written above"),
         Target::KernelParam(_) => {
             return Err(MemFault {
                 message: "store to the read-only kernel parameter space".into(),

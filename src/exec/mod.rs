@@ -91,12 +91,23 @@ pub struct Options {
     /// The run's memory budget: what it allocates as it goes is charged here, and going over
     /// stops it with a `memory-limit` fault.
     pub meter: std::sync::Arc<crate::mem::budget::Meter>,
+    /// Device `malloc`'s heap (`cudaLimitMallocHeapSize`) and the `printf` FIFO
+    /// (`cudaLimitPrintfFifoSize`), bytes.
+    pub malloc_heap_bytes: u64,
+    pub printf_fifo_bytes: u64,
 }
 
 /// The step limit unless told otherwise: 2^28 warp instructions, a few seconds to a minute of
 /// interpreting (the largest sample needs 5 million; a 1024^3 SGEMM about 100 million). A
 /// loop that spins on memory nobody writes ends much sooner, as a deadlock (`spin.rs`).
 pub const DEFAULT_MAX_STEPS: u64 = 1 << 28;
+
+/// CUDA's default `cudaLimitMallocHeapSize`: 8 MiB (CUDA C++ Programming Guide, "Dynamic
+/// Global Memory Allocation and Operations", "Heap Memory Allocation").
+pub const MALLOC_HEAP_BYTES: u64 = 8 << 20;
+/// CUDA's default `cudaLimitPrintfFifoSize`: 1 MiB (CUDA C++ Programming Guide, "Formatted
+/// Output", "Limitations").
+pub const PRINTF_FIFO_BYTES: u64 = 1 << 20;
 
 /// How often (in warp instructions, a power of two) a run looks at `Options::cancel`.
 pub const CANCEL_EVERY: u64 = 1 << 12;
@@ -116,6 +127,8 @@ impl Default for Options {
             cancel: None,
             deadline: None,
             meter: std::sync::Arc::new(crate::mem::budget::Meter::unlimited()),
+            malloc_heap_bytes: MALLOC_HEAP_BYTES,
+            printf_fifo_bytes: PRINTF_FIFO_BYTES,
         }
     }
 }
@@ -145,6 +158,9 @@ pub enum FaultKind {
     Timeout,
     /// The run needed more memory than its budget (`Options::meter`): bad input, exit 2.
     MemoryLimit,
+    /// The kernel left more pending than ptxrun keeps for a thread (asynchronous copies no wait
+    /// or arrive-on tracks): memory stays bounded by the launch, not by its running time.
+    Limit,
     Unsupported,
     Misaligned,
     /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
@@ -161,6 +177,7 @@ impl FaultKind {
             FaultKind::Interrupted => "interrupted",
             FaultKind::Timeout => "timeout",
             FaultKind::MemoryLimit => "memory-limit",
+            FaultKind::Limit => "resource-limit",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
             FaultKind::Hazard(kind) => kind,
@@ -225,6 +242,14 @@ pub struct Stats {
     pub thread_instructions: u64,
     pub warp_instructions: u64,
     pub cycles: u64,
+    /// The most asynchronous operations in flight at once (whole records in the copy engine),
+    /// and the summaries of completed ones kept for the checker at the end: the engine's
+    /// memory is proportional to these, not to the run's length.
+    pub peak_ops_in_flight: u64,
+    pub op_summaries: u64,
+    /// The most local memory a cluster's threads made (the pages they wrote: local memory is
+    /// allocated lazily), bytes.
+    pub peak_local_bytes: u64,
 }
 
 /// The state after a run: memory (to read outputs from), printed text, counters, the trace,
@@ -243,6 +268,18 @@ pub struct Outcome {
     /// How many threads ran the clusters: 1 unless `Options::jobs` allowed more and the clusters
     /// did not interact (`grid.rs`). Nothing else in the outcome depends on it.
     pub threads: usize,
+    /// Set when device `printf` produced more than the FIFO holds.
+    pub printf_truncated: Option<PrintfTruncated>,
+}
+
+/// Device `printf` output beyond the FIFO (`Options::printf_fifo_bytes`): CUDA drops a call
+/// that does not fit; ptxrun keeps the calls in order until the first that does not fit, and
+/// drops it and every later one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrintfTruncated {
+    pub fifo_bytes: u64,
+    /// Bytes of formatted output dropped.
+    pub dropped_bytes: u64,
 }
 
 pub use grid::run;

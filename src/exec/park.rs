@@ -244,7 +244,9 @@ impl Machine<'_> {
                 if b.tx >= 0 {
                     continue;
                 }
-                let iss = self.engine.ops[op as usize].spec.issuer;
+                let Some(iss) = self.engine.op(op).map(|o| o.issuer()) else {
+                    continue;
+                };
                 let site = super::hazard::Site {
                     func: iss.func,
                     pc: iss.pc,

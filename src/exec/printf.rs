@@ -2,10 +2,106 @@
 //! CUDA Programming Guide "Formatted Output"), `malloc`/`free`, and `__assertfail`. `printf`
 //! output goes to the run's stdout, lane by lane in lane order at the moment the warp executes
 //! the call, which is deterministic for a given seed.
+//!
+//! Both are bounded as CUDA bounds them. `printf` output goes through a FIFO of
+//! `cudaLimitPrintfFifoSize` bytes (1 MiB by default) that the host drains only when the launch
+//! ends: calls are kept in order until the first that does not fit, which is dropped with every
+//! later one, and the outcome says how many bytes were ([`Fifo`]). `malloc` hands out at most
+//! `cudaLimitMallocHeapSize` bytes (8 MiB by default) at once and returns NULL beyond them;
+//! `free` gives an allocation's bytes back ([`Heap`]).
 
 use super::step::{fault, lanes, Cluster, Machine, Res, WARP};
-use super::FaultKind;
+use super::{FaultKind, PrintfTruncated};
 use crate::ir::{FuncId, Function, OpRange, Operand, Symbol};
+use std::collections::BTreeMap;
+
+/// Device `printf` output, kept up to the FIFO's size.
+#[derive(Debug, Default)]
+pub(crate) struct Fifo {
+    pub text: String,
+    bytes: u64,
+    /// Bytes of the calls dropped since the FIFO filled up.
+    dropped: u64,
+}
+
+impl Fifo {
+    pub fn new(bytes: u64) -> Fifo {
+        Fifo {
+            bytes,
+            ..Fifo::default()
+        }
+    }
+
+    /// One call's output: kept if it fits and nothing was dropped before it.
+    fn push(&mut self, s: &str) {
+        if self.dropped == 0 && (self.text.len() + s.len()) as u64 <= self.bytes {
+            self.text.push_str(s);
+        } else {
+            self.dropped += s.len() as u64;
+        }
+    }
+
+    /// Hands over what was kept, and what was dropped if anything was; the FIFO starts empty.
+    pub fn take(&mut self) -> (String, Option<PrintfTruncated>) {
+        let dropped = std::mem::take(&mut self.dropped);
+        let truncated = (dropped > 0).then_some(PrintfTruncated {
+            fifo_bytes: self.bytes,
+            dropped_bytes: dropped,
+        });
+        (std::mem::take(&mut self.text), truncated)
+    }
+}
+
+/// Device `malloc`'s heap: the bytes handed out, by allocation address.
+#[derive(Debug, Default)]
+pub(crate) struct Heap {
+    bytes: u64,
+    used: u64,
+    live: BTreeMap<u64, u64>,
+    /// Allocations made so far (each is a new global allocation, named by this count).
+    pub made: u64,
+}
+
+/// Device `malloc` aligns its allocations (and so counts their sizes) to 16 bytes.
+const MALLOC_ALIGN: u64 = 16;
+/// Allocations a launch may make in all (each is an entry of global memory's table).
+const MALLOC_CALLS: u64 = 1 << 16;
+
+impl Heap {
+    pub fn new(bytes: u64) -> Heap {
+        Heap {
+            bytes,
+            ..Heap::default()
+        }
+    }
+
+    /// Whether `size` bytes fit now; if so they are counted as allocated at an address the
+    /// caller then gives to [`Heap::made_at`].
+    fn reserve(&mut self, size: u64) -> Option<u64> {
+        let need = size.checked_next_multiple_of(MALLOC_ALIGN)?;
+        if self.made >= MALLOC_CALLS || need > self.bytes - self.used {
+            return None;
+        }
+        self.used += need;
+        self.made += 1;
+        Some(need)
+    }
+
+    fn made_at(&mut self, addr: u64, need: u64) {
+        self.live.insert(addr, need);
+    }
+
+    /// `free`: whether `addr` was a live allocation, whose bytes are now available again.
+    fn release(&mut self, addr: u64) -> bool {
+        match self.live.remove(&addr) {
+            Some(n) => {
+                self.used -= n;
+                true
+            }
+            None => false,
+        }
+    }
+}
 
 impl<'m> Machine<'m> {
     #[allow(clippy::too_many_arguments)]
@@ -61,26 +157,40 @@ impl<'m> Machine<'m> {
                     };
                     let text = format(&read, fmt_addr, args_addr)
                         .map_err(|e| fault(FaultKind::Memory, format!("printf: {e}")))?;
-                    self.stdout.push_str(&text.0);
+                    self.stdout.push(&text.0);
                     results[lane] = text.1 as u64;
                 }
             }
             "malloc" => {
                 for lane in lanes(active) {
                     let size = arg(warp, 0, lane);
-                    if size > 1 << 30 || self.heap_next > 1 << 16 {
+                    let Some(need) = self.heap.reserve(size) else {
                         results[lane] = 0;
                         continue;
-                    }
-                    self.heap_next += 1;
-                    results[lane] = self.global.alloc(
-                        &format!("malloc#{}", self.heap_next),
+                    };
+                    let addr = self.global.alloc(
+                        &format!("malloc#{}", self.heap.made),
                         vec![0; size as usize],
                         false,
                     );
+                    self.heap.made_at(addr, need);
+                    results[lane] = addr;
                 }
             }
-            "free" => {}
+            "free" => {
+                for lane in lanes(active) {
+                    let addr = arg(warp, 0, lane);
+                    if self.heap.release(addr) {
+                        // Its bytes go back to the host, and its shadow with them; later
+                        // accesses are out of bounds.
+                        if let Some(i) = self.global.release(addr) {
+                            if let Some(hb) = self.hb.as_mut() {
+                                hb.forget_global(i);
+                            }
+                        }
+                    }
+                }
+            }
             "__assertfail" => {
                 let lane = lanes(active).next().unwrap_or(0);
                 let (global, shared, local) = (&self.global, &shared[..], &warp.local[lane]);
@@ -124,15 +234,19 @@ impl<'m> Machine<'m> {
 fn generic_read(
     global: &crate::mem::Global,
     shared: &[u8],
-    local: &[u8],
+    local: &crate::mem::local::Local,
     addr: u64,
     n: usize,
 ) -> Result<Vec<u8>, String> {
+    if let crate::mem::Generic::Local(o) = crate::mem::classify(addr) {
+        let mut out = vec![0; n];
+        return local.read(o, &mut out).map(|()| out).map_err(|e| e.message);
+    }
     use crate::mem::{classify, slice, Generic};
     let bytes = match classify(addr) {
         Generic::Global(a) => global.read(a, n),
         Generic::Shared(o) => slice(shared, "shared", o, n),
-        Generic::Local(o) => slice(local, "local", o, n),
+        Generic::Local(_) => unreachable!("read above"),
         Generic::Param(o) => Err(crate::mem::MemFault {
             message: format!("printf argument in parameter space (+{o:#x})"),
         }),
@@ -142,14 +256,24 @@ fn generic_read(
 
 type Reader<'r> = dyn Fn(u64, usize) -> Result<Vec<u8>, String> + 'r;
 
+/// Bytes a C string is read in at a time (then byte by byte where a chunk would cross the end
+/// of its memory): a kernel printing in a loop reads its format string every call.
+const CSTR_CHUNK: u64 = 64;
+
 fn read_cstr(read: &Reader<'_>, addr: u64) -> Result<String, String> {
+    const MAX: usize = 4096;
     let mut out = Vec::new();
-    for i in 0..4096u64 {
-        let b = read(addr.wrapping_add(i), 1)?[0];
-        if b == 0 {
-            return Ok(String::from_utf8_lossy(&out).into_owned());
+    while out.len() < MAX {
+        let at = addr.wrapping_add(out.len() as u64);
+        let chunk = read(at, CSTR_CHUNK as usize).or_else(|_| read(at, 1))?;
+        match chunk.iter().position(|&b| b == 0) {
+            Some(end) if out.len() + end < MAX => {
+                out.extend_from_slice(&chunk[..end]);
+                return Ok(String::from_utf8_lossy(&out).into_owned());
+            }
+            Some(_) => break,
+            None => out.extend_from_slice(&chunk),
         }
-        out.push(b);
     }
     Err("string longer than 4096 bytes".into())
 }

@@ -30,6 +30,16 @@ pub const WATCH_EVERY: u64 = 1 << 20;
 /// must stop (`grid.rs`).
 pub(crate) type Watch = Box<dyn Fn(&Global, u64) -> bool + Send>;
 
+/// What a machine leaves when it is done.
+pub(crate) struct Finish {
+    pub global: Global,
+    pub stdout: String,
+    pub printf_truncated: Option<super::PrintfTruncated>,
+    pub stats: Stats,
+    pub trace: Trace,
+    pub hazards: Vec<super::Hazard>,
+}
+
 pub(crate) struct Machine<'m> {
     pub m: &'m Module,
     pub entry: FuncId,
@@ -50,10 +60,10 @@ pub(crate) struct Machine<'m> {
     pub deadline: Option<std::time::Instant>,
     pub meter: std::sync::Arc<crate::mem::budget::Meter>,
     pub instruction_cycles: u64,
-    pub stdout: String,
+    /// Device `printf` output, and device `malloc`'s heap.
+    pub stdout: super::printf::Fifo,
     pub stats: Stats,
-    /// Bump pointer of device `malloc`.
-    pub heap_next: u64,
+    pub heap: super::printf::Heap,
     pub layout_error: Option<String>,
     pub engine: Engine,
     pub trace: Trace,
@@ -154,11 +164,17 @@ pub(crate) struct Frame {
 }
 
 /// One thread's async-groups: operations issued but not committed, then committed groups,
-/// oldest first (PTX ISA 9.0 section 9.7.9.25.1.1).
+/// oldest first (PTX ISA 9.0 section 9.7.9.25.1.1). Completed uncommitted operations are pruned
+/// (`asyncops`), so the lists follow what is in flight.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LaneGroups {
     pub uncommitted: Vec<OpId>,
     pub groups: VecDeque<Vec<OpId>>,
+    /// Operations issued since the thread's last commit or `cp.async.mbarrier.arrive`: nothing
+    /// tracks them yet.
+    pub untracked: usize,
+    /// `uncommitted` is pruned when it grows past this.
+    pub prune_at: usize,
 }
 
 /// The async-group state of a warp's lanes: non-bulk `cp.async` and bulk groups are separate.
@@ -176,7 +192,7 @@ pub(crate) struct Warp {
     pub exited: u32,
     pub groups: Vec<Group>,
     pub frames: Vec<Frame>,
-    pub local: Vec<Vec<u8>>,
+    pub local: Vec<crate::mem::local::Local>,
     pub local_top: u64,
     pub clock: u64,
     /// Instructions this warp has executed.
@@ -272,11 +288,11 @@ impl<'m> Machine<'m> {
             deadline: opts.deadline,
             meter: std::sync::Arc::clone(&opts.meter),
             instruction_cycles: opts.instruction_cycles.max(1),
-            stdout: String::new(),
+            stdout: super::printf::Fifo::new(opts.printf_fifo_bytes),
             stats: Stats::default(),
-            heap_next: 0,
+            heap: super::printf::Heap::new(opts.malloc_heap_bytes),
             layout_error,
-            engine: Engine::new(opts.latency),
+            engine: Engine::new(opts.latency, opts.check),
             trace: Trace::new(opts.trace, opts.trace_instructions),
             now: 0,
             progress: 0,
@@ -290,13 +306,42 @@ impl<'m> Machine<'m> {
         }
     }
 
-    pub fn finish(mut self) -> (Global, String, Stats, Trace, Vec<super::Hazard>) {
+    pub fn finish(mut self) -> Finish {
         let hazards = self
             .hb
             .as_mut()
             .map(|h| h.take_hazards())
             .unwrap_or_default();
-        (self.global, self.stdout, self.stats, self.trace, hazards)
+        self.engine_counts();
+        let (stdout, printf_truncated) = self.stdout.take();
+        Finish {
+            global: self.global,
+            stdout,
+            printf_truncated,
+            stats: self.stats,
+            trace: self.trace,
+            hazards,
+        }
+    }
+
+    /// Records the local memory the cluster's threads made (touched pages) in the run's counters.
+    fn count_local(&mut self, cl: &Cluster) {
+        let pages: usize = cl
+            .ctas
+            .iter()
+            .flat_map(|c| &c.warps)
+            .flat_map(|w| &w.local)
+            .map(crate::mem::local::Local::pages)
+            .sum();
+        let bytes = (pages * crate::mem::local::PAGE) as u64;
+        self.stats.peak_local_bytes = self.stats.peak_local_bytes.max(bytes);
+    }
+
+    /// Records the copy engine's counts in the run's counters.
+    fn engine_counts(&mut self) {
+        let (_, peak, kept) = self.engine.counts();
+        self.stats.peak_ops_in_flight = peak as u64;
+        self.stats.op_summaries = kept as u64;
     }
 
     pub(crate) fn new_frame_for(&self, warp: &mut Warp, func: FuncId) -> Res<u32> {
@@ -314,9 +359,7 @@ impl<'m> Machine<'m> {
         }
         warp.local_top = base + local_size;
         for l in &mut warp.local {
-            if (l.len() as u64) < warp.local_top {
-                l.resize(warp.local_top as usize, 0);
-            }
+            l.grow(warp.local_top);
         }
         let frame = Frame {
             func,
@@ -366,7 +409,7 @@ impl<'m> Machine<'m> {
                 exited: 0,
                 groups: Vec::new(),
                 frames: Vec::new(),
-                local: vec![Vec::new(); WARP],
+                local: vec![crate::mem::local::Local::default(); WARP],
                 local_top: 0,
                 clock: 0,
                 steps: 0,
@@ -455,6 +498,7 @@ impl<'m> Machine<'m> {
                     .iter()
                     .all(|c| c.warps.iter().all(|w| w.groups.is_empty()))
                 {
+                    self.count_local(&cl);
                     // Operations still in flight complete (a bulk store nobody waited for).
                     self.drain(&mut cl)?;
                     // A cluster shorter than the look-at interval still answers to the budget.

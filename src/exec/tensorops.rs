@@ -8,8 +8,8 @@
 //! take no negative coordinate, and only some (operation, type) pairs reduce.
 
 use super::asyncops::{
-    copy_mbar, groups, issue, lane_fault, merge_targets, multicast_ranks, multicast_targets,
-    shared_loc, CHUNK,
+    copy_mbar, issue, lane_fault, merge_targets, multicast_ranks, multicast_targets, shared_loc,
+    CHUNK,
 };
 use super::ctx::Ctx;
 use super::memops::address;
@@ -265,10 +265,7 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         active,
     );
     if !load {
-        let g = groups(cx, true);
-        for lane in lanes(active) {
-            g[lane].uncommitted.push(op);
-        }
+        super::asyncops::track(cx, op, true)?;
     }
     Ok(Settle::all(active))
 }

@@ -11,6 +11,11 @@
 //! Events are processed in (time, issue order) order; nothing depends on wall time or hashing.
 //! Address ranges are checked when the operation is issued, so later reads and writes cannot
 //! fail; the errors here are mbarrier misuse found at completion.
+//!
+//! Memory follows what is in flight: an operation's whole record (segments, staging bytes,
+//! descriptions) lives only until it completes. What the happens-before checker and its reports
+//! still need of it afterwards (its name, issuer and completion epochs) is kept as a small
+//! [`Done`] summary, and only when something checks (`Engine::new`).
 
 use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
@@ -22,7 +27,7 @@ use crate::trace::{Event, Trace, What};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-/// Index of an operation in [`Engine::ops`].
+/// An operation's number: unique for the whole run, in issue order.
 pub type OpId = u32;
 
 /// One end of a segment.
@@ -75,7 +80,7 @@ pub struct Issuer {
 pub struct OpSpec {
     pub class: OpClass,
     /// The instruction name, for traces (`cp.async.cg`, `cp.async.bulk`, ...).
-    pub kind: String,
+    pub kind: &'static str,
     pub segs: Vec<Seg>,
     /// Index of the first segment of each piece (piece `i` is `pieces[i]..pieces[i+1]`).
     pub pieces: Vec<u32>,
@@ -100,6 +105,7 @@ pub struct OpSpec {
     pub release: Vc,
 }
 
+/// An operation in flight.
 #[derive(Debug, Clone)]
 pub struct Op {
     pub spec: OpSpec,
@@ -107,37 +113,12 @@ pub struct Op {
     pub read_at: u64,
     pub complete_at: u64,
     pub read_done: bool,
-    pub complete: bool,
     /// Per destination CTA rank, the completion epoch of the mbarrier phase its complete-tx
     /// counted towards (set at completion).
     pub mbar_epochs: Vec<(u32, Epoch)>,
 }
 
 impl Op {
-    /// The epoch a wait must have observed for the operation's writes to CTA `rank` (or to
-    /// global memory, any rank) to be visible; `None` while it is in flight.
-    pub fn completion(&self, rank: u32) -> Option<Epoch> {
-        if !self.complete {
-            return None;
-        }
-        if let Some((done, _)) = self.spec.group_epochs {
-            return Some(done);
-        }
-        self.mbar_epochs
-            .iter()
-            .find(|(r, _)| *r == rank)
-            .or(self.mbar_epochs.first())
-            .map(|(_, e)| *e)
-    }
-
-    /// The epoch after which its sources may be written again; `None` until it is observable.
-    pub fn sources_released(&self) -> Option<Epoch> {
-        match self.spec.group_epochs {
-            Some((_, read)) if self.read_done => Some(read),
-            _ => self.completion(self.spec.issuer.rank),
-        }
-    }
-
     /// Whether it goes through the async proxy (bulk and tensor copies and reductions); non-bulk
     /// `cp.async` and `st.async`/`red.async` are generic-proxy operations.
     pub fn async_proxy(&self) -> bool {
@@ -145,6 +126,109 @@ impl Op {
             self.spec.class,
             OpClass::Bulk | OpClass::BulkReduce | OpClass::Tensor | OpClass::Wgmma
         )
+    }
+}
+
+/// What is kept of a completed operation: enough for the checker to judge later accesses
+/// against it (its completion epochs) and for reports to name it (its instruction and issuer).
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub kind: &'static str,
+    pub class: OpClass,
+    pub issuer: Issuer,
+    /// Tracked by an async-group (else by mbarriers, or by nothing).
+    pub by_group: bool,
+    pub group_epochs: Option<(Epoch, Epoch)>,
+    pub mbar_epochs: Vec<(u32, Epoch)>,
+}
+
+impl Done {
+    fn of(op: Op) -> Done {
+        Done {
+            kind: op.spec.kind,
+            class: op.spec.class,
+            issuer: op.spec.issuer,
+            by_group: op.spec.completion == Completion::Group,
+            group_epochs: op.spec.group_epochs,
+            mbar_epochs: op.mbar_epochs,
+        }
+    }
+}
+
+/// An operation as the engine knows it: in flight (its whole record) or completed (its summary).
+#[derive(Debug, Clone, Copy)]
+pub enum OpRef<'a> {
+    Live(&'a Op),
+    Done(&'a Done),
+}
+
+impl OpRef<'_> {
+    /// The instruction name (`cp.async.cg`, ...).
+    pub fn kind(self) -> &'static str {
+        match self {
+            OpRef::Live(o) => o.spec.kind,
+            OpRef::Done(d) => d.kind,
+        }
+    }
+
+    pub fn issuer(self) -> Issuer {
+        match self {
+            OpRef::Live(o) => o.spec.issuer,
+            OpRef::Done(d) => d.issuer,
+        }
+    }
+
+    /// Whether an async-group tracks it.
+    /// What moves the bytes (bulk and tensor copies read their source until `wait_group.read`).
+    pub fn class(self) -> OpClass {
+        match self {
+            OpRef::Live(o) => o.spec.class,
+            OpRef::Done(d) => d.class,
+        }
+    }
+
+    pub fn by_group(self) -> bool {
+        match self {
+            OpRef::Live(o) => o.spec.completion == Completion::Group,
+            OpRef::Done(d) => d.by_group,
+        }
+    }
+
+    /// For the checker, an operation tracked by an async-group: the epochs of its completion and
+    /// of the end of its source reads on the issuing warp's group clocks.
+    pub fn group_epochs(self) -> Option<(Epoch, Epoch)> {
+        match self {
+            OpRef::Live(o) => o.spec.group_epochs,
+            OpRef::Done(d) => d.group_epochs,
+        }
+    }
+
+    /// The epoch a wait must have observed for the operation's writes to CTA `rank` (or to
+    /// global memory, any rank) to be visible; `None` while it is in flight.
+    pub fn completion(self, rank: u32) -> Option<Epoch> {
+        let OpRef::Done(d) = self else {
+            return None;
+        };
+        if let Some((done, _)) = d.group_epochs {
+            return Some(done);
+        }
+        d.mbar_epochs
+            .iter()
+            .find(|(r, _)| *r == rank)
+            .or(d.mbar_epochs.first())
+            .map(|(_, e)| *e)
+    }
+
+    /// The epoch after which its sources may be written again; `None` until it is observable.
+    pub fn sources_released(self) -> Option<Epoch> {
+        let read_done = match self {
+            OpRef::Live(o) => o.read_done,
+            OpRef::Done(_) => true,
+        };
+        match self.group_epochs() {
+            Some((_, read)) if read_done => Some(read),
+            _ => self.completion(self.issuer().rank),
+        }
     }
 }
 
@@ -192,7 +276,18 @@ enum Ev {
 }
 
 pub struct Engine {
-    pub ops: Vec<Op>,
+    /// Operations in flight.
+    live: BTreeMap<OpId, Op>,
+    /// Summaries of completed operations, by id (`None` while in flight), kept only when
+    /// `summaries` says so: without the checker nothing asks about a completed operation.
+    done: Vec<Option<Done>>,
+    summaries: bool,
+    kept: usize,
+    /// The staged operands of completed `wgmma.mma_async` until the exec layer takes them.
+    operands: BTreeMap<OpId, Vec<u8>>,
+    next: OpId,
+    /// The most operations in flight at once.
+    peak_live: usize,
     queue: BinaryHeap<Reverse<(u64, u64, OpId, Ev)>>,
     seq: u64,
     model: Box<dyn LatencyModel>,
@@ -203,9 +298,17 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(model: Box<dyn LatencyModel>) -> Self {
+    /// An engine whose operations take the times `model` gives; `summaries`: keep a summary of
+    /// every completed operation (the happens-before checker needs them).
+    pub fn new(model: Box<dyn LatencyModel>, summaries: bool) -> Self {
         Engine {
-            ops: Vec::new(),
+            live: BTreeMap::new(),
+            done: Vec::new(),
+            summaries,
+            kept: 0,
+            operands: BTreeMap::new(),
+            next: 0,
+            peak_live: 0,
             queue: BinaryHeap::new(),
             seq: 0,
             model,
@@ -230,20 +333,41 @@ impl Engine {
     }
 
     pub fn is_complete(&self, op: OpId) -> bool {
-        self.ops.get(op as usize).is_none_or(|o| o.complete)
+        !self.live.contains_key(&op)
+    }
+
+    /// What the engine knows of an operation: its record while in flight, then its summary
+    /// (`None` once complete when summaries are not kept).
+    pub fn op(&self, op: OpId) -> Option<OpRef<'_>> {
+        match self.live.get(&op) {
+            Some(o) => Some(OpRef::Live(o)),
+            None => self
+                .done
+                .get(op as usize)
+                .and_then(Option::as_ref)
+                .map(OpRef::Done),
+        }
+    }
+
+    /// The record of an operation in flight.
+    pub fn live(&self, op: OpId) -> Option<&Op> {
+        self.live.get(&op)
+    }
+
+    /// Operations in flight now, the most there were at once, and the summaries of completed
+    /// ones kept: what the engine's memory is proportional to.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (self.live.len(), self.peak_live, self.kept)
     }
 
     /// The staged source bytes of a completed operation that keeps them (`wgmma.mma_async`),
     /// handed over once.
     pub fn take_staging(&mut self, op: OpId) -> Vec<u8> {
-        self.ops
-            .get_mut(op as usize)
-            .map(|o| std::mem::take(&mut o.spec.staging))
-            .unwrap_or_default()
+        self.operands.remove(&op).unwrap_or_default()
     }
 
     pub fn is_read(&self, op: OpId) -> bool {
-        self.ops.get(op as usize).is_none_or(|o| o.read_done)
+        self.live.get(&op).is_none_or(|o| o.read_done)
     }
 
     /// Cycles an `mbarrier.try_wait` blocks before it returns false (the latency model's).
@@ -262,16 +386,13 @@ impl Engine {
 
     /// Operations issued and not yet complete.
     pub fn in_flight(&self) -> impl Iterator<Item = (OpId, &Op)> {
-        self.ops
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| !o.complete)
-            .map(|(i, o)| (i as OpId, o))
+        self.live.iter().map(|(&i, o)| (i, o))
     }
 
     /// Issues an operation at cycle `now`; returns its id.
     pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace) -> OpId {
-        let id = self.ops.len() as OpId;
+        let id = self.next;
+        self.next += 1;
         let npieces = spec.pieces.len().max(1);
         let bytes: u64 = spec.segs.iter().map(|s| u64::from(s.len)).sum();
         let desc = OpDesc {
@@ -312,7 +433,7 @@ impl Engine {
             cuda: spec.issuer.cuda,
             what: What::Issue {
                 op: id,
-                kind: spec.kind.clone(),
+                kind: spec.kind.to_string(),
                 bytes,
                 src: spec.src_desc.clone(),
                 dst: spec.dst_desc.clone(),
@@ -344,15 +465,18 @@ impl Engine {
             push(&mut self.queue, &mut self.seq, l, Ev::Land(i as u32));
         }
         push(&mut self.queue, &mut self.seq, complete_at, Ev::Complete);
-        self.ops.push(Op {
-            spec,
-            issue: now,
-            read_at,
-            complete_at,
-            read_done: false,
-            complete: false,
-            mbar_epochs: Vec::new(),
-        });
+        self.live.insert(
+            id,
+            Op {
+                spec,
+                issue: now,
+                read_at,
+                complete_at,
+                read_done: false,
+                mbar_epochs: Vec::new(),
+            },
+        );
+        self.peak_live = self.peak_live.max(self.live.len());
         id
     }
 
@@ -394,7 +518,12 @@ impl Engine {
         trace: &mut Trace,
         notices: &mut Vec<Notice>,
     ) -> Result<(), EngineError> {
-        let op = &mut self.ops[id as usize];
+        if ev == Ev::Complete {
+            return self.complete(t, id, mem, trace, notices);
+        }
+        let Some(op) = self.live.get_mut(&id) else {
+            return Ok(());
+        };
         let iss = op.spec.issuer;
         let event = |what| Event {
             cycle: t,
@@ -438,40 +567,82 @@ impl Engine {
                     bytes,
                 }));
             }
-            Ev::Complete => {
-                op.complete = true;
-                // Its bytes have all moved: keep only what reports and the checker need (and
-                // a wgmma's operands until the exec layer takes them, `take_staging`).
-                op.spec.segs = Vec::new();
-                if op.spec.class != OpClass::Wgmma {
-                    op.spec.staging = Vec::new();
-                }
-                op.spec.pieces = Vec::new();
-                trace.push(event(What::Complete { op: id }));
-                notices.push(Notice::Op {
-                    rank: iss.rank,
-                    warp: iss.warp,
-                });
-                if let Completion::Mbarrier(targets) = op.spec.completion.clone() {
-                    let phases = op.spec.tx_phases.clone();
-                    let release = op.spec.release.clone();
-                    for (i, (rank, off, bytes)) in targets.into_iter().enumerate() {
-                        let issued = phases.get(i).copied().flatten();
-                        same_phase(mem, (rank, off, bytes), issued, &self.ops[id as usize])?;
-                        if let Some(b) = mem
-                            .smem
-                            .get_mut(rank as usize)
-                            .and_then(|s| s.mbars.get_mut(&off))
-                        {
-                            b.release(&release);
-                        }
-                        let e =
-                            complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
-                        self.ops[id as usize].mbar_epochs.push((rank, e));
-                    }
-                }
-                self.fire_arrive_ons(id, t, mem, trace, notices)?;
+            Ev::Complete => {}
+        }
+        Ok(())
+    }
+
+    /// An operation completes: its mechanism fires, and its record gives way to its summary
+    /// (its bytes have all moved; a wgmma's operands wait for the exec layer, `take_staging`).
+    fn complete(
+        &mut self,
+        t: u64,
+        id: OpId,
+        mem: &mut Spaces<'_>,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) -> Result<(), EngineError> {
+        let Some(mut op) = self.live.remove(&id) else {
+            return Ok(());
+        };
+        let iss = op.spec.issuer;
+        trace.push(Event {
+            cycle: t,
+            cta: iss.cta,
+            warp: None,
+            lanes: iss.lanes,
+            line: iss.line,
+            cuda: iss.cuda,
+            what: What::Complete { op: id },
+        });
+        notices.push(Notice::Op {
+            rank: iss.rank,
+            warp: iss.warp,
+        });
+        let fired = self.complete_tx_all(&mut op, id, t, mem, trace, notices);
+        if op.spec.class == OpClass::Wgmma {
+            self.operands
+                .insert(id, std::mem::take(&mut op.spec.staging));
+        }
+        if self.summaries {
+            let i = id as usize;
+            if self.done.len() <= i {
+                self.done.resize_with(i + 1, || None);
             }
+            self.done[i] = Some(Done::of(op));
+            self.kept += 1;
+        }
+        fired?;
+        self.fire_arrive_ons(id, t, mem, trace, notices)
+    }
+
+    /// complete-tx of an operation's bytes on each mbarrier it signals; records the epochs of
+    /// the phases they counted towards.
+    fn complete_tx_all(
+        &mut self,
+        op: &mut Op,
+        id: OpId,
+        t: u64,
+        mem: &mut Spaces<'_>,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) -> Result<(), EngineError> {
+        let Completion::Mbarrier(targets) = &op.spec.completion else {
+            return Ok(());
+        };
+        let iss = op.spec.issuer;
+        for (i, &(rank, off, bytes)) in targets.iter().enumerate() {
+            let issued = op.spec.tx_phases.get(i).copied().flatten();
+            same_phase(mem, (rank, off, bytes), issued, op)?;
+            if let Some(b) = mem
+                .smem
+                .get_mut(rank as usize)
+                .and_then(|s| s.mbars.get_mut(&off))
+            {
+                b.release(&op.spec.release);
+            }
+            let e = complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
+            op.mbar_epochs.push((rank, e));
         }
         Ok(())
     }
@@ -749,7 +920,7 @@ mod tests {
     fn spec(src: u64, dst_off: u64, len: u32, completion: Completion) -> OpSpec {
         OpSpec {
             class: OpClass::Bulk,
-            kind: "cp.async.bulk".into(),
+            kind: "cp.async.bulk",
             segs: vec![Seg {
                 src: Loc::Global(src),
                 dst: Loc::Shared {
@@ -786,7 +957,7 @@ mod tests {
             .unwrap()
             .arrive(1, false, false)
             .unwrap();
-        let mut e = Engine::new(Box::new(Fixed(100)));
+        let mut e = Engine::new(Box::new(Fixed(100)), true);
         let mut tr = Trace::new(true, false);
         let id = e.issue(
             spec(a, 0, 64, Completion::Mbarrier(vec![(0, 128, 64)])),
@@ -818,7 +989,7 @@ mod tests {
         let a = g.alloc("x", vec![7; 16], false);
         let mut smem = vec![Smem::new(64)];
         smem[0].mbars.insert(32, Mbarrier::new(1).unwrap());
-        let mut e = Engine::new(Box::new(Fixed(10)));
+        let mut e = Engine::new(Box::new(Fixed(10)), true);
         let mut tr = Trace::default();
         let id = e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr);
         let pending = e.arrive_on(ArriveOn {
@@ -845,7 +1016,7 @@ mod tests {
         let mut g = Global::new();
         let a = g.alloc("x", vec![5; 32], false);
         let mut smem = vec![Smem::new(32)];
-        let mut e = Engine::new(Box::new(Immediate));
+        let mut e = Engine::new(Box::new(Immediate), true);
         let mut tr = Trace::default();
         let id = e.issue(spec(a, 0, 32, Completion::Group), 4, &mut tr);
         let mut sp = Spaces {

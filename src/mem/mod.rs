@@ -18,6 +18,7 @@
 pub mod budget;
 pub mod copy;
 pub mod hb;
+pub mod local;
 pub mod mbarrier;
 pub mod reduce;
 pub mod shadow;
@@ -206,6 +207,17 @@ impl Global {
             readonly,
         });
         base
+    }
+
+    /// Gives the bytes of the allocation at `addr` back (device `free`): the entry stays, so
+    /// allocation indices do not move, with no bytes, so every later access is out of bounds
+    /// and names it as freed. Returns its index.
+    pub fn release(&mut self, addr: u64) -> Option<usize> {
+        let i = self.allocs.binary_search_by_key(&addr, |a| a.base).ok()?;
+        let a = &mut self.allocs[i];
+        a.data = Vec::new();
+        a.name.push_str(" (freed)");
+        Some(i)
     }
 
     pub fn by_name(&self, name: &str) -> Option<&Alloc> {

@@ -85,6 +85,7 @@ pub const KINDS: &[(&str, &str)] = &[
     ("trap", "the kernel executed trap (or a failed assert)"),
     ("step-limit", "the run stopped after the maximum number of warp instructions"),
     ("interrupted", "the run was interrupted"),
+    ("resource-limit", "a thread left more asynchronous copies and groups pending than ptxrun keeps (1024)"),
 ];
 
 impl Report {
@@ -250,13 +251,20 @@ impl Report {
         if let Some(f) = &self.outcome.fault {
             diags.push(self.fault_diag(f));
         }
-        let warnings: String = self
+        let mut warnings: String = self
             .compiled
             .ir
             .warnings()
             .iter()
             .map(|w| format!("warning: {}: {w}\n", self.compiled.name))
             .collect();
+        if let Some(t) = self.outcome.printf_truncated {
+            warnings.push_str(&format!(
+                "note: printf output truncated at {} ({} bytes dropped)\n",
+                size_name(t.fifo_bytes),
+                t.dropped_bytes
+            ));
+        }
         if diags.is_empty() {
             return format!(
                 "{warnings}{}ok: {} thread instructions ({} warp instructions), {} cycles\n",
@@ -474,6 +482,16 @@ pub(crate) fn findings_summary<'a>(
     out
 }
 
+/// A size in bytes as a person writes it: `1 MiB`, `64 KiB`, `1000 bytes`.
+fn size_name(n: u64) -> String {
+    match n {
+        0 => "0 bytes".into(),
+        n if n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        n => format!("{n} bytes"),
+    }
+}
+
 /// The diagnostic code of a fault in human reports.
 fn kind_code(k: FaultKind) -> &'static str {
     match k {
@@ -485,6 +503,7 @@ fn kind_code(k: FaultKind) -> &'static str {
         FaultKind::Interrupted => "run::interrupted",
         FaultKind::Timeout => "run::timeout",
         FaultKind::MemoryLimit => "run::memory-limit",
+        FaultKind::Limit => "run::resource-limit",
         FaultKind::Unsupported => "run::unsupported",
         FaultKind::Hazard(kind) => kind,
     }
