@@ -669,31 +669,30 @@ impl Prepared {
     }
 
     /// What a run holds from its start, by kind: global memory (buffers), the module's
-    /// variables, and one cluster's shared and local memory.
-    fn footprint(&self, global: &Global) -> [(&'static str, u64); 4] {
+    /// variables, and one cluster's shared memory (local memory is made, and charged, a page
+    /// at a time as threads write it).
+    fn footprint(&self, global: &Global) -> [(&'static str, u64); 3] {
         use crate::ir::Space;
         let m = self.module.ir();
         let entry = Some(ir::FuncId(self.entry as u32));
-        let (mut vars, mut shared, mut local) = (0u64, 0u64, 0u64);
+        let (mut vars, mut shared) = (0u64, 0u64);
         for v in &m.vars {
             match v.space {
                 Space::Global | Space::Const => vars = vars.saturating_add(v.size),
                 Space::Shared | Space::SharedCluster if v.owner.is_none() || v.owner == entry => {
                     shared = shared.saturating_add(v.size)
                 }
-                Space::Local if v.owner == entry => local = local.saturating_add(v.size),
+
                 _ => {}
             }
         }
         let g = &self.grid;
         let ctas: u64 = g.cluster.iter().map(|&d| u64::from(d)).product();
-        let threads: u64 = g.block.iter().map(|&d| u64::from(d)).product::<u64>() * ctas;
         let shared = shared.saturating_add(u64::from(g.dynamic_shared_bytes));
         [
             ("buffers", global.size() as u64),
             ("module variables", vars),
             ("shared memory", shared.saturating_mul(ctas)),
-            ("local memory", local.saturating_mul(threads)),
         ]
     }
 

@@ -25,6 +25,8 @@ pub(crate) struct Ctx<'a, 'm> {
     pub smem: &'a mut [Smem],
     pub rank: u32,
     pub local: &'a mut Vec<crate::mem::local::Local>,
+    /// The run's memory budget: local pages are charged as they are made.
+    pub meter: &'a crate::mem::budget::Meter,
     pub frame: &'a mut Frame,
     /// The frame's index in its warp's call stack (0: the kernel).
     pub depth: u32,

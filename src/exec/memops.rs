@@ -192,7 +192,17 @@ pub(crate) fn write(
 ) -> Result<(), MemFault> {
     let n = data.len();
     if let Target::Local(o) = t {
-        return cx.local[lane].write(o, data);
+        let before = cx.local[lane].made();
+        cx.local[lane].write(o, data)?;
+        let made = cx.local[lane].made() - before;
+        if made > 0 {
+            // Going over stops the run at its next look at the meter.
+            cx.meter
+                .charge((made * crate::mem::local::PAGE) as u64, || {
+                    "local memory".to_string()
+                });
+        }
+        return Ok(());
     }
     let dst: &mut [u8] = match t {
         Target::Global(a) => cx.global.write(a, n)?,

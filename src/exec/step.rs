@@ -324,7 +324,8 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Records the local memory the cluster's threads made (touched pages) in the run's counters.
+    /// Records the local memory the cluster's threads made (touched pages) in the run's counters,
+    /// and gives it back to the budget.
     fn count_local(&mut self, cl: &Cluster) {
         let pages: usize = cl
             .ctas
@@ -335,6 +336,15 @@ impl<'m> Machine<'m> {
             .sum();
         let bytes = (pages * crate::mem::local::PAGE) as u64;
         self.stats.peak_local_bytes = self.stats.peak_local_bytes.max(bytes);
+        // The cluster's local memory goes with it: its pages leave the budget.
+        let made: usize = cl
+            .ctas
+            .iter()
+            .flat_map(|c| &c.warps)
+            .flat_map(|w| &w.local)
+            .map(crate::mem::local::Local::made)
+            .sum();
+        self.meter.release((made * crate::mem::local::PAGE) as u64);
     }
 
     /// Records the copy engine's counts in the run's counters.
@@ -1231,6 +1241,7 @@ impl<'m> Machine<'m> {
             timed_out,
             spinning,
             hb: self.hb.as_mut(),
+            meter: &self.meter,
         }
     }
 }

@@ -15,6 +15,8 @@ pub struct Local {
     len: u64,
     /// By page number, the pages written so far.
     pages: Vec<Option<Box<[u8]>>>,
+    /// How many pages have been made (for the memory budget).
+    made: usize,
 }
 
 impl Local {
@@ -31,6 +33,11 @@ impl Local {
     /// keep what it left in them).
     pub fn grow(&mut self, len: u64) {
         self.len = self.len.max(len);
+    }
+
+    /// Pages made so far, counted as they are made.
+    pub fn made(&self) -> usize {
+        self.made
     }
 
     /// Pages that hold bytes.
@@ -81,7 +88,11 @@ impl Local {
             if self.pages.len() <= p {
                 self.pages.resize_with(p + 1, || None);
             }
-            let page = self.pages[p].get_or_insert_with(|| vec![0; PAGE].into_boxed_slice());
+            let made = &mut self.made;
+            let page = self.pages[p].get_or_insert_with(|| {
+                *made += 1;
+                vec![0; PAGE].into_boxed_slice()
+            });
             page[o..o + n].copy_from_slice(&data[at - start..at - start + n]);
             at += n;
         }
