@@ -67,7 +67,8 @@ fn cp_async_tracked_by_arrive_ons_runs_without_commits() {
 
 /// Runs a launch file under `opts`.
 fn run_opts(dir: &str, opts: &RunOptions) -> Report {
-    let p = prepare(Path::new(dir), &Settings::for_test(0, "bandwidth")).unwrap_or_else(|e| panic!("{dir}: {}", e.0));
+    let p = prepare(Path::new(dir), &Settings::for_test(0, "bandwidth"))
+        .unwrap_or_else(|e| panic!("{dir}: {}", e.0));
     p.report(p.execute(opts).unwrap())
 }
 
