@@ -210,10 +210,15 @@ def test_ctrl_c_stops_a_kernel_that_never_ends():
 .address_size 64
 .visible .entry forever(.param .u64 p)
 {
+    .reg .b64 %rd<2>;
+    mov.u64 %rd1, 0;
 L:
+    add.u64 %rd1, %rd1, 1;
     bra L;
 }
 """)
+    # A counter keeps the state changing: a bare `bra L` would be proven an endless spin and
+    # reported as a deadlock at once (README "Budgets").
     # A process started in the background by a non-interactive shell inherits SIGINT ignored,
     # and Python then installs no KeyboardInterrupt handler: install it for this test.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
