@@ -878,27 +878,14 @@ mod tests {
 
     /// A 4-byte global-to-shared copy tracked by the issuing thread's async-group.
     fn copy(src: u64) -> OpSpec {
-        OpSpec {
-            class: OpClass::CpAsync,
-            kind: "cp.async.ca",
-            segs: vec![Seg {
-                src: Loc::Global(src),
-                dst: Loc::Shared { rank: 0, off: 0 },
-                len: 4,
-                stage: 0,
-            }],
-            pieces: vec![0],
-            staging: vec![0; 4],
-            completion: Completion::Group,
-            reduce: None,
-            issuer: Issuer::default(),
-            on_chip: false,
-            src_desc: String::new(),
-            dst_desc: String::new(),
-            group_epochs: None,
-            tx_phases: Vec::new(),
-            release: Vc::new(),
-        }
+        crate::mem::copy::test_spec(
+            OpClass::CpAsync,
+            "cp.async.ca",
+            src,
+            0,
+            4,
+            Completion::Group,
+        )
     }
 
     /// A thread that never commits (its copies tracked by arrive-ons) keeps a bounded list of

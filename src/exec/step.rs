@@ -327,16 +327,7 @@ impl<'m> Machine<'m> {
     /// Records the local memory the cluster's threads made (touched pages) in the run's counters,
     /// and gives it back to the budget.
     fn count_local(&mut self, cl: &Cluster) {
-        let pages: usize = cl
-            .ctas
-            .iter()
-            .flat_map(|c| &c.warps)
-            .flat_map(|w| &w.local)
-            .map(crate::mem::local::Local::pages)
-            .sum();
-        let bytes = (pages * crate::mem::local::PAGE) as u64;
-        self.stats.peak_local_bytes = self.stats.peak_local_bytes.max(bytes);
-        // The cluster's local memory goes with it: its pages leave the budget.
+        // Pages are never taken back while a cluster runs: those made are those held.
         let made: usize = cl
             .ctas
             .iter()
@@ -344,7 +335,10 @@ impl<'m> Machine<'m> {
             .flat_map(|w| &w.local)
             .map(crate::mem::local::Local::made)
             .sum();
-        self.meter.release((made * crate::mem::local::PAGE) as u64);
+        let bytes = (made * crate::mem::local::PAGE) as u64;
+        self.stats.peak_local_bytes = self.stats.peak_local_bytes.max(bytes);
+        // The cluster's local memory goes with it: its pages leave the budget.
+        self.meter.release(bytes);
     }
 
     /// Records the copy engine's counts in the run's counters.

@@ -911,6 +911,43 @@ fn mbar_event(
     });
 }
 
+/// For tests here and in the exec layer: a copy of `len` bytes from global `src` to offset
+/// `dst_off` of CTA rank 0's shared memory.
+#[cfg(test)]
+pub(crate) fn test_spec(
+    class: OpClass,
+    kind: &'static str,
+    src: u64,
+    dst_off: u64,
+    len: u32,
+    completion: Completion,
+) -> OpSpec {
+    OpSpec {
+        class,
+        kind,
+        segs: vec![Seg {
+            src: Loc::Global(src),
+            dst: Loc::Shared {
+                rank: 0,
+                off: dst_off,
+            },
+            len,
+            stage: 0,
+        }],
+        pieces: vec![0],
+        staging: vec![0; len as usize],
+        completion,
+        reduce: None,
+        issuer: Issuer::default(),
+        on_chip: false,
+        src_desc: String::new(),
+        dst_desc: String::new(),
+        group_epochs: None,
+        tx_phases: Vec::new(),
+        release: Vc::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -918,30 +955,14 @@ mod tests {
     use crate::mem::mbarrier::Mbarrier;
 
     fn spec(src: u64, dst_off: u64, len: u32, completion: Completion) -> OpSpec {
-        OpSpec {
-            class: OpClass::Bulk,
-            kind: "cp.async.bulk",
-            segs: vec![Seg {
-                src: Loc::Global(src),
-                dst: Loc::Shared {
-                    rank: 0,
-                    off: dst_off,
-                },
-                len,
-                stage: 0,
-            }],
-            pieces: vec![0],
-            staging: vec![0; len as usize],
+        test_spec(
+            OpClass::Bulk,
+            "cp.async.bulk",
+            src,
+            dst_off,
+            len,
             completion,
-            reduce: None,
-            issuer: Issuer::default(),
-            on_chip: false,
-            src_desc: String::new(),
-            dst_desc: String::new(),
-            group_epochs: None,
-            tx_phases: Vec::new(),
-            release: Vc::new(),
-        }
+        )
     }
 
     #[test]
