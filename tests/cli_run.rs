@@ -388,6 +388,47 @@ fn run_reports_hazards_with_two_labels_and_no_check_turns_it_off() {
 
 /// The wgmma buggy twins: each hazard kind at the line of the culprit, related to the line of
 /// the other party (the kernels are nvcc's and Triton's PTX, unedited but for the bug).
+/// Races between lanes of one warp (no `__syncwarp`) and a release/acquire pair whose `.cta`
+/// scope does not hold both CTAs of a cluster: each reported at the offending line, as an error,
+/// with the other access related; the scope is named.
+#[test]
+fn lane_and_scope_races_point_at_their_lines() {
+    for (sample, line, related, says) in [
+        ("warp_reduce_nosync", 61, 53, "lane 16 of the same warp"),
+        ("cluster_flag_cta_scope", 103, 68, "(.cta scope)"),
+    ] {
+        let path = format!("ptx-samples/hazards/{sample}");
+        let (code, stdout, stderr) = ptxrun(&["run", &path, "--format", "json"]);
+        assert_eq!(code, 1, "{sample}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        let found = v["diagnostics"].as_array().unwrap().iter().any(|d| {
+            d["kind"] == "data-race"
+                && d["severity"] == "error"
+                && d["line"] == line
+                && d["related"][0]["line"] == related
+                && d["message"].as_str().is_some_and(|m| m.contains(says))
+        });
+        assert!(found, "{sample}: {stdout}");
+    }
+    // The flag itself: two strong accesses whose scope does not hold both threads race, as a
+    // warning (atomicity and order are not promised, yet hardware usually keeps them).
+    let (_, stdout, _) = ptxrun(&[
+        "run",
+        "ptx-samples/hazards/cluster_flag_cta_scope",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let flag = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["line"] == 93)
+        .expect("a finding at the ld.acquire.cta");
+    assert_eq!(flag["severity"], "warning", "{stdout}");
+    assert_eq!(flag["related"][0]["line"], 79, "{stdout}");
+}
+
 #[test]
 fn wgmma_hazards_point_at_their_lines() {
     for (sample, kind, line, related) in [

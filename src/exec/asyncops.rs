@@ -355,7 +355,7 @@ pub(super) fn issue(
     let op = cx.engine.issue(spec, now, cx.trace);
     let site = cx.site(lanes.trailing_zeros().min(31) as usize);
     if let Some(hb) = cx.hb.as_mut() {
-        hb.op_issue(&*cx.engine, &*cx.global, op, site);
+        hb.op_issue(&*cx.engine, &*cx.global, op, site, lanes);
     }
     op
 }

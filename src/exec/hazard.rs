@@ -32,14 +32,15 @@
 //!
 //! Each distinct (kind, instruction, related instruction) is reported once with a count.
 
+use super::scopes::{distance, Place, Published};
 use crate::diag::Severity;
 use crate::exec::{Hazard, Related};
 use crate::ir::mods::Sem;
 use crate::ir::FuncId;
 use crate::latency::OpClass;
 use crate::mem::copy::{Completion, Engine, Loc, OpId};
-use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
-use crate::mem::shadow::{Shadow, Stamp, Who};
+use crate::mem::hb::{Agent, Epoch, Scope, Vc, WarpClock};
+use crate::mem::shadow::{Lanes, Shadow, Stamp, Who};
 use crate::mem::Global;
 use std::collections::BTreeMap;
 
@@ -69,7 +70,7 @@ pub(crate) const FENCE_GLOBAL: u8 = 2;
 /// An atomically accessed word.
 #[derive(Debug, Clone, Default)]
 struct AtomicWord {
-    sync: Vc,
+    sync: Published,
     last_write: Epoch,
 }
 
@@ -94,6 +95,11 @@ pub(crate) struct Checker {
     next_agent: Agent,
     /// Per CTA rank of the running cluster, per warp.
     warps: Vec<Vec<WarpClock>>,
+    /// The running cluster (counted from 1), the first agent of each of its CTA ranks and the
+    /// agent after its last warp's: where a warp's agent is, for scopes.
+    cluster: u64,
+    rank_agents: Vec<Agent>,
+    agents_end: Agent,
     /// Per agent, the clocks at which it executed `fence.proxy.async` and the state spaces each
     /// fence orders ([`FENCE_SHARED`], [`FENCE_GLOBAL`]); and its clock at its last one.
     proxy_fences: BTreeMap<Agent, Vec<(u32, u8)>>,
@@ -172,7 +178,10 @@ impl Checker {
     /// A cluster starts: fresh agents for its warps, empty shared shadows and barriers.
     pub fn start_cluster(&mut self, warps_per_cta: &[usize], shared_bytes: usize) {
         self.warps.clear();
+        self.cluster += 1;
+        self.rank_agents.clear();
         for &n in warps_per_cta {
+            self.rank_agents.push(self.next_agent);
             let mut ws = Vec::with_capacity(n);
             for _ in 0..n {
                 ws.push(WarpClock::new(self.next_agent));
@@ -180,6 +189,7 @@ impl Checker {
             }
             self.warps.push(ws);
         }
+        self.agents_end = self.next_agent;
         self.shared = warps_per_cta
             .iter()
             .enumerate()
@@ -203,6 +213,11 @@ impl Checker {
         if let Some(s) = self.global.get_mut(index) {
             *s = None;
         }
+    }
+
+    /// The CTA rank of the running cluster whose warp `agent` is (`None`: an earlier cluster).
+    fn place(&self, agent: Agent) -> Place {
+        place_in(&self.rank_agents, self.agents_end, agent)
     }
 
     pub fn new_agent(&mut self) -> Agent {
@@ -318,7 +333,7 @@ impl Checker {
         region: Region,
         len: usize,
         write: bool,
-        atomic: bool,
+        strong: Option<Scope>,
         lanes: &[(u64, u64, u32)],
     ) {
         let Checker {
@@ -327,12 +342,24 @@ impl Checker {
             global: globals,
             observed,
             meter,
+            rank_agents,
+            agents_end,
             ..
         } = self;
         let w = &warps[site.rank as usize][site.warp as usize];
         let me = w.me;
         let vc = &w.vc;
-        let new = Stamp::warp(w.now(), atomic, site.func, site.pc);
+        let atomic = strong.is_some();
+        let mut new = Stamp::warp(w.now(), atomic, site.func, site.pc).by_lane(site.lane);
+        if let Some(scope) = strong {
+            new = new.scoped(scope);
+        }
+        // Two strong accesses are morally strong (they do not race) when each one's scope
+        // includes the other's thread.
+        let morally_strong = |prev: &Stamp, new: &Stamp, agent: Agent| {
+            let apart = distance(place_in(rank_agents, *agents_end, agent), Some(site.rank));
+            apart <= prev.scope() && apart <= new.scope()
+        };
         let dst_rank = match region {
             Region::Shared(r, _) => r,
             Region::Global(_) => site.rank,
@@ -341,16 +368,25 @@ impl Checker {
         let Some((shadow, off)) = Self::shadow(shared, globals, global, meter, region, len) else {
             return;
         };
+        let pieces = Lanes {
+            pieces: lanes,
+            base: addr_key(region) - off as u64,
+        };
         shadow.access(
             off,
             len,
             new,
+            pieces,
             write,
-            &mut |prev, prev_write, conflict, byte| {
+            &mut |prev, prev_write, conflict, byte, new| {
                 let ok = match prev.who() {
                     Who::Warp { at, atomic: a } => {
-                        (a && atomic)
-                            || vc.covers(at)
+                        (a && atomic && morally_strong(prev, new, at.agent))
+                            || if at.agent == me {
+                                w.lane_knows(new.lane(), prev.lane(), at.clock)
+                            } else {
+                                vc.covers(at)
+                            }
                             || (a && prev_write && {
                                 // A strong read of this word saw that write: what follows it in the
                                 // reader's program order is ordered after the write.
@@ -372,20 +408,22 @@ impl Checker {
                             })
                     }
                 };
-                if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize)| m.0 == *prev) {
-                    met.push((*prev, prev_write, byte));
+                if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize, u32)| m.0 == *prev)
+                {
+                    met.push((*prev, prev_write, byte, new.lane()));
                 }
                 ok
             },
         );
-        for (prev, prev_write, byte) in met {
-            // Report the lane whose own access met the conflict.
-            let addr = region_at(region, byte as u64 - off as u64);
-            let (start, end, lane) = lanes
+        for (prev, prev_write, byte, lane) in met {
+            // Report the lane whose own access met the conflict, and the bytes it accessed.
+            let addr = addr_key(region_at(region, byte as u64 - off as u64));
+            let (start, end) = lanes
                 .iter()
-                .copied()
-                .find(|&(s, e, _)| s <= addr_key(addr) && addr_key(addr) < e)
-                .unwrap_or((addr_key(region), addr_key(region) + len as u64, site.lane));
+                .find(|&&(s, e, l)| l == lane && s <= addr && addr < e)
+                .map_or((addr_key(region), addr_key(region) + len as u64), |p| {
+                    (p.0, p.1)
+                });
             let at = Site { lane, ..site };
             let address = describe(
                 global,
@@ -393,7 +431,7 @@ impl Checker {
                 (end - start) as usize,
                 site.rank,
             );
-            self.thread_conflict(engine, at, (write, atomic), prev, prev_write, address);
+            self.thread_conflict(engine, at, (write, strong), prev, prev_write, address);
         }
     }
 
@@ -402,11 +440,12 @@ impl Checker {
         &mut self,
         engine: &Engine,
         site: Site,
-        (write, atomic): (bool, bool),
+        (write, strong): (bool, Option<Scope>),
         prev: Stamp,
         prev_write: bool,
         address: String,
     ) {
+        let atomic = strong.is_some();
         match prev.who() {
             Who::Op { op, .. } => {
                 let name = op_name(engine, op);
@@ -447,12 +486,19 @@ impl Checker {
                 atomic: prev_atomic,
             } => {
                 let (f, pc) = prev.site();
-                let warp = self.warp_of(at.agent);
+                let same_warp = self.warps[site.rank as usize][site.warp as usize].me == at.agent;
+                let warp = match same_warp {
+                    true => format!("lane {} of the same warp", prev.lane()),
+                    false => self.warp_of(at.agent),
+                };
                 // A plain read racing only with an atomic write reads one of the values written
                 // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
-                // is the usual case. Every other race is an error.
+                // is the usual case. Two strong accesses race only when a scope does not hold
+                // both threads: their atomicity is not promised, though hardware usually keeps it.
+                // Every other race is an error.
                 let severity = if (prev_write && prev_atomic && !write && !atomic)
                     || (write && atomic && !prev_write && !prev_atomic)
+                    || (atomic && prev_atomic)
                 {
                     Severity::Warning
                 } else {
@@ -472,15 +518,25 @@ impl Checker {
                         access(prev_write, prev_atomic)
                     ),
                 ));
-                let (why, help) = match severity {
-                    Severity::Warning => (
-                        "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
-                        "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
-                    ),
-                    Severity::Error => (
-                        "no barrier, mbarrier or atomic orders them",
-                        "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
-                    ),
+                let (why, help) = match self.scope_note(site, at, prev, strong, prev_atomic) {
+                    Some(note) => note,
+                    None => {
+                        let (why, help) = match severity {
+                            Severity::Error if same_warp => (
+                                "lanes of a warp are threads of their own, and executing together does not order their accesses (independent thread scheduling, sm_70 on); no __syncwarp, warp collective, barrier or atomic orders them",
+                                "put __syncwarp() (bar.warp.sync) between the two accesses, or exchange the value with __shfl_sync",
+                            ),
+                            Severity::Warning => (
+                                "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
+                                "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
+                            ),
+                            Severity::Error => (
+                                "no barrier, mbarrier or atomic orders them",
+                                "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
+                            ),
+                        };
+                        (why.to_string(), help.to_string())
+                    }
                 };
                 let message = format!(
                     "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
@@ -488,9 +544,59 @@ impl Checker {
                     if prev_atomic { "an" } else { "a" },
                     access(prev_write, prev_atomic),
                 );
-                self.report_as(severity, "data-race", site, message, help, address, related);
+                self.report_as(
+                    severity,
+                    "data-race",
+                    site,
+                    message,
+                    &help,
+                    address,
+                    related,
+                );
             }
         }
+    }
+
+    /// Why a race between a warp access `at`/`prev` and the access at `site` (`strong`) comes
+    /// down to a scope, and what to do: two strong accesses that are not morally strong, or a
+    /// release/acquire pair that would order them but whose scope does not include both
+    /// threads. `None` when scopes are not the reason.
+    fn scope_note(
+        &self,
+        site: Site,
+        at: Epoch,
+        prev: Stamp,
+        strong: Option<Scope>,
+        prev_atomic: bool,
+    ) -> Option<(String, String)> {
+        let apart = distance(self.place(at.agent), Some(site.rank));
+        let between = match apart {
+            Scope::Cta => "the same CTA",
+            Scope::Cluster => "two CTAs of one cluster",
+            Scope::Gpu => "CTAs of different clusters",
+        };
+        let fix = match apart {
+            Scope::Cluster => ".cluster (cuda::thread_scope_cluster)",
+            _ => ".gpu (cuda::thread_scope_device)",
+        };
+        if let (Some(scope), true) = (strong, prev_atomic) {
+            let narrow = prev.scope().min(scope);
+            if narrow < apart {
+                return Some((
+                    format!("both are strong, but the {} scope does not include both threads ({between}), so they are not morally strong (PTX ISA 9.0 8.7): neither atomicity nor order is promised between them", narrow.name()),
+                    format!("give both accesses a scope that holds both threads: {fix}"),
+                ));
+            }
+        }
+        let w = &self.warps[site.rank as usize][site.warp as usize];
+        let (f, pc, scope) = w.narrow_at?;
+        if !w.narrow.covers(at) {
+            return None;
+        }
+        Some((
+            format!("a release/acquire pair would order them, but this thread's atomic read at line {} ({} scope) and the release it read from do not both have a scope that holds both threads ({between})", self.line(f, pc), scope.name()),
+            format!("publish and read the flag with a scope that holds both threads: {fix}, on the release and on the acquire"),
+        ))
     }
 
     /// Names the warp an agent belongs to, for messages.
@@ -511,7 +617,8 @@ impl Checker {
 
     /// An asynchronous operation was issued by the warp at `site`: its sources are read and its
     /// destinations written from now until it completes.
-    pub fn op_issue(&mut self, engine: &Engine, global: &Global, op: OpId, site: Site) {
+    /// `lanes` are the lanes that issued it: one lane, or (`cp.async`) one piece per lane.
+    pub fn op_issue(&mut self, engine: &Engine, global: &Global, op: OpId, site: Site, lanes: u32) {
         let Some(o) = engine.live(op) else {
             return;
         };
@@ -522,9 +629,11 @@ impl Checker {
         let async_proxy = o.async_proxy();
         let stamp = Stamp::op(op, reduce);
         let segs = o.spec.segs.clone();
+        let seg_lanes = issuing_lanes(o.spec.class, &o.spec.pieces, segs.len(), lanes);
         self.note_smem_op(o, op);
         let mut met: Vec<(Stamp, bool, bool, Region, usize)> = Vec::new();
-        for s in &segs {
+        for (k, s) in segs.iter().enumerate() {
+            let lane = seg_lanes.get(k).copied().flatten();
             for (loc, write) in [(s.src, false), (s.dst, true)] {
                 let region = match loc {
                     Loc::Global(a) => Region::Global(a),
@@ -546,17 +655,25 @@ impl Checker {
                     continue;
                 };
                 let mut fence_checks = Vec::new();
+                let issuer = &self.warps[site.rank as usize][site.warp as usize];
                 shadow.access(
                     off,
                     s.len as usize,
                     stamp,
+                    Lanes::NONE,
                     write,
-                    &mut |prev, prev_write, conflict, _| {
+                    &mut |prev, prev_write, conflict, _, _| {
                         let ok = match prev.who() {
                             Who::Warp { at, atomic } => {
                                 // An atomic and a bulk reduction of the same word need no order.
                                 let exempt = atomic && reduce;
-                                let ordered = issue_vc.covers(at);
+                                let ordered = if at.agent == issuer.me {
+                                    // The warp's own access: ordered when the issuing lane
+                                    // knows of it (a whole-warp operation is the warp's).
+                                    lane.is_none_or(|l| issuer.lane_knows(l, prev.lane(), at.clock))
+                                } else {
+                                    issue_vc.covers(at)
+                                };
                                 if ordered && !exempt && conflict && prev_write && async_proxy {
                                     fence_checks.push(*prev);
                                 }
@@ -697,23 +814,35 @@ impl Checker {
         &mut self,
         site: Site,
         region: Region,
-        write: bool,
-        read: bool,
-        sem: Option<Sem>,
+        (write, read): (bool, bool),
+        (sem, scope): (Option<Sem>, Scope),
+        mask: u32,
     ) {
         let key = word_key(region);
         let w = &mut self.warps[site.rank as usize][site.warp as usize];
-        let release = matches!(sem, Some(Sem::Release | Sem::AcqRel | Sem::Sc));
+        let release = super::scopes::releases(sem);
         let loc = self.atomics.entry(key).or_default();
         if read {
-            w.vc.join(&loc.sync);
+            let (seen, all) = loc.sync.acquire(self.cluster, site.rank, scope);
+            w.acquire(&seen, mask);
+            if all != seen && !all.is_empty() {
+                // Releases this read saw but may not acquire for a scope: remembered to explain
+                // a race they would have ordered.
+                w.narrow.join(&all);
+                w.narrow_at = Some((site.func, site.pc, scope));
+            }
             if loc.last_write.agent != 0 {
                 self.observed.insert((w.me, key), loc.last_write);
             }
         }
         if write {
-            loc.sync
-                .join(if release { &w.vc } else { &w.fence_release });
+            // A relaxed write publishes what the warp's last fence released, at the narrower
+            // of the two scopes.
+            let (vc, reach) = match release {
+                true => (&w.vc, scope),
+                false => (&w.fence_release, scope.min(w.fence_scope)),
+            };
+            loc.sync.release(self.cluster, site.rank, vc, reach);
             loc.last_write = w.now();
         }
         if release {
@@ -725,7 +854,7 @@ impl Checker {
     /// may be used by the tensor-map proxy of a thread that acquires them.
     pub fn tensormap_release(&mut self, rank: u32, warp: u32) {
         let w = &mut self.warps[rank as usize][warp as usize];
-        w.fence();
+        w.fence(Scope::Gpu);
         let now = w.now();
         w.tick();
         let fs = self.tensormap_releases.entry(now.agent).or_default();
@@ -829,7 +958,7 @@ impl Checker {
             released.join(&self.exited[rank as usize]);
         }
         for &w in warps {
-            self.warps[rank as usize][w as usize].vc.join(&released);
+            self.warps[rank as usize][w as usize].acquire(&released, u32::MAX);
         }
     }
 
@@ -995,10 +1124,17 @@ impl Checker {
         self.cluster_done.join(&self.cluster_arrived);
     }
 
-    /// `barrier.cluster.wait` returned.
-    pub fn cluster_wait(&mut self, rank: u32, warp: u32) {
+    /// `barrier.cluster.wait` returned (in lanes `mask` of the warp).
+    pub fn cluster_wait(&mut self, rank: u32, warp: u32, mask: u32) {
         let done = self.cluster_done.clone();
-        self.warps[rank as usize][warp as usize].vc.join(&done);
+        self.warps[rank as usize][warp as usize].acquire(&done, mask);
+    }
+
+    /// Lanes `mask` of a warp executed a warp collective together (`bar.warp.sync`,
+    /// `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`): each is ordered after the others'
+    /// accesses before it.
+    pub fn warp_converge(&mut self, rank: u32, warp: u32, mask: u32) {
+        self.warps[rank as usize][warp as usize].converge(mask);
     }
 
     /// The warp's clock, for an arrive-on that fires later (`cp.async.mbarrier.arrive`), with
@@ -1012,6 +1148,30 @@ impl Checker {
     }
 }
 
+/// The lane that issued each segment of an operation: the one issuing lane, or for `cp.async`
+/// the lane of each piece (piece `i` is the `i`-th lane of `lanes`); `None` for an operation
+/// of the whole warp (`wgmma`), which is ordered after what the warp did.
+fn issuing_lanes(class: OpClass, pieces: &[u32], segs: usize, lanes: u32) -> Vec<Option<u32>> {
+    if lanes.count_ones() == 1 {
+        return vec![Some(lanes.trailing_zeros()); segs];
+    }
+    if class != OpClass::CpAsync {
+        return vec![None; segs];
+    }
+    let mut out = vec![None; segs];
+    let issuers = (0..32u32).filter(|l| lanes >> l & 1 != 0);
+    for (i, lane) in issuers.enumerate() {
+        let (start, end) = (
+            pieces.get(i).map_or(segs, |&p| p as usize),
+            pieces.get(i + 1).map_or(segs, |&p| p as usize),
+        );
+        for s in out.iter_mut().take(end.min(segs)).skip(start) {
+            *s = Some(lane);
+        }
+    }
+    out
+}
+
 /// The epoch after which an operation no longer accesses CTA `rank`'s shared memory: its
 /// completion for a write there, the end of its source reads for a read. An async-group's
 /// epochs are fixed at issue; an mbarrier phase's only once the operation completed (`None`
@@ -1021,6 +1181,17 @@ fn access_end(o: crate::mem::copy::OpRef<'_>, rank: u32, write: bool) -> Option<
         Some((done, read)) => Some(if write { done } else { read }),
         None if write => o.completion(rank),
         None => o.sources_released(),
+    }
+}
+
+/// The CTA rank whose warps' agents start at the greatest of `starts` not above `agent`, if
+/// `agent` is below `end`.
+fn place_in(starts: &[Agent], end: Agent, agent: Agent) -> Place {
+    match starts.first() {
+        Some(&first) if first <= agent && agent < end => {
+            Some(starts.partition_point(|&a| a <= agent) as u32 - 1)
+        }
+        _ => None,
     }
 }
 

@@ -363,7 +363,7 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     // report a missing acquire).
     let (wrank, warp) = (cx.rank, cx.warp_index);
     if let Some(hb) = cx.hb.as_mut() {
-        hb.warp(wrank, warp).vc.join(&acquired);
+        hb.warp(wrank, warp).acquire(&acquired, ok);
     }
     // Which lanes finish now, and when the others give up. A wait woken because its time limit
     // passed or nothing else could happen returns false. `test_wait` never blocks; `try_wait`
@@ -450,7 +450,7 @@ impl Machine<'_> {
                     if let (Some(hb), false) =
                         (self.hb.as_mut(), ins.mods.sem == Some(Sem::Relaxed))
                     {
-                        hb.cluster_wait(cl.ctas[ci].rank, index);
+                        hb.cluster_wait(cl.ctas[ci].rank, index, done);
                     }
                 }
                 let s = Settle {

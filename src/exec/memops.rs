@@ -352,6 +352,7 @@ fn checked(
         Some(Sem::Volatile | Sem::Mmio | Sem::Weak) => None,
         s => s,
     };
+    let scope = super::scopes::of(&cx.ins);
     let Some(hb) = cx.hb.as_mut() else { return };
     hb.access(
         &*cx.engine,
@@ -360,11 +361,15 @@ fn checked(
         region,
         len,
         write,
-        atomic,
+        atomic.then_some(scope),
         lanes,
     );
     if atomic {
-        hb.atomic_sync(site, region, write, read, sem);
+        let mask = match lanes {
+            [] => 1 << lane,
+            ls => ls.iter().fold(0u32, |m, l| m | 1 << (l.2 & 31)),
+        };
+        hb.atomic_sync(site, region, (write, read), (sem, scope), mask);
     }
     if let (true, Target::Shared(r, o)) = (write, tg) {
         let live = cx.smem.get(r as usize).and_then(|s| {

@@ -44,6 +44,7 @@ mod mma;
 mod narrow;
 mod park;
 mod printf;
+mod scopes;
 mod sfu;
 mod spin;
 mod step;

@@ -847,7 +847,9 @@ impl<'m> Machine<'m> {
                         match ins.op {
                             // fence.mbarrier_init.release.cluster releases prior mbarrier.init
                             // (CUTLASS: init, this fence, then a relaxed cluster barrier).
-                            Membar | Fence | FenceMbarrierInit => hb.warp(rank, warp).fence(),
+                            Membar | Fence | FenceMbarrierInit => {
+                                hb.warp(rank, warp).fence(super::scopes::of(ins))
+                            }
                             // fence.proxy.tensormap::generic.{release,acquire}: the writer of
                             // a tensor map releases it to the tensor-map proxy, its user
                             // acquires the 128 bytes at an address.
@@ -865,7 +867,7 @@ impl<'m> Machine<'m> {
                             // fence.proxy.async::generic.{release,acquire}: a proxy fence that
                             // also releases (or acquires) like an ordinary fence.
                             FenceProxyAsyncGeneric => {
-                                hb.warp(rank, warp).fence();
+                                hb.warp(rank, warp).fence(super::scopes::of(ins));
                                 hb.proxy_fence(rank, warp, FENCE_SHARED | FENCE_GLOBAL);
                             }
                             _ => {}
@@ -947,6 +949,7 @@ impl<'m> Machine<'m> {
                 } else {
                     super::warpops::exec(&mut cx)?;
                 }
+                self.converged(cl, ci, wi, ins, active);
             }
             cl.ctas[ci].warps[wi].groups[gi].pc += 1;
             return Ok(());
@@ -1017,7 +1020,23 @@ impl<'m> Machine<'m> {
             grp.wait = Wait::Ready;
             grp.pc += 1;
         }
+        self.converged(cl, ci, wi, ins0, union);
         Ok(())
+    }
+
+    /// Lanes `lanes` executed the warp collective `ins` together. The ones the memory model
+    /// says synchronise the participating threads (`bar.warp.sync`, and `shfl`, `vote`,
+    /// `match`, `redux` with `.sync`) order their accesses for the checker.
+    fn converged(&mut self, cl: &Cluster, ci: usize, wi: usize, ins: &Instr, lanes: u32) {
+        let syncs = match ins.op {
+            Op::BarWarpSync => true,
+            Op::Shfl | Op::Vote | Op::Match | Op::Redux => ins.mods.has(crate::ir::Flags::SYNC),
+            _ => false,
+        };
+        if let (true, Some(hb)) = (syncs, self.hb.as_mut()) {
+            let cta = &cl.ctas[ci];
+            hb.warp_converge(cta.rank, cta.warps[wi].index, lanes);
+        }
     }
 
     /// The parked groups of a warp met at `ldmatrix`/`stmatrix`: every group's row addresses

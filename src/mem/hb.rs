@@ -2,8 +2,9 @@
 //! FastTrack and Miri's data-race detector): vector clocks over *agents*, and the epochs that
 //! stamp accesses.
 //!
-//! Agents: every warp is one agent (its lanes' accesses are treated as ordered, so ptxrun does not
-//! report races between lanes of one warp). Asynchronous operations are agents too, observed
+//! Agents: every warp is one agent towards other warps, and its lanes are threads of their own
+//! within it ([`LaneClock`]: since sm_70 independent thread scheduling, only synchronisation
+//! orders two lanes' accesses, not executing one instruction together). Asynchronous operations are agents too, observed
 //! through their completion mechanism, which gives each a completion epoch on a mechanism clock:
 //! a warp's non-bulk async-groups complete in commit order, so "the first n `cp.async` of warp W
 //! completed" is the epoch (W's cp agent, n); likewise its bulk groups (one clock for completion,
@@ -95,6 +96,43 @@ impl Vc {
     }
 }
 
+/// The scope of a strong access (PTX ISA 9.0 8.5), narrowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Scope {
+    Cta,
+    Cluster,
+    /// `.gpu` and `.sys`: one device runs the whole grid.
+    #[default]
+    Gpu,
+}
+
+impl Scope {
+    pub(crate) fn bits(self) -> u8 {
+        match self {
+            Scope::Cta => 1,
+            Scope::Cluster => 2,
+            Scope::Gpu => 3,
+        }
+    }
+
+    pub(crate) fn from_bits(b: u8) -> Scope {
+        match b {
+            1 => Scope::Cta,
+            2 => Scope::Cluster,
+            _ => Scope::Gpu,
+        }
+    }
+
+    /// As PTX spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Cta => ".cta",
+            Scope::Cluster => ".cluster",
+            Scope::Gpu => ".gpu",
+        }
+    }
+}
+
 /// The happens-before state of one warp (one agent) and its mechanism clocks.
 #[derive(Debug, Clone)]
 pub struct WarpClock {
@@ -107,12 +145,21 @@ pub struct WarpClock {
     /// The agent counting its completed `wgmma.mma_async` operations.
     pub wg: Agent,
     pub vc: Vc,
-    /// Its clock at its last fence (what a relaxed atomic write or arrival publishes).
+    /// Its clock at its last fence (what a relaxed atomic write or arrival publishes), and
+    /// that fence's scope.
     pub fence_release: Vc,
+    pub fence_scope: Scope,
+    /// What atomic reads of the warp could not acquire because a scope did not include both
+    /// threads, and the last such read (function, instruction, its scope): a race this would
+    /// have ordered names the scope.
+    pub narrow: Vc,
+    pub narrow_at: Option<(u32, u32, Scope)>,
     /// Operations issued so far on the non-bulk and bulk-group sequences.
     pub cp_issued: u32,
     pub bulk_issued: u32,
     pub wg_issued: u32,
+    /// What each lane knows of the others' accesses.
+    pub lanes: LaneClock,
 }
 
 impl WarpClock {
@@ -128,9 +175,13 @@ impl WarpClock {
             wg: first + 4,
             vc,
             fence_release: Vc::new(),
+            fence_scope: Scope::Gpu,
+            narrow: Vc::new(),
+            narrow_at: None,
             cp_issued: 0,
             bulk_issued: 0,
             wg_issued: 0,
+            lanes: LaneClock::default(),
         }
     }
 
@@ -151,11 +202,96 @@ impl WarpClock {
         self.vc.raise(self.me, c + 1);
     }
 
+    /// Lanes `mask` acquire the clock `c` (a barrier, a wait, an atomic read): the warp joins
+    /// it, and what it holds of the warp's own history, released by some lane of it, becomes
+    /// known to those lanes (of every lane: a release does not say which lane made it, so this
+    /// can only hide a race between lanes, never invent one).
+    pub fn acquire(&mut self, c: &Vc, mask: u32) {
+        self.vc.join(c);
+        self.lanes.learn(mask, c.get(self.me));
+    }
+
+    /// Lanes `mask` synchronise with each other (`bar.warp.sync`, `shfl.sync`, `vote.sync`,
+    /// `match.sync`, `redux.sync`): each is ordered after what any of them did or knew.
+    pub fn converge(&mut self, mask: u32) {
+        let now = self.vc.get(self.me);
+        self.lanes.converge(mask, now);
+        self.tick();
+    }
+
+    /// Whether lane `reader`'s next access is ordered after lane `writer`'s access at `clock`
+    /// (both of this warp).
+    pub fn lane_knows(&self, reader: u32, writer: u32, clock: u32) -> bool {
+        reader == writer || self.lanes.knows(reader, writer, clock)
+    }
+
     /// A fence (`fence.sc`, `fence.acq_rel`, `membar`): becomes the clock relaxed writes and
     /// arrivals publish.
-    pub fn fence(&mut self) {
+    pub fn fence(&mut self, scope: Scope) {
         self.fence_release = self.vc.clone();
+        self.fence_scope = scope;
         self.tick();
+    }
+}
+
+/// The happens-before order between the lanes of one warp, on the warp's epochs: lane `l` is
+/// ordered after lane `m`'s accesses of epochs up to `known[l][m]`, and every lane after every
+/// lane's up to `all`. The per-lane table is made only when lanes part ways (a sync of some
+/// lanes, an acquire by some): a warp that stays converged needs one number.
+#[derive(Debug, Clone, Default)]
+pub struct LaneClock {
+    all: u32,
+    known: Option<Box<[[u32; 32]; 32]>>,
+}
+
+impl LaneClock {
+    fn knows(&self, reader: u32, writer: u32, clock: u32) -> bool {
+        clock <= self.all
+            || self
+                .known
+                .as_ref()
+                .is_some_and(|k| k[reader as usize & 31][writer as usize & 31] >= clock)
+    }
+
+    fn table(&mut self) -> &mut [[u32; 32]; 32] {
+        self.known.get_or_insert_with(|| Box::new([[0; 32]; 32]))
+    }
+
+    /// Lanes `mask` learn every lane's accesses up to `upto`.
+    fn learn(&mut self, mask: u32, upto: u32) {
+        if upto <= self.all || mask == 0 {
+            return;
+        }
+        if mask == u32::MAX {
+            self.all = upto;
+            return;
+        }
+        let t = self.table();
+        for l in (0..32).filter(|l| mask >> l & 1 != 0) {
+            for k in t[l].iter_mut() {
+                *k = (*k).max(upto);
+            }
+        }
+    }
+
+    /// Lanes `mask` meet at epoch `now`: each learns what any of them knew and their accesses
+    /// up to `now`.
+    fn converge(&mut self, mask: u32, now: u32) {
+        if mask == u32::MAX {
+            self.all = self.all.max(now);
+            return;
+        }
+        let t = self.table();
+        let mut row = [0u32; 32];
+        for l in (0..32).filter(|l| mask >> l & 1 != 0) {
+            for (r, k) in row.iter_mut().zip(t[l]) {
+                *r = (*r).max(k);
+            }
+            row[l] = row[l].max(now);
+        }
+        for l in (0..32).filter(|l| mask >> l & 1 != 0) {
+            t[l] = row;
+        }
     }
 }
 
@@ -194,10 +330,40 @@ mod tests {
     }
 
     #[test]
+    fn lanes_are_ordered_only_by_synchronisation() {
+        let mut w = WarpClock::new(1);
+        let write = w.now();
+        // Another lane of the converged warp, with nothing between: unordered.
+        assert!(!w.lane_knows(5, 0, write.clock));
+        assert!(w.lane_knows(0, 0, write.clock), "program order");
+        // __syncwarp of lanes 0 and 5 orders them, and nobody else.
+        w.converge(0b10_0001);
+        assert!(w.lane_knows(5, 0, write.clock));
+        assert!(!w.lane_knows(6, 0, write.clock));
+        // Their next accesses are after the sync: unordered again.
+        assert!(!w.lane_knows(5, 0, w.now().clock));
+        // A whole-warp sync orders every lane.
+        w.converge(u32::MAX);
+        assert!(w.lane_knows(6, 0, write.clock));
+    }
+
+    #[test]
+    fn an_acquire_teaches_the_acquiring_lanes_what_the_warp_released() {
+        let mut w = WarpClock::new(1);
+        let write = w.now();
+        let released = w.vc.clone();
+        w.tick();
+        w.acquire(&released, 1 << 3);
+        assert!(w.lane_knows(3, 0, write.clock));
+        assert!(!w.lane_knows(4, 0, write.clock));
+        assert!(!w.lane_knows(3, 0, w.now().clock));
+    }
+
+    #[test]
     fn fences_publish_the_clock_before_them() {
         let mut w = WarpClock::new(1);
         let before = w.now();
-        w.fence();
+        w.fence(Scope::Gpu);
         assert!(w.fence_release.covers(before));
         assert!(!w.fence_release.covers(w.now()));
     }

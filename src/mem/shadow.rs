@@ -3,7 +3,8 @@
 //! reads are not ordered with each other), each with the mask of the word's bytes it touched, so
 //! accesses of different bytes of one word never conflict. A stamp names who accessed (a warp at
 //! an epoch, or an asynchronous operation), whether it was atomic (or a reduction), and the
-//! instruction, for reports.
+//! instruction, for reports. A warp's access also names the lane that made it (lanes of a warp
+//! are threads of their own) and, for a strong access, its scope.
 //!
 //! The shadow does not judge: for every earlier access an access conflicts with (the last write,
 //! and for a write the reads since), it asks the caller whether that access is ordered before the
@@ -19,7 +20,7 @@
 //! the budget refuses is not followed (the run stops at its next look at the meter).
 
 use super::budget::Meter;
-use super::hb::Epoch;
+use super::hb::{Epoch, Scope};
 use std::sync::Arc;
 
 /// Marks an asynchronous operation in [`Stamp::who`]; the rest is the operation's id.
@@ -37,6 +38,8 @@ pub struct Stamp {
     clock: u32,
     /// The instruction: `func << 24 | pc`.
     site: u32,
+    /// The lane (bits 0-4) and, for a strong access, its scope (bits 5-6, [`Scope`] order).
+    tag: u8,
 }
 
 /// Who made a [`Stamp`].
@@ -54,6 +57,7 @@ impl Stamp {
             who: (at.agent & ID) | if atomic { ATOMIC } else { 0 },
             clock: at.clock,
             site: (func << 24) | (pc & 0xff_ffff),
+            tag: 0,
         }
     }
 
@@ -62,7 +66,34 @@ impl Stamp {
             who: OP | (op & ID) | if reduce { ATOMIC } else { 0 },
             clock: 0,
             site: 0,
+            tag: 0,
         }
+    }
+
+    /// The same access, made by lane `lane` of the warp.
+    pub fn by_lane(self, lane: u32) -> Stamp {
+        Stamp {
+            tag: (self.tag & !31) | (lane & 31) as u8,
+            ..self
+        }
+    }
+
+    /// The same strong access, with scope `scope`.
+    pub fn scoped(self, scope: Scope) -> Stamp {
+        Stamp {
+            tag: (self.tag & 31) | scope.bits() << 5,
+            ..self
+        }
+    }
+
+    /// The lane of a warp's access (0 for an operation).
+    pub fn lane(&self) -> u32 {
+        u32::from(self.tag & 31)
+    }
+
+    /// The scope of a strong access (`.gpu` when none was given).
+    pub fn scope(&self) -> Scope {
+        Scope::from_bits(self.tag >> 5)
     }
 
     pub fn who(&self) -> Who {
@@ -91,18 +122,61 @@ impl Stamp {
         self.who == 0
     }
 
-    /// The same accessor (a warp, whatever its epoch, or the same operation).
+    /// The same accessor (a lane of a warp, whatever its epoch, or the same operation).
     fn same(&self, o: &Stamp) -> bool {
-        self.who & !ATOMIC == o.who & !ATOMIC
+        self.who & !ATOMIC == o.who & !ATOMIC && self.tag & 31 == o.tag & 31
     }
 }
 
-/// An access and the bytes of the word it touched (bit i: byte i).
+/// An access and the bytes of the word it touched (bit i: byte i); a [`Stamp`]'s fields laid
+/// out beside the mask, so that an entry stays 16 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Entry {
-    s: Stamp,
+    who: u32,
+    clock: u32,
+    site: u32,
+    tag: u8,
     mask: u8,
 }
+
+impl Entry {
+    fn new(s: Stamp, mask: u8) -> Entry {
+        Entry {
+            who: s.who,
+            clock: s.clock,
+            site: s.site,
+            tag: s.tag,
+            mask,
+        }
+    }
+
+    fn s(&self) -> Stamp {
+        Stamp {
+            who: self.who,
+            clock: self.clock,
+            site: self.site,
+            tag: self.tag,
+        }
+    }
+}
+
+/// Which lane made each byte of one access: pieces `(start, end, lane)` keyed by address, in
+/// ascending order of start, and the key of shadow offset 0. No pieces: the stamp's own lane.
+#[derive(Debug, Clone, Copy)]
+pub struct Lanes<'a> {
+    pub pieces: &'a [(u64, u64, u32)],
+    pub base: u64,
+}
+
+impl Lanes<'_> {
+    pub const NONE: Lanes<'static> = Lanes {
+        pieces: &[],
+        base: 0,
+    };
+}
+
+// An entry stays 16 bytes (the lane and scope live in what was padding).
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Cell {
@@ -116,23 +190,16 @@ pub const BYTES_PER_BYTE: usize = std::mem::size_of::<Cell>().div_ceil(4);
 
 /// Words per shadow page (the shadow of 4 KiB of memory).
 const PAGE: usize = 1024;
+const NO_ENTRY: Entry = Entry {
+    who: 0,
+    clock: 0,
+    site: 0,
+    tag: 0,
+    mask: 0,
+};
 const NO_CELL: Cell = Cell {
-    w: Entry {
-        s: Stamp {
-            who: 0,
-            clock: 0,
-            site: 0,
-        },
-        mask: 0,
-    },
-    r: [Entry {
-        s: Stamp {
-            who: 0,
-            clock: 0,
-            site: 0,
-        },
-        mask: 0,
-    }; READS],
+    w: NO_ENTRY,
+    r: [NO_ENTRY; READS],
 };
 
 /// The shadow of one region (a CTA's shared memory, or one global allocation).
@@ -232,8 +299,8 @@ impl Shadow {
         self.cells().flat_map(|(i, c)| {
             std::iter::once(c.w)
                 .chain(c.r)
-                .filter(|e| e.mask != 0 && !e.s.is_none())
-                .map(move |e| (i * 4, e.s))
+                .filter(|e| e.mask != 0 && !e.s().is_none())
+                .map(move |e| (i * 4, e.s()))
         })
     }
 
@@ -242,66 +309,79 @@ impl Shadow {
         let (first, last) = (off / 4, (off + len.max(1) - 1) / 4);
         let mut out: Vec<Stamp> = Vec::new();
         for c in (first..=last.min(self.words.saturating_sub(1))).filter_map(|i| self.cell(i)) {
-            if c.w.mask != 0 && !c.w.s.is_none() && !out.contains(&c.w.s) {
-                out.push(c.w.s);
+            if c.w.mask != 0 && !c.w.s().is_none() && !out.contains(&c.w.s()) {
+                out.push(c.w.s());
             }
         }
         out
     }
 
-    /// Records an access of `len` bytes at `off` by `new`. `ordered(prev, prev_is_write,
-    /// conflict, at)` says whether an earlier access is ordered before `new`; `conflict` is true
-    /// when the two conflict at byte `at` (the caller records a hazard if they are unordered),
-    /// false when the shadow only asks whether a read may replace an earlier read.
+    /// Records an access of `len` bytes at `off` by `new`, each word's stamp naming the lane
+    /// `lanes` says made it. `ordered(prev, prev_is_write, conflict, at, new)` says whether an
+    /// earlier access is ordered before the word's new one; `conflict` is true when the two
+    /// conflict at byte `at` (the caller records a hazard if they are unordered), false when
+    /// the shadow only asks whether a read may replace an earlier read.
     pub fn access(
         &mut self,
         off: usize,
         len: usize,
         new: Stamp,
+        lanes: Lanes<'_>,
         write: bool,
-        ordered: &mut impl FnMut(&Stamp, bool, bool, usize) -> bool,
+        ordered: &mut impl FnMut(&Stamp, bool, bool, usize, &Stamp) -> bool,
     ) {
-        if len == 0 {
+        if len == 0 || self.words == 0 {
             return;
         }
         let (first, last) = (off / 4, (off + len - 1) / 4);
-        let mut seen: Option<(Cell, u8, Cell)> = None;
-        if self.words == 0 {
-            return;
-        }
+        let mut seen: Option<(Cell, u8, Stamp, Cell)> = None;
+        let mut piece = 0;
         for i in first..=last.min(self.words - 1) {
             let lo = if i == first { off % 4 } else { 0 };
             let hi = if i == last { (off + len - 1) % 4 } else { 3 };
             let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
+            let at = (i * 4 + lo).max(off);
+            let new = match lanes.pieces {
+                [] => new,
+                ps => {
+                    // The first piece that has not ended before this word's first byte.
+                    let key = lanes.base + at as u64;
+                    while piece + 1 < ps.len() && ps[piece].1 <= key {
+                        piece += 1;
+                    }
+                    new.by_lane(ps[piece].2)
+                }
+            };
             let Some(c) = self.cell_mut(i) else { return };
             let before = *c;
-            if let Some((b, m, after)) = seen {
-                // Same shadow and bytes as the word before: same judgement, same outcome.
-                if b == before && m == mask {
+            if let Some((b, m, n, after)) = seen {
+                // Same shadow, bytes and accessor as the word before: same judgement, same outcome.
+                if b == before && m == mask && n == new {
                     *c = after;
                     continue;
                 }
             }
-            let at = (i * 4 + lo).max(off);
-            if c.w.mask & mask != 0 && !c.w.s.is_none() && !c.w.s.same(&new) {
-                ordered(&c.w.s, true, true, at);
+            let w = c.w.s();
+            if c.w.mask & mask != 0 && !w.is_none() && !w.same(&new) {
+                ordered(&w, true, true, at, &new);
             }
             if write {
                 for e in c.r.iter_mut() {
-                    if e.mask & mask != 0 && !e.s.same(&new) {
-                        ordered(&e.s, false, true, at);
+                    let r = e.s();
+                    if e.mask & mask != 0 && !r.same(&new) {
+                        ordered(&r, false, true, at, &new);
                     }
                     e.mask &= !mask;
                     if e.mask == 0 {
-                        *e = Entry::default();
+                        *e = NO_ENTRY;
                     }
                 }
                 compact(&mut c.r);
-                c.w = Entry { s: new, mask };
+                c.w = Entry::new(new, mask);
             } else {
-                read(c, new, mask, &mut |p, w, k| ordered(p, w, k, at));
+                read(c, new, mask, &mut |p, w, k| ordered(p, w, k, at, &new));
             }
-            seen = Some((before, mask, *c));
+            seen = Some((before, mask, new, *c));
         }
     }
 }
@@ -311,11 +391,12 @@ impl Shadow {
 fn read(c: &mut Cell, new: Stamp, mask: u8, ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool) {
     let mut mask = mask;
     for e in c.r.iter_mut().filter(|e| e.mask != 0) {
-        if e.s.same(&new) {
+        let r = e.s();
+        if r.same(&new) {
             mask |= e.mask;
-            *e = Entry::default();
-        } else if e.mask & !mask == 0 && ordered(&e.s, false, false) {
-            *e = Entry::default();
+            *e = NO_ENTRY;
+        } else if e.mask & !mask == 0 && ordered(&r, false, false) {
+            *e = NO_ENTRY;
         }
     }
     compact(&mut c.r);
@@ -324,7 +405,7 @@ fn read(c: &mut Cell, new: Stamp, mask: u8, ordered: &mut impl FnMut(&Stamp, boo
         c.r.rotate_left(1);
         READS - 1
     });
-    c.r[slot] = Entry { s: new, mask };
+    c.r[slot] = Entry::new(new, mask);
 }
 
 /// Moves used entries to the front, keeping their order.
@@ -337,7 +418,7 @@ fn compact(r: &mut [Entry; READS]) {
         }
     }
     for e in r.iter_mut().skip(k) {
-        *e = Entry::default();
+        *e = NO_ENTRY;
     }
 }
 
@@ -358,12 +439,19 @@ mod tests {
         write: bool,
     ) -> Vec<(Stamp, bool)> {
         let mut met = Vec::new();
-        s.access(off, len, new, write, &mut |p, w, conflict, _| {
-            if conflict && !met.contains(&(*p, w)) {
-                met.push((*p, w));
-            }
-            false
-        });
+        s.access(
+            off,
+            len,
+            new,
+            Lanes::NONE,
+            write,
+            &mut |p, w, conflict, _, _| {
+                if conflict && !met.contains(&(*p, w)) {
+                    met.push((*p, w));
+                }
+                false
+            },
+        );
         met
     }
 
@@ -406,8 +494,8 @@ mod tests {
         let mut s = Shadow::new(4);
         let r1 = Stamp::warp(at(1, 1), false, 0, 1);
         let r2 = Stamp::warp(at(2, 1), false, 0, 2);
-        s.access(0, 4, r1, false, &mut |_, _, _, _| true);
-        s.access(0, 4, r2, false, &mut |_, _, _, _| true);
+        s.access(0, 4, r1, Lanes::NONE, false, &mut |_, _, _, _, _| true);
+        s.access(0, 4, r2, Lanes::NONE, false, &mut |_, _, _, _, _| true);
         let w = Stamp::warp(at(3, 1), false, 0, 3);
         assert_eq!(touch(&mut s, 0, 4, w, true), vec![(r2, false)]);
     }
@@ -422,6 +510,36 @@ mod tests {
         let met = touch(&mut s, 0, 4, w, true);
         assert_eq!(met.len(), READS, "the newest {READS} reads are kept");
         assert!(met.contains(&(Stamp::warp(at(9, 1), false, 0, 9), false)));
+    }
+
+    #[test]
+    fn each_word_is_stamped_with_the_lane_that_touched_it() {
+        let mut s = Shadow::new(16);
+        // Lanes 0..3 store one word each at keys 0x100.. (shadow offset 0 is key 0x100).
+        let pieces = [(0x100, 0x104, 0), (0x104, 0x108, 1), (0x108, 0x110, 2)];
+        let lanes = Lanes {
+            pieces: &pieces,
+            base: 0x100,
+        };
+        let w = Stamp::warp(at(1, 1), false, 0, 1);
+        s.access(0, 16, w, lanes, true, &mut |_, _, _, _, _| false);
+        let writers: Vec<u32> = (0..4).map(|i| s.writes(i * 4, 4)[0].lane()).collect();
+        assert_eq!(writers, vec![0, 1, 2, 2]);
+        // Lane 1 reading its own word meets nothing; lane 1 reading lane 2's word meets it.
+        let r = Stamp::warp(at(1, 1), false, 0, 2).by_lane(1);
+        assert!(touch(&mut s, 4, 4, r, false).is_empty());
+        assert_eq!(touch(&mut s, 8, 4, r, false), vec![(w.by_lane(2), true)]);
+    }
+
+    #[test]
+    fn stamps_keep_lane_and_scope_apart() {
+        let a = Stamp::warp(at(1, 1), true, 0, 1)
+            .by_lane(31)
+            .scoped(Scope::Cta);
+        assert_eq!((a.lane(), a.scope()), (31, Scope::Cta));
+        let b = a.by_lane(3);
+        assert_eq!((b.lane(), b.scope()), (3, Scope::Cta));
+        assert_eq!(Stamp::warp(at(1, 1), true, 0, 1).scope(), Scope::Gpu);
     }
 
     #[test]
