@@ -591,7 +591,9 @@ fn try_release(m: &Module, cta: &mut Cta, b: u8) -> Vec<u32> {
 
 /// Splits lanes `active` out of group `gi` into their own group; the rest go to `rest_pc`
 /// later (they stay at the current pc, to continue after the split-off lanes).
-fn split(cta: &mut Cta, wi: usize, gi: usize, active: u32, rest_pc: u32) {
+/// Keeps the lanes of `active` in group `gi`; the others become a group of their own at
+/// `rest_pc`, waiting as `gi` waited.
+pub(crate) fn split(cta: &mut Cta, wi: usize, gi: usize, active: u32, rest_pc: u32) {
     let warp = &mut cta.warps[wi];
     let g = warp.groups[gi].clone();
     let rest = g.mask & !active;

@@ -371,6 +371,7 @@ impl Checker {
         let pieces = Lanes {
             pieces: lanes,
             base: addr_key(region) - off as u64,
+            shift_ok: w.lanes_alike(),
         };
         shadow.access(
             off,
@@ -576,7 +577,7 @@ impl Checker {
             Scope::Gpu => "CTAs of different clusters",
         };
         let fix = match apart {
-            Scope::Cluster => ".cluster (cuda::thread_scope_cluster)",
+            Scope::Cluster => ".cluster (cuda::ptx::scope_cluster)",
             _ => ".gpu (cuda::thread_scope_device)",
         };
         if let (Some(scope), true) = (strong, prev_atomic) {
@@ -594,8 +595,8 @@ impl Checker {
             return None;
         }
         Some((
-            format!("a release/acquire pair would order them, but this thread's atomic read at line {} ({} scope) and the release it read from do not both have a scope that holds both threads ({between})", self.line(f, pc), scope.name()),
-            format!("publish and read the flag with a scope that holds both threads: {fix}, on the release and on the acquire"),
+            format!("a release/acquire pair through the atomic read at line {} ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", self.line(f, pc), scope.name()),
+            format!("give the release (or the fence before a relaxed write) and the acquire a scope that holds both threads: {fix}"),
         ))
     }
 
@@ -764,7 +765,10 @@ impl Checker {
         let (kind, message, help, related) = match prev.who() {
             Who::Warp { at, .. } => {
                 let (f, pc) = prev.site();
-                let warp = self.warp_of(at.agent);
+                let warp = match self.warps[site.rank as usize][site.warp as usize].me == at.agent {
+                    true => format!("lane {} of the same warp", prev.lane()),
+                    false => self.warp_of(at.agent),
+                };
                 if prev_write {
                     (
                         "data-race",
@@ -836,13 +840,15 @@ impl Checker {
             }
         }
         if write {
-            // A relaxed write publishes what the warp's last fence released, at the narrower
-            // of the two scopes.
-            let (vc, reach) = match release {
-                true => (&w.vc, scope),
-                false => (&w.fence_release, scope.min(w.fence_scope)),
-            };
-            loc.sync.release(self.cluster, site.rank, vc, reach);
+            // A relaxed write publishes, at each scope up to its own, what the warp's last
+            // release fence of that scope released.
+            if release {
+                loc.sync.release(self.cluster, site.rank, &w.vc, scope);
+            } else {
+                for s in Scope::ALL.into_iter().filter(|&s| s <= scope) {
+                    loc.sync.release(self.cluster, site.rank, w.fenced(s), s);
+                }
+            }
             loc.last_write = w.now();
         }
         if release {
@@ -1114,8 +1120,11 @@ impl Checker {
     /// `barrier.cluster.arrive` (`.relaxed`: releases only what the warp's last fence did).
     pub fn cluster_arrive(&mut self, rank: u32, warp: u32, relaxed: bool) {
         let w = &mut self.warps[rank as usize][warp as usize];
-        self.cluster_arrived
-            .join(if relaxed { &w.fence_release } else { &w.vc });
+        self.cluster_arrived.join(if relaxed {
+            w.fenced(Scope::Cluster)
+        } else {
+            &w.vc
+        });
         w.tick();
     }
 

@@ -272,7 +272,12 @@ fn arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         let release = cx.hb.as_mut().map(|hb| {
             let w = hb.warp(wrank, warp);
             if m.sem == Some(Sem::Relaxed) {
-                w.fence_release.clone()
+                // What fences of the arrival's scope released (.cta unless it names .cluster).
+                let scope = match cx.ins.mods.scope {
+                    Some(crate::ir::mods::Scope::Cluster) => crate::mem::hb::Scope::Cluster,
+                    _ => crate::mem::hb::Scope::Cta,
+                };
+                w.fenced(scope).clone()
             } else {
                 w.vc.clone()
             }

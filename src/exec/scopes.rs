@@ -64,6 +64,9 @@ pub(crate) struct Published {
     cluster_wide: Vc,
     /// Releases of scope `.gpu` or wider, by any cluster.
     gpu_wide: Vc,
+    /// What earlier clusters released at narrower scopes: no later thread acquires it, but a
+    /// race it would have ordered names the scope.
+    out_of_reach: Vc,
 }
 
 impl Published {
@@ -71,7 +74,10 @@ impl Published {
     fn now_in(&mut self, cluster: u64) {
         if self.cluster != cluster {
             self.cluster = cluster;
-            self.by_cta.clear();
+            for (_, vc) in self.by_cta.drain(..) {
+                self.out_of_reach.join(&vc);
+            }
+            self.out_of_reach.join(&self.cluster_wide);
             self.cluster_wide = Vc::new();
         }
     }
@@ -110,6 +116,7 @@ impl Published {
             seen.join(&self.gpu_wide);
         }
         all.join(&self.gpu_wide);
+        all.join(&self.out_of_reach);
         (seen, all)
     }
 }
@@ -141,8 +148,13 @@ mod tests {
         );
         // A later cluster sees only .gpu releases.
         p.release(1, 1, &vc(9, 1), Scope::Gpu);
-        let (seen, _) = p.acquire(2, 0, Scope::Gpu);
+        let (seen, all) = p.acquire(2, 0, Scope::Gpu);
         assert_eq!((seen.get(8), seen.get(9)), (0, 1));
+        assert_eq!(
+            all.get(8),
+            2,
+            "what it cannot reach is remembered for messages"
+        );
         assert_eq!(p.acquire(2, 0, Scope::Cluster).0.get(9), 0);
     }
 

@@ -847,6 +847,8 @@ impl<'m> Machine<'m> {
                         match ins.op {
                             // fence.mbarrier_init.release.cluster releases prior mbarrier.init
                             // (CUTLASS: init, this fence, then a relaxed cluster barrier).
+                            // An acquire-only fence releases nothing (reads acquire anyway).
+                            Fence if ins.mods.sem == Some(Sem::Acquire) => {}
                             Membar | Fence | FenceMbarrierInit => {
                                 hb.warp(rank, warp).fence(super::scopes::of(ins))
                             }
@@ -926,11 +928,22 @@ impl<'m> Machine<'m> {
             return Ok(());
         }
         let live = live_lanes(&cl.ctas[ci], wi);
-        let member = {
+        let sets = {
             let cx = self.ctx(cl, ci, wi, gi, ins, func, active);
-            super::warpops::member_mask(&cx)
+            super::warpops::member_sets(&cx)
         };
-        if member & live & !active == 0 {
+        // Lanes whose member set is all here go on; the others wait for theirs (the two tiles
+        // of a 16-lane partition do not wait for each other).
+        let ready = sets
+            .iter()
+            .filter(|&&(_, member)| member & live & !active == 0)
+            .fold(0u32, |m, &(only, _)| m | only);
+        if ready != active && ready != 0 {
+            let pc = cl.ctas[ci].warps[wi].groups[gi].pc;
+            super::control::split(&mut cl.ctas[ci], wi, gi, ready, pc);
+            return self.collective(cl, ci, wi, gi, ins, func, ready);
+        }
+        if ready == active {
             if active != 0 {
                 if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
                     let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
@@ -949,7 +962,9 @@ impl<'m> Machine<'m> {
                 } else {
                     super::warpops::exec(&mut cx)?;
                 }
-                self.converged(cl, ci, wi, ins, active);
+                for &(only, member) in &sets {
+                    self.converged(cl, ci, wi, ins, member & active | only);
+                }
             }
             cl.ctas[ci].warps[wi].groups[gi].pc += 1;
             return Ok(());
@@ -960,7 +975,7 @@ impl<'m> Machine<'m> {
 
     /// Completes a warp-synchronous rendezvous if the parked groups cover every member mask.
     pub(crate) fn rendezvous(&mut self, cl: &mut Cluster, ci: usize, wi: usize) -> Res<()> {
-        use super::warpops::{compute, gather, member_mask, scatter, In};
+        use super::warpops::{compute, gather, member_sets, scatter, In};
         let warp = &cl.ctas[ci].warps[wi];
         let parked: Vec<usize> = (0..warp.groups.len())
             .filter(|&g| warp.groups[g].wait == Wait::WarpSync)
@@ -970,57 +985,65 @@ impl<'m> Machine<'m> {
         }
         let live = live_lanes(&cl.ctas[ci], wi);
         let union = parked.iter().fold(0u32, |m, &g| m | warp.groups[g].mask);
+        // Each parked group's lanes by member set, and which of them have every member here.
         let mut members = Vec::new();
         for &g in &parked {
             let (ins, func, mask) = self.group_instr(&cl.ctas[ci], wi, g);
             let cx = self.ctx(cl, ci, wi, g, &ins, func, mask);
-            let member = member_mask(&cx);
-            if member & live & !union != 0 {
-                return Ok(());
-            }
-            members.push((ins, func, mask, member));
+            let sets: Vec<(u32, u32)> = member_sets(&cx)
+                .into_iter()
+                .filter(|&(_, member)| member & live & !union == 0)
+                .collect();
+            let ready = sets.iter().fold(0u32, |m, &(only, _)| m | only);
+            members.push((ins, func, mask, sets, ready));
+        }
+        if members.iter().all(|m| m.4 == 0) {
+            return Ok(());
         }
         if super::matrix::is_matrix(members[0].0.op) {
+            if members.iter().any(|m| m.4 != m.2) {
+                return Ok(());
+            }
+            let members: Vec<_> = members
+                .into_iter()
+                .map(|(i, f, m, _, _)| (i, f, m, u32::MAX))
+                .collect();
             return self.matrix_rendezvous(cl, ci, wi, &parked, &members, union);
         }
-        // Everyone is here: gather every group's inputs, compute once, write back.
+        // Gather every parked group's inputs; then each set of lanes whose members are all here
+        // gets the result over its member mask (groups at a different kind of operation,
+        // undefined behaviour, get their own), and goes on. Lanes still waiting for members of
+        // their set stay parked, as a group of their own.
         let mut inputs = [In::default(); WARP];
         for (k, &g) in parked.iter().enumerate() {
-            let (ins, func, mask, _) = &members[k];
+            let (ins, func, mask, _, _) = &members[k];
             let cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
             gather(&cx, &mut inputs);
         }
-        let (ins0, _, _, member0) = &members[0];
-        let out = compute(
-            ins0.op,
-            ins0.mods.sub,
-            ins0.mods.ty().unwrap_or(Type::B32),
-            &inputs,
-            union,
-            *member0,
-        );
         for (k, &g) in parked.iter().enumerate() {
-            let (ins, func, mask, _) = &members[k];
-            // Groups at a different kind of operation (undefined behaviour) get their own result.
-            let own = if ins.op == ins0.op {
-                out
-            } else {
-                compute(
-                    ins.op,
-                    ins.mods.sub,
-                    ins.mods.ty().unwrap_or(Type::B32),
-                    &inputs,
-                    *mask,
-                    members[k].3,
-                )
-            };
-            let mut cx = self.ctx(cl, ci, wi, g, ins, func, *mask);
-            scatter(&mut cx, &own);
+            let (ins, func, mask, sets, ready) = &members[k];
+            if *ready == 0 {
+                continue;
+            }
+            if ready != mask {
+                let pc = cl.ctas[ci].warps[wi].groups[g].pc;
+                super::control::split(&mut cl.ctas[ci], wi, g, *ready, pc);
+            }
+            let ty = ins.mods.ty().unwrap_or(Type::B32);
+            let mut cx = self.ctx(cl, ci, wi, g, ins, func, *ready);
+            for &(only, member) in sets {
+                let out = compute(ins.op, ins.mods.sub, ty, &inputs, union, member);
+                scatter(&mut cx, &out, only);
+            }
             let grp = &mut cl.ctas[ci].warps[wi].groups[g];
             grp.wait = Wait::Ready;
             grp.pc += 1;
         }
-        self.converged(cl, ci, wi, ins0, union);
+        for (ins, _, _, sets, _) in &members {
+            for &(only, member) in sets {
+                self.converged(cl, ci, wi, ins, member & union | only);
+            }
+        }
         Ok(())
     }
 

@@ -47,16 +47,27 @@ pub(crate) fn member_operand(op: Op, nops: usize) -> usize {
     }
 }
 
-/// The member mask an instruction names (read at the group's first active lane).
-pub(crate) fn member_mask(cx: &Ctx<'_, '_>) -> u32 {
-    let first = lanes(cx.active).next().unwrap_or(0);
+/// The lanes of this group by the member mask each names: every lane reads its own operand, so
+/// lanes of one group can meet in different sets (the two 16-lane tiles of
+/// `tiled_partition<16>` at one `redux.sync`). Matrix instructions, `activemask` and `vote`
+/// without `.sync` are the whole warp's.
+pub(crate) fn member_sets(cx: &Ctx<'_, '_>) -> Vec<(u32, u32)> {
+    let whole = super::matrix::is_matrix(cx.ins.op)
+        || cx.ins.op == Op::Activemask
+        || (cx.ins.op == Op::Vote && !cx.ins.mods.has(Flags::SYNC));
     let k = member_operand(cx.ins.op, cx.ops.len());
-    match cx.ops.get(k) {
-        // ldmatrix/stmatrix: the whole warp.
-        _ if super::matrix::is_matrix(cx.ins.op) => u32::MAX,
-        Some(_) if cx.ins.op != Op::Activemask => cx.src(k, first, Type::B32) as u32,
-        _ => u32::MAX,
+    if whole || cx.ops.get(k).is_none() {
+        return vec![(cx.active, u32::MAX)];
     }
+    let mut sets: Vec<(u32, u32)> = Vec::new();
+    for lane in lanes(cx.active) {
+        let m = cx.src(k, lane, Type::B32) as u32;
+        match sets.iter_mut().find(|s| s.1 == m) {
+            Some(s) => s.0 |= 1 << lane,
+            None => sets.push((1 << lane, m)),
+        }
+    }
+    sets
 }
 
 /// Reads this group's inputs into `inputs`.
@@ -182,12 +193,12 @@ pub(crate) fn compute(
     out
 }
 
-/// Writes this group's results.
-pub(crate) fn scatter(cx: &mut Ctx<'_, '_>, out: &Out) {
+/// Writes this group's results, for its lanes in `only`.
+pub(crate) fn scatter(cx: &mut Ctx<'_, '_>, out: &Out, only: u32) {
     if cx.ins.op == Op::BarWarpSync {
         return;
     }
-    for lane in lanes(cx.active) {
+    for lane in lanes(cx.active & only) {
         let (d, p) = out[lane];
         match cx.ops.first().copied() {
             Some(Operand::Pair(a, b)) => {
@@ -203,23 +214,21 @@ pub(crate) fn scatter(cx: &mut Ctx<'_, '_>, out: &Out) {
     }
 }
 
-/// Executes an operation whose lanes are all in this group.
+/// Executes an operation whose lanes (and every lane of their member sets) are all in this
+/// group: each set of lanes naming one member mask gets the result over that mask.
 pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let mut inputs = [In::default(); WARP];
     gather(cx, &mut inputs);
-    let member = if matches!(cx.ins.op, Op::Vote) && !cx.ins.mods.has(Flags::SYNC) {
-        u32::MAX
-    } else {
-        member_mask(cx)
-    };
-    let out = compute(
-        cx.ins.op,
-        cx.ins.mods.sub,
-        cx.ty(),
-        &inputs,
-        cx.active,
-        member,
-    );
-    scatter(cx, &out);
+    for (only, member) in member_sets(cx) {
+        let out = compute(
+            cx.ins.op,
+            cx.ins.mods.sub,
+            cx.ty(),
+            &inputs,
+            cx.active,
+            member,
+        );
+        scatter(cx, &out, only);
+    }
     Ok(())
 }

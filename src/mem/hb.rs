@@ -123,6 +123,14 @@ impl Scope {
         }
     }
 
+    /// Narrowest first, from 0.
+    pub fn index(self) -> usize {
+        self.bits() as usize - 1
+    }
+
+    /// Every scope, narrowest first.
+    pub const ALL: [Scope; 3] = [Scope::Cta, Scope::Cluster, Scope::Gpu];
+
     /// As PTX spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -145,10 +153,10 @@ pub struct WarpClock {
     /// The agent counting its completed `wgmma.mma_async` operations.
     pub wg: Agent,
     pub vc: Vc,
-    /// Its clock at its last fence (what a relaxed atomic write or arrival publishes), and
-    /// that fence's scope.
-    pub fence_release: Vc,
-    pub fence_scope: Scope,
+    /// Per scope (`.cta`, `.cluster`, `.gpu`), its clock at its last release fence of at
+    /// least that scope: what a relaxed write or arrival of that scope publishes (a later
+    /// `.cta` fence does not take back what an earlier `.gpu` fence released to the GPU).
+    fence_release: [Vc; 3],
     /// What atomic reads of the warp could not acquire because a scope did not include both
     /// threads, and the last such read (function, instruction, its scope): a race this would
     /// have ordered names the scope.
@@ -174,8 +182,7 @@ impl WarpClock {
             bulk_read: first + 3,
             wg: first + 4,
             vc,
-            fence_release: Vc::new(),
-            fence_scope: Scope::Gpu,
+            fence_release: Default::default(),
             narrow: Vc::new(),
             narrow_at: None,
             cp_issued: 0,
@@ -219,6 +226,12 @@ impl WarpClock {
         self.tick();
     }
 
+    /// Whether every lane is ordered after every other alike (no per-lane table): judgements of
+    /// this warp's accesses then depend on lanes only through their equality.
+    pub fn lanes_alike(&self) -> bool {
+        self.lanes.known.is_none()
+    }
+
     /// Whether lane `reader`'s next access is ordered after lane `writer`'s access at `clock`
     /// (both of this warp).
     pub fn lane_knows(&self, reader: u32, writer: u32, clock: u32) -> bool {
@@ -228,9 +241,16 @@ impl WarpClock {
     /// A fence (`fence.sc`, `fence.acq_rel`, `membar`): becomes the clock relaxed writes and
     /// arrivals publish.
     pub fn fence(&mut self, scope: Scope) {
-        self.fence_release = self.vc.clone();
-        self.fence_scope = scope;
+        for s in &mut self.fence_release[..=scope.index()] {
+            s.clone_from(&self.vc);
+        }
         self.tick();
+    }
+
+    /// What a relaxed write or arrival of scope `scope` publishes: the clock at the warp's last
+    /// release fence of at least that scope.
+    pub fn fenced(&self, scope: Scope) -> &Vc {
+        &self.fence_release[scope.index()]
     }
 }
 
@@ -364,7 +384,12 @@ mod tests {
         let mut w = WarpClock::new(1);
         let before = w.now();
         w.fence(Scope::Gpu);
-        assert!(w.fence_release.covers(before));
-        assert!(!w.fence_release.covers(w.now()));
+        assert!(w.fenced(Scope::Gpu).covers(before));
+        assert!(!w.fenced(Scope::Gpu).covers(w.now()));
+        // A later, narrower fence publishes more to its scope and takes nothing back.
+        let between = w.now();
+        w.fence(Scope::Cta);
+        assert!(w.fenced(Scope::Cta).covers(between));
+        assert!(!w.fenced(Scope::Gpu).covers(between) && w.fenced(Scope::Gpu).covers(before));
     }
 }

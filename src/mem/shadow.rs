@@ -166,12 +166,16 @@ impl Entry {
 pub struct Lanes<'a> {
     pub pieces: &'a [(u64, u64, u32)],
     pub base: u64,
+    /// Judgements depend on lanes only through their equality (no lane of the accessor is
+    /// ordered differently from another): words equal up to a shift of lanes are judged alike.
+    pub shift_ok: bool,
 }
 
 impl Lanes<'_> {
     pub const NONE: Lanes<'static> = Lanes {
         pieces: &[],
         base: 0,
+        shift_ok: false,
     };
 }
 
@@ -355,10 +359,16 @@ impl Shadow {
             let Some(c) = self.cell_mut(i) else { return };
             let before = *c;
             if let Some((b, m, n, after)) = seen {
-                // Same shadow, bytes and accessor as the word before: same judgement, same outcome.
-                if b == before && m == mask && n == new {
-                    *c = after;
-                    continue;
+                // Same shadow, bytes and accessor as the word before: same judgement, same
+                // outcome. Where lanes do not change judgements but their equality (the caller
+                // says so), the same up to a shift of every lane also does: the words of a
+                // coalesced access, each written and read by its own lane.
+                if m == mask && n.who == new.who && n.clock == new.clock && n.site == new.site {
+                    let d = new.lane().wrapping_sub(n.lane()) & 31;
+                    if b == before || (lanes.shift_ok && d != 0 && shifted(&b, d) == before) {
+                        *c = if d == 0 { after } else { shifted(&after, d) };
+                        continue;
+                    }
                 }
             }
             let w = c.w.s();
@@ -384,6 +394,17 @@ impl Shadow {
             seen = Some((before, mask, new, *c));
         }
     }
+}
+
+/// A cell with the lane of every warp's access moved `d` lanes up (modulo 32).
+fn shifted(c: &Cell, d: u32) -> Cell {
+    let mut out = *c;
+    for e in std::iter::once(&mut out.w).chain(out.r.iter_mut()) {
+        if e.mask != 0 && e.who & OP == 0 {
+            e.tag = (e.tag & !31) | ((u32::from(e.tag) + d) & 31) as u8;
+        }
+    }
+    out
 }
 
 /// Adds a read to a word's read set: it replaces the same accessor's read and reads ordered
@@ -520,6 +541,7 @@ mod tests {
         let lanes = Lanes {
             pieces: &pieces,
             base: 0x100,
+            shift_ok: false,
         };
         let w = Stamp::warp(at(1, 1), false, 0, 1);
         s.access(0, 16, w, lanes, true, &mut |_, _, _, _, _| false);

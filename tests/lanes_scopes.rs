@@ -1,0 +1,210 @@
+//! The checker's rules for lanes of one warp and for memory scopes (README "Lanes of a warp are
+//! threads", "Memory scopes"), pinned on small hand-written kernels: which synchronisation
+//! orders which lanes, and which scopes let a release reach an acquire. Each kernel has a
+//! correct form that must stay clean and a broken one that must be reported at its line.
+
+use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
+use ptxrun::ir::Type;
+
+/// Runs `body` (PTX instructions of an entry with one `.u64` parameter `buf`, its address in
+/// `%rd1`, `%r1` = the thread's lane, `%r2` = its CTA, and a 256-byte shared array `s` at
+/// `%r3`) on `grid` CTAs of `block` threads, with the checker.
+fn run(body: &str, grid: u32, block: u32) -> Report {
+    let ptx = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\n\
+         .visible .entry k(.param .u64 buf)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;\n\
+         .shared .align 4 .b8 s[256];\n\
+         ld.param.u64 %rd1, [buf];\ncvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %laneid;\nmov.u32 %r2, %ctaid.x;\nmov.u32 %r3, s;\n\
+         {body}\nret;\n}}\n"
+    );
+    let m = Module::parse(&ptx).unwrap_or_else(|e| panic!("{}\n{ptx}", e.message()));
+    let launch = Launch {
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        buffers: vec![Buffer {
+            name: "buf".into(),
+            ty: Type::U32,
+            data: vec![0; 256],
+        }],
+        args: vec![Arg::buffer(0)],
+        ..Launch::default()
+    };
+    m.kernel(None)
+        .unwrap()
+        .launch(&launch, &RunOptions::default())
+        .unwrap()
+}
+
+/// The (kind, severity, message) of each finding.
+fn findings(r: &Report) -> Vec<(String, &'static str, String)> {
+    r.diagnostics()
+        .iter()
+        .map(|d| (d.kind.clone(), d.severity, d.message.clone()))
+        .collect()
+}
+
+/// Lane 0 stores `s[0]`, then `sync` runs, then lane 5 (and lane 20 where `far`) loads it.
+fn lane0_to(sync: &str, far: bool) -> Report {
+    let body = format!(
+        "setp.eq.u32 %p1, %r1, 0;\n\
+         @%p1 st.shared.u32 [%r3], 7;\n\
+         {sync}\n\
+         setp.eq.u32 %p2, %r1, 5;\n\
+         setp.eq.u32 %p3, %r1, 20;\n\
+         @%p2 ld.shared.u32 %r10, [%r3];\n\
+         {far_load}",
+        far_load = if far {
+            "@%p3 ld.shared.u32 %r11, [%r3];"
+        } else {
+            ""
+        }
+    );
+    run(&body, 1, 32)
+}
+
+#[test]
+fn a_converged_warp_does_not_order_its_lanes() {
+    let f = findings(&lane0_to("", false));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((f[0].0.as_str(), f[0].1), ("data-race", "error"));
+    assert!(f[0].2.contains("lane 0 of the same warp"), "{f:?}");
+}
+
+#[test]
+fn warp_collectives_order_the_lanes_that_take_part() {
+    for sync in [
+        "bar.warp.sync -1;",
+        "shfl.sync.idx.b32 %r20, %r1, 0, 31, -1;",
+        "vote.sync.any.pred %p4, %p1, -1;",
+        "redux.sync.add.u32 %r20, %r1, -1;",
+        "match.any.sync.b32 %r20, %r1, -1;",
+        "bar.sync 0;",
+    ] {
+        assert!(findings(&lane0_to(sync, true)).is_empty(), "{sync}");
+    }
+}
+
+#[test]
+fn a_partial_syncwarp_orders_only_its_lanes() {
+    // Lanes 0-15 meet, lanes 16-31 meet apart: lane 5 is ordered after lane 0, lane 20 is not.
+    let sync = "setp.lt.u32 %p5, %r1, 16;\n\
+                @%p5 bar.warp.sync 65535;\n\
+                @!%p5 bar.warp.sync -65536;";
+    let f = findings(&lane0_to(sync, true));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].2.contains("lane 0 of the same warp"), "{f:?}");
+    let r = lane0_to(sync, true);
+    assert_eq!(r.diagnostics()[0].thread, [20, 0, 0]);
+}
+
+/// CTA 0 stores a payload word and publishes a flag with `publish`; CTA 1 reads the flag with
+/// `read` until it is set, then loads the payload. The CTAs are in different clusters.
+fn flag(publish: &str, read: &str) -> Report {
+    let body = format!(
+        "setp.ne.u32 %p1, %r1, 0;\n\
+         @%p1 bra DONE;\n\
+         setp.eq.u32 %p2, %r2, 0;\n\
+         @!%p2 bra READER;\n\
+         st.global.u32 [%rd1+64], 42;\n\
+         {publish}\n\
+         bra DONE;\n\
+         READER:\n\
+         {read}\n\
+         setp.eq.u32 %p3, %r10, 0;\n\
+         @%p3 bra READER;\n\
+         ld.global.u32 %r11, [%rd1+64];\n\
+         DONE:"
+    );
+    run(&body, 2, 32)
+}
+
+#[test]
+fn a_release_reaches_another_cta_only_at_gpu_scope() {
+    let gpu = flag(
+        "st.release.gpu.global.u32 [%rd1], 1;",
+        "ld.acquire.gpu.global.u32 %r10, [%rd1];",
+    );
+    assert!(findings(&gpu).is_empty(), "{:?}", findings(&gpu));
+    // Defaults: an atom without a scope is .gpu; a volatile load is .relaxed.sys (and reads
+    // acquire in ptxrun: a missing acquire is not reported).
+    let dflt = flag(
+        "atom.release.global.exch.b32 %r12, [%rd1], 1;",
+        "ld.volatile.global.u32 %r10, [%rd1];",
+    );
+    assert!(findings(&dflt).is_empty(), "{:?}", findings(&dflt));
+    for (publish, read) in [
+        (
+            "st.release.cta.global.u32 [%rd1], 1;",
+            "ld.acquire.gpu.global.u32 %r10, [%rd1];",
+        ),
+        (
+            "st.release.gpu.global.u32 [%rd1], 1;",
+            "ld.acquire.cta.global.u32 %r10, [%rd1];",
+        ),
+        (
+            "st.release.cluster.global.u32 [%rd1], 1;",
+            "ld.acquire.cluster.global.u32 %r10, [%rd1];",
+        ),
+    ] {
+        let f = findings(&flag(publish, read));
+        let payload: Vec<_> = f.iter().filter(|x| x.1 == "error").collect();
+        assert_eq!(payload.len(), 1, "{publish} / {read}: {f:?}");
+        assert!(payload[0].2.contains("scope"), "{f:?}");
+        // The flag's own accesses are strong but not morally strong: warnings.
+        assert!(f.iter().any(|x| x.1 == "warning"), "{f:?}");
+    }
+}
+
+#[test]
+fn a_fence_publishes_a_relaxed_write_at_the_narrower_scope() {
+    let read = "ld.relaxed.gpu.global.u32 %r10, [%rd1];";
+    let wide = flag("fence.sc.gpu;\nst.relaxed.gpu.global.u32 [%rd1], 1;", read);
+    assert!(findings(&wide).is_empty(), "{:?}", findings(&wide));
+    let narrow = flag("fence.sc.cta;\nst.relaxed.gpu.global.u32 [%rd1], 1;", read);
+    let f = findings(&narrow);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].2.contains("(.gpu scope)"), "{f:?}");
+}
+
+#[test]
+fn a_later_narrower_fence_takes_nothing_back() {
+    let read = "ld.relaxed.gpu.global.u32 %r10, [%rd1];";
+    let r = flag(
+        "fence.sc.gpu;\nfence.acq_rel.cta;\nst.relaxed.gpu.global.u32 [%rd1], 1;",
+        read,
+    );
+    assert!(findings(&r).is_empty(), "{:?}", findings(&r));
+    // An acquire-only fence releases nothing.
+    let r = flag(
+        "fence.acquire.gpu;\nst.relaxed.gpu.global.u32 [%rd1], 1;",
+        read,
+    );
+    assert_eq!(findings(&r).len(), 1, "{:?}", findings(&r));
+}
+
+/// The lanes of one converged group that name different member masks meet in different sets:
+/// the two 16-lane tiles of `tiled_partition<16>` each get their own `redux.sync` sum, and a
+/// tile does not wait for the other's lanes.
+#[test]
+fn each_member_set_gets_its_own_collective() {
+    let body = "setp.lt.u32 %p1, %r1, 16;\n\
+                selp.b32 %r4, 65535, -65536, %p1;\n\
+                redux.sync.add.u32 %r5, %r1, %r4;\n\
+                shl.b32 %r6, %r1, 2;\n\
+                cvt.u64.u32 %rd2, %r6;\n\
+                add.s64 %rd3, %rd1, %rd2;\n\
+                st.global.u32 [%rd3], %r5;";
+    let r = run(body, 1, 32);
+    assert!(findings(&r).is_empty(), "{:?}", findings(&r));
+    let out: Vec<u32> = r
+        .buffer("buf")
+        .unwrap()
+        .chunks(4)
+        .take(32)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    // Lanes 0-15 sum 0..15 = 120; lanes 16-31 sum 16..31 = 376.
+    assert_eq!(out, [[120u32; 16], [376u32; 16]].concat());
+}
