@@ -365,7 +365,11 @@ impl Shadow {
                 // coalesced access, each written and read by its own lane.
                 if m == mask && n.who == new.who && n.clock == new.clock && n.site == new.site {
                     let d = new.lane().wrapping_sub(n.lane()) & 31;
-                    if b == before || (lanes.shift_ok && d != 0 && shifted(&b, d) == before) {
+                    let alike = match d {
+                        0 => b == before,
+                        _ => lanes.shift_ok && shifted(&b, d) == before,
+                    };
+                    if alike {
                         *c = if d == 0 { after } else { shifted(&after, d) };
                         continue;
                     }
@@ -551,6 +555,31 @@ mod tests {
         let r = Stamp::warp(at(1, 1), false, 0, 2).by_lane(1);
         assert!(touch(&mut s, 4, 4, r, false).is_empty());
         assert_eq!(touch(&mut s, 8, 4, r, false), vec![(w.by_lane(2), true)]);
+    }
+
+    #[test]
+    fn words_alike_only_up_to_the_same_shift_share_a_judgement() {
+        let mut s = Shadow::new(8);
+        // Lane 3 wrote both words (one 8-byte store).
+        let w = Stamp::warp(at(1, 1), false, 0, 1).by_lane(3);
+        s.access(0, 8, w, Lanes::NONE, true, &mut |_, _, _, _, _| true);
+        // Lanes 3 and 4 read one word each: lane 3 meets its own write (no question), lane 4
+        // meets lane 3's, although the two words' shadows were equal.
+        let pieces = [(0, 4, 3), (4, 8, 4)];
+        let lanes = Lanes {
+            pieces: &pieces,
+            base: 0,
+            shift_ok: true,
+        };
+        let r = Stamp::warp(at(1, 1), false, 0, 2);
+        let mut asked = Vec::new();
+        s.access(0, 8, r, lanes, false, &mut |p, _, conflict, _, n| {
+            if conflict {
+                asked.push((p.lane(), n.lane()));
+            }
+            false
+        });
+        assert_eq!(asked, vec![(3, 4)]);
     }
 
     #[test]
