@@ -62,6 +62,9 @@ struct Slice {
     nest: Nest,
 }
 
+/// A warp's start and exit cycles (either may be missing) and its last busy cycle.
+type Life = (Option<u64>, Option<u64>, u64);
+
 /// Trace Event Format (JSON object with `traceEvents`).
 pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     let mut ctas: BTreeMap<[u32; 3], u64> = BTreeMap::new();
@@ -77,7 +80,7 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     let mut flows: Vec<(usize, usize, u64)> = Vec::new();
     // Per warp: the cycle it started, the cycle it exited, and the last cycle anything of it
     // happened (a warp that never exits still gets a slice covering its events).
-    let mut warps: BTreeMap<(u64, u32), (Option<u64>, Option<u64>, u64)> = BTreeMap::new();
+    let mut warps: BTreeMap<(u64, u32), Life> = BTreeMap::new();
     let mut issues: BTreeMap<u32, (usize, String)> = BTreeMap::new();
     for e in &t.events {
         let p = pid(&e.cta);
@@ -239,8 +242,8 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     // Every thread that holds something, named and ordered: each warp, its extra tracks, its
     // instructions; the copy engine last.
     let mut threads: BTreeMap<(u64, u64), ()> = BTreeMap::new();
-    for i in 0..slices.len() {
-        threads.insert((slices[i].pid, track(i)), ());
+    for (i, s) in slices.iter().enumerate() {
+        threads.insert((s.pid, track(i)), ());
     }
     for p in ctas.values() {
         threads.insert((*p, ENGINE_TID), ());
