@@ -229,7 +229,7 @@ impl WarpClock {
     /// Whether every lane is ordered after every other alike (no per-lane table): judgements of
     /// this warp's accesses then depend on lanes only through their equality.
     pub fn lanes_alike(&self) -> bool {
-        self.lanes.known.is_none()
+        self.lanes.alike()
     }
 
     /// Whether lane `reader`'s next access is ordered after lane `writer`'s access at `clock`
@@ -254,27 +254,44 @@ impl WarpClock {
     }
 }
 
-/// The happens-before order between the lanes of one warp, on the warp's epochs: lane `l` is
-/// ordered after lane `m`'s accesses of epochs up to `known[l][m]`, and every lane after every
-/// lane's up to `all`. The per-lane table is made only when lanes part ways (a sync of some
-/// lanes, an acquire by some): a warp that stays converged needs one number.
+/// The happens-before order between the lanes of one warp, on the warp's epochs: every lane is
+/// ordered after every lane's accesses up to `all`; lane `l` after every lane's up to
+/// `floor[l]` (what an acquire by some lanes taught them); and after lane `m`'s up to
+/// `known[l][m]` (syncs of some lanes). The per-lane parts are dropped once `all` passes them,
+/// so a warp that meets at `bar.sync` or a whole-warp `__syncwarp` between its partial syncs
+/// costs one number, and judges its lanes alike.
 #[derive(Debug, Clone, Default)]
 pub struct LaneClock {
     all: u32,
+    floor: [u32; 32],
+    floor_max: u32,
     known: Option<Box<[[u32; 32]; 32]>>,
+    known_max: u32,
 }
 
 impl LaneClock {
     fn knows(&self, reader: u32, writer: u32, clock: u32) -> bool {
+        let (r, w) = (reader as usize & 31, writer as usize & 31);
         clock <= self.all
-            || self
-                .known
-                .as_ref()
-                .is_some_and(|k| k[reader as usize & 31][writer as usize & 31] >= clock)
+            || clock <= self.floor[r]
+            || self.known.as_ref().is_some_and(|k| k[r][w] >= clock)
     }
 
-    fn table(&mut self) -> &mut [[u32; 32]; 32] {
-        self.known.get_or_insert_with(|| Box::new([[0; 32]; 32]))
+    /// Whether every lane is ordered after every other alike.
+    fn alike(&self) -> bool {
+        self.known.is_none() && self.floor_max <= self.all
+    }
+
+    /// Drops the per-lane parts that `all` has passed.
+    fn tidy(&mut self) {
+        if self.floor_max <= self.all {
+            self.floor = [0; 32];
+            self.floor_max = 0;
+        }
+        if self.known_max <= self.all {
+            self.known = None;
+            self.known_max = 0;
+        }
     }
 
     /// Lanes `mask` learn every lane's accesses up to `upto`.
@@ -284,14 +301,13 @@ impl LaneClock {
         }
         if mask == u32::MAX {
             self.all = upto;
+            self.tidy();
             return;
         }
-        let t = self.table();
         for l in (0..32).filter(|l| mask >> l & 1 != 0) {
-            for k in t[l].iter_mut() {
-                *k = (*k).max(upto);
-            }
+            self.floor[l] = self.floor[l].max(upto);
         }
+        self.floor_max = self.floor_max.max(upto);
     }
 
     /// Lanes `mask` meet at epoch `now`: each learns what any of them knew and their accesses
@@ -299,19 +315,22 @@ impl LaneClock {
     fn converge(&mut self, mask: u32, now: u32) {
         if mask == u32::MAX {
             self.all = self.all.max(now);
+            self.tidy();
             return;
         }
-        let t = self.table();
+        let floor = self.floor;
+        let t = self.known.get_or_insert_with(|| Box::new([[0; 32]; 32]));
         let mut row = [0u32; 32];
         for l in (0..32).filter(|l| mask >> l & 1 != 0) {
             for (r, k) in row.iter_mut().zip(t[l]) {
-                *r = (*r).max(k);
+                *r = (*r).max(k).max(floor[l]);
             }
             row[l] = row[l].max(now);
         }
         for l in (0..32).filter(|l| mask >> l & 1 != 0) {
             t[l] = row;
         }
+        self.known_max = row.iter().fold(self.known_max, |m, &k| m.max(k));
     }
 }
 
@@ -362,9 +381,11 @@ mod tests {
         assert!(!w.lane_knows(6, 0, write.clock));
         // Their next accesses are after the sync: unordered again.
         assert!(!w.lane_knows(5, 0, w.now().clock));
-        // A whole-warp sync orders every lane.
+        // A whole-warp sync orders every lane, and the lanes are alike again.
+        assert!(!w.lanes_alike());
         w.converge(u32::MAX);
         assert!(w.lane_knows(6, 0, write.clock));
+        assert!(w.lanes_alike());
     }
 
     #[test]
@@ -377,6 +398,14 @@ mod tests {
         assert!(w.lane_knows(3, 0, write.clock));
         assert!(!w.lane_knows(4, 0, write.clock));
         assert!(!w.lane_knows(3, 0, w.now().clock));
+        // A partial sync afterwards passes lane 3's knowledge on to lane 4.
+        w.converge(1 << 3 | 1 << 4);
+        assert!(w.lane_knows(4, 0, write.clock));
+        assert!(!w.lanes_alike());
+        let all = w.vc.clone();
+        w.tick();
+        w.acquire(&all, u32::MAX);
+        assert!(w.lanes_alike());
     }
 
     #[test]
