@@ -488,10 +488,7 @@ impl Checker {
             } => {
                 let (f, pc) = prev.site();
                 let same_warp = self.warps[site.rank as usize][site.warp as usize].me == at.agent;
-                let warp = match same_warp {
-                    true => format!("lane {} of the same warp", prev.lane()),
-                    false => self.warp_of(at.agent),
-                };
+                let warp = self.accessor(site, at, &prev);
                 // A plain read racing only with an atomic write reads one of the values written
                 // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
                 // is the usual case. Two strong accesses race only when a scope does not hold
@@ -598,6 +595,16 @@ impl Checker {
             format!("a release/acquire pair through the atomic read at line {} ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", self.line(f, pc), scope.name()),
             format!("give the release (or the fence before a relaxed write) and the acquire a scope that holds both threads: {fix}"),
         ))
+    }
+
+    /// Names who made the earlier access `prev` (at `at`) for a message about an access at
+    /// `site`: another lane of the same warp, or another warp.
+    fn accessor(&self, site: Site, at: Epoch, prev: &Stamp) -> String {
+        if self.warps[site.rank as usize][site.warp as usize].me == at.agent {
+            format!("lane {} of the same warp", prev.lane())
+        } else {
+            self.warp_of(at.agent)
+        }
     }
 
     /// Names the warp an agent belongs to, for messages.
@@ -765,10 +772,7 @@ impl Checker {
         let (kind, message, help, related) = match prev.who() {
             Who::Warp { at, .. } => {
                 let (f, pc) = prev.site();
-                let warp = match self.warps[site.rank as usize][site.warp as usize].me == at.agent {
-                    true => format!("lane {} of the same warp", prev.lane()),
-                    false => self.warp_of(at.agent),
-                };
+                let warp = self.accessor(site, at, &prev);
                 if prev_write {
                     (
                         "data-race",
@@ -827,9 +831,9 @@ impl Checker {
         let release = super::scopes::releases(sem);
         let loc = self.atomics.entry(key).or_default();
         if read {
-            let (seen, all) = loc.sync.acquire(self.cluster, site.rank, scope);
+            let (seen, beyond) = loc.sync.acquire(self.cluster, site.rank, scope);
             w.acquire(&seen, mask);
-            if all != seen && !all.is_empty() {
+            if let Some(all) = beyond {
                 // Releases this read saw but may not acquire for a scope: remembered to explain
                 // a race they would have ordered.
                 w.narrow.join(&all);

@@ -97,17 +97,14 @@ impl Published {
         }
     }
 
-    /// What a thread of CTA `rank` of cluster `cluster` acquires with scope `scope`, and what
-    /// releases it cannot see for the scopes (theirs or its own), for messages.
-    pub fn acquire(&mut self, cluster: u64, rank: u32, scope: Scope) -> (Vc, Vc) {
+    /// What a thread of CTA `rank` of cluster `cluster` acquires with scope `scope`; and, only
+    /// when some release is out of its reach for a scope, everything released here (for
+    /// messages), so that a read that reaches all costs no more than it did without scopes.
+    pub fn acquire(&mut self, cluster: u64, rank: u32, scope: Scope) -> (Vc, Option<Vc>) {
         self.now_in(cluster);
         let mut seen = Vc::new();
-        let mut all = Vc::new();
-        for (r, vc) in &self.by_cta {
-            if *r == rank {
-                seen.join(vc);
-            }
-            all.join(vc);
+        for (_, vc) in self.by_cta.iter().filter(|e| e.0 == rank) {
+            seen.join(vc);
         }
         if scope >= Scope::Cluster {
             seen.join(&self.cluster_wide);
@@ -115,9 +112,21 @@ impl Published {
         if scope >= Scope::Gpu {
             seen.join(&self.gpu_wide);
         }
-        all.join(&self.gpu_wide);
+        let hidden = !self.out_of_reach.is_empty()
+            || self.by_cta.iter().any(|e| e.0 != rank)
+            || (scope < Scope::Cluster && !self.cluster_wide.is_empty())
+            || (scope < Scope::Gpu && !self.gpu_wide.is_empty());
+        if !hidden {
+            return (seen, None);
+        }
+        let mut all = self.gpu_wide.clone();
         all.join(&self.out_of_reach);
-        (seen, all)
+        for (_, vc) in &self.by_cta {
+            all.join(vc);
+        }
+        // (Nothing out of reach after all when every release is already seen.)
+        let differs = all != seen;
+        (seen, differs.then_some(all))
     }
 }
 
@@ -138,7 +147,11 @@ mod tests {
         // The same CTA sees it at any scope; another CTA of the cluster at none.
         assert_eq!(p.acquire(1, 0, Scope::Cta).0.get(7), 3);
         let (seen, all) = p.acquire(1, 1, Scope::Gpu);
-        assert_eq!((seen.get(7), all.get(7)), (0, 3));
+        assert_eq!((seen.get(7), all.map(|a| a.get(7))), (0, Some(3)));
+        assert!(
+            p.acquire(1, 0, Scope::Cta).1.is_none(),
+            "nothing out of its reach"
+        );
         p.release(1, 0, &vc(8, 2), Scope::Cluster);
         assert_eq!(p.acquire(1, 1, Scope::Cluster).0.get(8), 2);
         assert_eq!(
@@ -151,8 +164,8 @@ mod tests {
         let (seen, all) = p.acquire(2, 0, Scope::Gpu);
         assert_eq!((seen.get(8), seen.get(9)), (0, 1));
         assert_eq!(
-            all.get(8),
-            2,
+            all.map(|a| a.get(8)),
+            Some(2),
             "what it cannot reach is remembered for messages"
         );
         assert_eq!(p.acquire(2, 0, Scope::Cluster).0.get(9), 0);
