@@ -41,6 +41,7 @@ use crate::latency::OpClass;
 use crate::mem::copy::{Completion, Engine, Loc, OpId};
 use crate::mem::hb::{Agent, Epoch, Scope, Vc, WarpClock};
 use crate::mem::shadow::{Lanes, Shadow, Stamp, Who};
+use crate::mem::stamp::Events;
 use crate::mem::Global;
 use std::collections::BTreeMap;
 
@@ -109,6 +110,8 @@ pub(crate) struct Checker {
     /// Per global allocation (made on first access), and per CTA rank.
     global: Vec<Option<Shadow>>,
     shared: Vec<Shadow>,
+    /// What the shadows' entries name: who accessed, when, at which instruction.
+    events: Events,
     /// Per CTA rank, what arrivals released into each named barrier's current phase, and what
     /// exited threads released (they count as arrived at every later barrier phase).
     bars: Vec<[Vc; BARRIERS]>,
@@ -155,6 +158,7 @@ fn op_name(engine: &Engine, op: OpId) -> String {
 impl Checker {
     pub fn new(m: &crate::ir::Module, meter: std::sync::Arc<crate::mem::budget::Meter>) -> Self {
         Checker {
+            events: Events::new(std::sync::Arc::clone(&meter)),
             meter,
             lines: m
                 .functions
@@ -206,6 +210,17 @@ impl Checker {
         // Shared memory is new: its atomic words and observations are gone.
         self.atomics.retain(|k, _| k.0 == 0);
         self.observed.retain(|k, _| k.1 .0 == 0);
+    }
+
+    /// Drops the events no shadow names any more, when their table has doubled (the table
+    /// stays proportional to the shadow, whatever the running time).
+    fn collect_if_full(&mut self) {
+        if self.events.full() {
+            let mut all: Vec<&mut Shadow> = (self.shared.iter_mut())
+                .chain(self.global.iter_mut().flatten())
+                .collect();
+            crate::mem::shadow::collect(&mut self.events, &mut all);
+        }
     }
 
     /// A global allocation was freed: its shadow goes with its bytes.
@@ -309,7 +324,7 @@ impl Checker {
             Region::Global(a) => {
                 let (i, off) = global.locate(a, len as u64).ok()?;
                 if globals.len() <= i {
-                    globals.resize(i + 1, None);
+                    globals.resize_with(i + 1, || None);
                 }
                 let a = &global.allocs[i];
                 let s = globals[i].get_or_insert_with(|| {
@@ -336,10 +351,12 @@ impl Checker {
         strong: Option<Scope>,
         lanes: &[(u64, u64, u32)],
     ) {
+        self.collect_if_full();
         let Checker {
             warps,
             shared,
             global: globals,
+            events,
             observed,
             meter,
             rank_agents,
@@ -374,6 +391,7 @@ impl Checker {
             shift_ok: w.lanes_alike(),
         };
         shadow.access(
+            events,
             off,
             len,
             new,
@@ -630,6 +648,7 @@ impl Checker {
         let Some(o) = engine.live(op) else {
             return;
         };
+        self.collect_if_full();
         let issue_vc = self.warps[site.rank as usize][site.warp as usize]
             .vc
             .clone();
@@ -665,6 +684,7 @@ impl Checker {
                 let mut fence_checks = Vec::new();
                 let issuer = &self.warps[site.rank as usize][site.warp as usize];
                 shadow.access(
+                    &mut self.events,
                     off,
                     s.len as usize,
                     stamp,
@@ -902,7 +922,7 @@ impl Checker {
         let user = &self.warps[site.rank as usize][site.warp as usize];
         let acquires = self.tensormap_acquires.get(&user.me);
         let mut unfenced = Vec::new();
-        for st in shadow.writes(off, len) {
+        for st in shadow.writes(&self.events, off, len) {
             let Who::Warp { at, .. } = st.who() else {
                 continue;
             };
@@ -993,7 +1013,7 @@ impl Checker {
         let vc = &self.warps[rank as usize][exit.warp as usize].vc;
         let own = &self.warps[rank as usize];
         let mut late: Vec<(usize, Stamp)> = shadow
-            .stamps()
+            .stamps(&self.events)
             .filter(|(_, st)| match st.who() {
                 Who::Warp { at, .. } => !own.iter().any(|w| w.me == at.agent) && !vc.covers(at),
                 Who::Op { .. } => false,

@@ -22,6 +22,7 @@ pub mod local;
 pub mod mbarrier;
 pub mod reduce;
 pub mod shadow;
+pub mod stamp;
 pub mod tensormap;
 
 use std::collections::BTreeMap;

@@ -1,10 +1,8 @@
 //! Shadow memory for the happens-before checker: per 4-byte word of shared and global memory,
 //! the last write and the reads since it (FastTrack's read epoch, widened to a small set when
 //! reads are not ordered with each other), each with the mask of the word's bytes it touched, so
-//! accesses of different bytes of one word never conflict. A stamp names who accessed (a warp at
-//! an epoch, or an asynchronous operation), whether it was atomic (or a reduction), and the
-//! instruction, for reports. A warp's access also names the lane that made it (lanes of a warp
-//! are threads of their own) and, for a strong access, its scope.
+//! accesses of different bytes of one word never conflict. Each access is a [`Stamp`] (who, at
+//! which epoch, atomic or not, which instruction, which lane and scope; see `stamp`).
 //!
 //! The shadow does not judge: for every earlier access an access conflicts with (the last write,
 //! and for a write the reads since), it asks the caller whether that access is ordered before the
@@ -12,153 +10,24 @@
 //! reads it may replace, without a conflict, to keep the read set minimal. Runs of words with
 //! equal shadow are judged once.
 //!
-//! The shadow is bounded: a word remembers its last write and at most [`READS`] reads, the
-//! oldest read forgotten beyond; and when a write covers only some bytes of a word, the earlier
-//! writer of the other bytes is forgotten. Forgetting can only hide a race, never report one
-//! that is not there. It is made in pages as memory is first touched, each charged to the run's
-//! memory [`Meter`]: a large buffer costs the shadow of what the kernel touches, and a page
-//! the budget refuses is not followed (the run stops at its next look at the meter).
+//! The shadow is compact and bounded. A word costs 16 bytes: its last write and one read, 8
+//! bytes each (an index into the [`Events`] table beside the lane, scope and bytes). A word
+//! read by two or more accesses that are not ordered with each other spills its reads to a
+//! side slot of [`READS`] entries (32 bytes more), given back when a write clears them; beyond
+//! [`READS`] reads the oldest is forgotten, and when a write covers only some bytes of a word,
+//! the earlier writer of the other bytes is forgotten. Forgetting can only hide a race, never
+//! report one that is not there. Words are made in zeroed pages as memory is first touched,
+//! each page and spill chunk charged to the run's memory [`Meter`]: a large buffer costs the
+//! shadow of what the kernel touches, and memory the budget refuses is not followed (the run
+//! stops at its next look at the meter).
 
 use super::budget::Meter;
-use super::hb::{Epoch, Scope};
+use super::stamp::{entry, event_of, mask_of, shift_lane, with_event, with_mask, Entry, Events};
+pub use super::stamp::{Stamp, Who};
 use std::sync::Arc;
 
-/// Marks an asynchronous operation in [`Stamp::who`]; the rest is the operation's id.
-const OP: u32 = 1 << 31;
-/// Marks an atomic access (or an operation that reduces).
-const ATOMIC: u32 = 1 << 30;
-const ID: u32 = ATOMIC - 1;
 /// Reads a word remembers.
 pub const READS: usize = 4;
-
-/// One access in the shadow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Stamp {
-    who: u32,
-    clock: u32,
-    /// The instruction: `func << 24 | pc`.
-    site: u32,
-    /// The lane (bits 0-4) and, for a strong access, its scope (bits 5-6, [`Scope`] order).
-    tag: u8,
-}
-
-/// Who made a [`Stamp`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Who {
-    /// A warp at an epoch; `atomic` for atomic, volatile and relaxed/acquire/release accesses.
-    Warp { at: Epoch, atomic: bool },
-    /// An asynchronous operation; `reduce` for bulk and remote reductions.
-    Op { op: u32, reduce: bool },
-}
-
-impl Stamp {
-    pub fn warp(at: Epoch, atomic: bool, func: u32, pc: u32) -> Stamp {
-        Stamp {
-            who: (at.agent & ID) | if atomic { ATOMIC } else { 0 },
-            clock: at.clock,
-            site: (func << 24) | (pc & 0xff_ffff),
-            tag: 0,
-        }
-    }
-
-    pub fn op(op: u32, reduce: bool) -> Stamp {
-        Stamp {
-            who: OP | (op & ID) | if reduce { ATOMIC } else { 0 },
-            clock: 0,
-            site: 0,
-            tag: 0,
-        }
-    }
-
-    /// The same access, made by lane `lane` of the warp.
-    pub fn by_lane(self, lane: u32) -> Stamp {
-        Stamp {
-            tag: (self.tag & !31) | (lane & 31) as u8,
-            ..self
-        }
-    }
-
-    /// The same strong access, with scope `scope`.
-    pub fn scoped(self, scope: Scope) -> Stamp {
-        Stamp {
-            tag: (self.tag & 31) | scope.bits() << 5,
-            ..self
-        }
-    }
-
-    /// The lane of a warp's access (0 for an operation).
-    pub fn lane(&self) -> u32 {
-        u32::from(self.tag & 31)
-    }
-
-    /// The scope of a strong access (`.gpu` when none was given).
-    pub fn scope(&self) -> Scope {
-        Scope::from_bits(self.tag >> 5)
-    }
-
-    pub fn who(&self) -> Who {
-        if self.who & OP != 0 {
-            Who::Op {
-                op: self.who & ID,
-                reduce: self.who & ATOMIC != 0,
-            }
-        } else {
-            Who::Warp {
-                at: Epoch {
-                    agent: self.who & ID,
-                    clock: self.clock,
-                },
-                atomic: self.who & ATOMIC != 0,
-            }
-        }
-    }
-
-    /// The instruction of a warp's access: (function, instruction index).
-    pub fn site(&self) -> (u32, u32) {
-        (self.site >> 24, self.site & 0xff_ffff)
-    }
-
-    fn is_none(&self) -> bool {
-        self.who == 0
-    }
-
-    /// The same accessor (a lane of a warp, whatever its epoch, or the same operation).
-    fn same(&self, o: &Stamp) -> bool {
-        self.who & !ATOMIC == o.who & !ATOMIC && self.tag & 31 == o.tag & 31
-    }
-}
-
-/// An access and the bytes of the word it touched (bit i: byte i); a [`Stamp`]'s fields laid
-/// out beside the mask, so that an entry stays 16 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Entry {
-    who: u32,
-    clock: u32,
-    site: u32,
-    tag: u8,
-    mask: u8,
-}
-
-impl Entry {
-    fn new(s: Stamp, mask: u8) -> Entry {
-        Entry {
-            who: s.who,
-            clock: s.clock,
-            site: s.site,
-            tag: s.tag,
-            mask,
-        }
-    }
-
-    fn s(&self) -> Stamp {
-        Stamp {
-            who: self.who,
-            clock: self.clock,
-            site: self.site,
-            tag: self.tag,
-        }
-    }
-}
 
 /// Which lane made each byte of one access: pieces `(start, end, lane)` keyed by address, in
 /// ascending order of start, and the key of shadow offset 0. No pieces: the stamp's own lane.
@@ -179,32 +48,36 @@ impl Lanes<'_> {
     };
 }
 
-// An entry stays 16 bytes (the lane and scope live in what was padding).
-const _: () = assert!(std::mem::size_of::<Entry>() == 16);
-
+/// A word as stored: its last write, and its one read or (with [`SPILLED`]) the index of the
+/// spill slot holding its reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Cell {
     w: Entry,
-    /// Reads since the last write, oldest first; unused entries have mask 0.
+    r: u64,
+}
+
+const SPILLED: u64 = 1 << 63;
+
+// A word costs 16 bytes (issue 17's bound).
+const _: () = assert!(std::mem::size_of::<Cell>() == 16);
+
+/// A word as judged: its last write and its reads, oldest first, used entries first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Word {
+    w: Entry,
     r: [Entry; READS],
 }
 
-/// Bytes of shadow per byte of memory followed (rounded up).
+/// Bytes of shadow per byte of memory followed (rounded up), before spills.
 pub const BYTES_PER_BYTE: usize = std::mem::size_of::<Cell>().div_ceil(4);
 
 /// Words per shadow page (the shadow of 4 KiB of memory).
 const PAGE: usize = 1024;
-const NO_ENTRY: Entry = Entry {
-    who: 0,
-    clock: 0,
-    site: 0,
-    tag: 0,
-    mask: 0,
-};
-const NO_CELL: Cell = Cell {
-    w: NO_ENTRY,
-    r: [NO_ENTRY; READS],
-};
+/// Bytes of one shadow page.
+const PAGE_BYTES: usize = PAGE * std::mem::size_of::<Cell>();
+/// Spill slots are charged this many at a time.
+const SPILL_CHUNK: usize = 1024;
+const SPILL_BYTES: usize = SPILL_CHUNK * std::mem::size_of::<[Entry; READS]>();
 
 /// The shadow of one region (a CTA's shared memory, or one global allocation).
 #[derive(Debug)]
@@ -212,6 +85,11 @@ pub struct Shadow {
     /// Pages of [`PAGE`] words, made on first access.
     pages: Vec<Option<Box<[Cell]>>>,
     words: usize,
+    /// Read sets of words with more than one read; free slots are zero and listed in `free`.
+    spill: Vec<[Entry; READS]>,
+    free: Vec<u32>,
+    /// Spill slots charged to the meter.
+    spill_charged: usize,
     meter: Arc<Meter>,
     /// What the region is, for the budget's message.
     name: Arc<str>,
@@ -223,32 +101,13 @@ impl Default for Shadow {
     }
 }
 
-impl Clone for Shadow {
-    fn clone(&self) -> Self {
-        let made = self.pages.iter().filter(|p| p.is_some()).count();
-        // The copy's pages are charged too: dropping it gives them back. A copy is made before
-        // a run starts, so going over here is seen at the run's first look at the meter.
-        self.meter.charge((made * PAGE_BYTES) as u64, || {
-            format!("a copy of the checker's shadow of {}", self.name)
-        });
-        Shadow {
-            pages: self.pages.clone(),
-            words: self.words,
-            meter: Arc::clone(&self.meter),
-            name: Arc::clone(&self.name),
-        }
-    }
-}
-
 impl Drop for Shadow {
     fn drop(&mut self) {
         let made = self.pages.iter().filter(|p| p.is_some()).count();
-        self.meter.release((made * PAGE_BYTES) as u64);
+        let spill = self.spill_charged / SPILL_CHUNK * SPILL_BYTES;
+        self.meter.release((made * PAGE_BYTES + spill) as u64);
     }
 }
-
-/// Bytes of one shadow page.
-const PAGE_BYTES: usize = PAGE * std::mem::size_of::<Cell>();
 
 impl Shadow {
     /// The shadow of `len` bytes, with no memory limit.
@@ -262,62 +121,141 @@ impl Shadow {
         Shadow {
             pages: vec![None; words.div_ceil(PAGE)],
             words,
+            spill: Vec::new(),
+            free: Vec::new(),
+            spill_charged: 0,
             meter,
             name: name.into(),
         }
     }
 
-    /// Word `i`, if its page exists.
+    /// Word `i` as stored, if its page exists.
     fn cell(&self, i: usize) -> Option<&Cell> {
         self.pages.get(i / PAGE)?.as_ref().map(|p| &p[i % PAGE])
     }
 
-    /// Word `i`, its page made if the budget allows; `None` past the end or over the budget.
-    fn cell_mut(&mut self, i: usize) -> Option<&mut Cell> {
-        let page = self.pages.get_mut(i / PAGE)?;
+    /// Makes the page of word `i` if the budget allows; false past the end or over the budget.
+    fn make(&mut self, i: usize) -> bool {
+        let Some(page) = self.pages.get_mut(i / PAGE) else {
+            return false;
+        };
         if page.is_none() {
             let name = &self.name;
             if !self.meter.charge(PAGE_BYTES as u64, || {
                 format!("the checker's shadow of {name}")
             }) {
-                return None;
+                return false;
             }
-            *page = Some(vec![NO_CELL; PAGE].into_boxed_slice());
+            *page = Some(vec![Cell::default(); PAGE].into_boxed_slice());
         }
-        page.as_mut().map(|p| &mut p[i % PAGE])
+        true
     }
 
-    /// Every word the shadow has made, with its index.
-    fn cells(&self) -> impl Iterator<Item = (usize, &Cell)> + '_ {
-        self.pages.iter().enumerate().flat_map(|(pi, p)| {
-            p.iter()
-                .flat_map(|p| p.iter())
-                .enumerate()
-                .map(move |(i, c)| (pi * PAGE + i, c))
-        })
+    /// Word `i` (none if its page was not made).
+    fn load(&self, i: usize) -> Word {
+        let Some(c) = self.cell(i) else {
+            return Word::default();
+        };
+        let r = if c.r & SPILLED != 0 {
+            self.spill[(c.r & !SPILLED) as usize]
+        } else {
+            [c.r, 0, 0, 0]
+        };
+        Word { w: c.w, r }
+    }
+
+    /// Stores word `i` (its page made): one read stays in the word, more go to a spill slot.
+    fn store(&mut self, i: usize, w: &Word) {
+        let old = self.pages[i / PAGE].as_ref().map_or(0, |p| p[i % PAGE].r);
+        let slot = (old & SPILLED != 0).then(|| (old & !SPILLED) as usize);
+        let r = if w.r[1] == 0 {
+            if let Some(s) = slot {
+                self.spill[s] = [0; READS];
+                self.free.push(s as u32);
+            }
+            w.r[0]
+        } else {
+            match slot.or_else(|| self.spill_slot()) {
+                Some(s) => {
+                    self.spill[s] = w.r;
+                    SPILLED | s as u64
+                }
+                // Over the budget: the newest read is kept, the others forgotten.
+                None => w.r[w.r.iter().rposition(|&e| e != 0).unwrap_or(0)],
+            }
+        };
+        if let Some(p) = self.pages[i / PAGE].as_mut() {
+            p[i % PAGE] = Cell { w: w.w, r };
+        }
+    }
+
+    /// A free spill slot, charging a new chunk when needed.
+    fn spill_slot(&mut self) -> Option<usize> {
+        if let Some(s) = self.free.pop() {
+            return Some(s as usize);
+        }
+        if self.spill.len() >= self.spill_charged {
+            let name = &self.name;
+            if !self.meter.charge(SPILL_BYTES as u64, || {
+                format!("the checker's shadow of {name}")
+            }) {
+                return None;
+            }
+            self.spill_charged += SPILL_CHUNK;
+        }
+        self.spill.push([0; READS]);
+        Some(self.spill.len() - 1)
+    }
+
+    /// Indices of every word the shadow has made.
+    fn made(&self) -> impl Iterator<Item = usize> + '_ {
+        self.pages
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_some())
+            .flat_map(|(pi, _)| pi * PAGE..((pi + 1) * PAGE).min(self.words))
     }
 
     /// Every access the shadow remembers, with the offset of the word it touched: each word's
     /// last write and the reads since.
-    pub fn stamps(&self) -> impl Iterator<Item = (usize, Stamp)> + '_ {
-        self.cells().flat_map(|(i, c)| {
+    pub fn stamps<'a>(&'a self, events: &'a Events) -> impl Iterator<Item = (usize, Stamp)> + 'a {
+        self.made().flat_map(move |i| {
+            let c = self.load(i);
             std::iter::once(c.w)
                 .chain(c.r)
-                .filter(|e| e.mask != 0 && !e.s().is_none())
-                .map(move |e| (i * 4, e.s()))
+                .filter(|&e| e != 0)
+                .map(move |e| (i * 4, events.stamp(e)))
         })
     }
 
     /// The last writes of the words that `len` bytes at `off` touch.
-    pub fn writes(&self, off: usize, len: usize) -> Vec<Stamp> {
+    pub fn writes(&self, events: &Events, off: usize, len: usize) -> Vec<Stamp> {
         let (first, last) = (off / 4, (off + len.max(1) - 1) / 4);
         let mut out: Vec<Stamp> = Vec::new();
-        for c in (first..=last.min(self.words.saturating_sub(1))).filter_map(|i| self.cell(i)) {
-            if c.w.mask != 0 && !c.w.s().is_none() && !out.contains(&c.w.s()) {
-                out.push(c.w.s());
+        for i in first..=last.min(self.words.saturating_sub(1)) {
+            let w = self.load(i).w;
+            if w != 0 && !out.contains(&events.stamp(w)) {
+                out.push(events.stamp(w));
             }
         }
         out
+    }
+
+    /// Calls `f` on every entry the shadow holds (none are zero).
+    fn each_entry(&mut self, f: &mut impl FnMut(&mut Entry)) {
+        for p in self.pages.iter_mut().flatten() {
+            for c in p.iter_mut() {
+                if c.w != 0 {
+                    f(&mut c.w);
+                }
+                if c.r != 0 && c.r & SPILLED == 0 {
+                    f(&mut c.r);
+                }
+            }
+        }
+        for e in self.spill.iter_mut().flatten().filter(|e| **e != 0) {
+            f(e);
+        }
     }
 
     /// Records an access of `len` bytes at `off` by `new`, each word's stamp naming the lane
@@ -325,8 +263,10 @@ impl Shadow {
     /// earlier access is ordered before the word's new one; `conflict` is true when the two
     /// conflict at byte `at` (the caller records a hazard if they are unordered), false when
     /// the shadow only asks whether a read may replace an earlier read.
+    #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
+        events: &mut Events,
         off: usize,
         len: usize,
         new: Stamp,
@@ -337,8 +277,11 @@ impl Shadow {
         if len == 0 || self.words == 0 {
             return;
         }
+        let event = events.intern(&new);
+        let events = &*events;
         let (first, last) = (off / 4, (off + len - 1) / 4);
-        let mut seen: Option<(Cell, u8, Stamp, Cell)> = None;
+        // The word before: its shadow before and after, the bytes and the stamp.
+        let mut seen: Option<(Word, u8, Stamp, Word)> = None;
         let mut piece = 0;
         for i in first..=last.min(self.words - 1) {
             let lo = if i == first { off % 4 } else { 0 };
@@ -356,100 +299,119 @@ impl Shadow {
                     new.by_lane(ps[piece].2)
                 }
             };
-            let Some(c) = self.cell_mut(i) else { return };
-            let before = *c;
+            if !self.make(i) {
+                return;
+            }
+            let before = self.load(i);
             if let Some((b, m, n, after)) = seen {
                 // Same shadow, bytes and accessor as the word before: same judgement, same
                 // outcome. Where lanes do not change judgements but their equality (the caller
                 // says so), the same up to a shift of every lane also does: the words of a
                 // coalesced access, each written and read by its own lane.
-                if m == mask && n.who == new.who && n.clock == new.clock && n.site == new.site {
+                if m == mask && n.same_event(&new) {
                     let d = new.lane().wrapping_sub(n.lane()) & 31;
                     let alike = match d {
                         0 => b == before,
                         _ => lanes.shift_ok && shifted(&b, d) == before,
                     };
                     if alike {
-                        *c = if d == 0 { after } else { shifted(&after, d) };
+                        let after = if d == 0 { after } else { shifted(&after, d) };
+                        self.store(i, &after);
                         continue;
                     }
                 }
             }
-            let w = c.w.s();
-            if c.w.mask & mask != 0 && !w.is_none() && !w.same(&new) {
-                ordered(&w, true, true, at, &new);
+            let mut c = before;
+            let ne = entry(event, &new, mask);
+            let judge = &mut |p: &Stamp, w, k| ordered(p, w, k, at, &new);
+            if c.w != 0 && mask_of(c.w) & mask != 0 && !events.same(c.w, &new) {
+                judge(&events.stamp(c.w), true, true);
             }
             if write {
-                for e in c.r.iter_mut() {
-                    let r = e.s();
-                    if e.mask & mask != 0 && !r.same(&new) {
-                        ordered(&r, false, true, at, &new);
+                for e in c.r.iter_mut().filter(|e| **e != 0) {
+                    if mask_of(*e) & mask != 0 && !events.same(*e, &new) {
+                        judge(&events.stamp(*e), false, true);
                     }
-                    e.mask &= !mask;
-                    if e.mask == 0 {
-                        *e = NO_ENTRY;
-                    }
+                    *e = with_mask(*e, mask_of(*e) & !mask);
                 }
                 compact(&mut c.r);
-                c.w = Entry::new(new, mask);
+                c.w = ne;
             } else {
-                read(c, new, mask, &mut |p, w, k| ordered(p, w, k, at, &new));
+                read(&mut c, ne, &new, events, judge);
             }
-            seen = Some((before, mask, new, *c));
+            self.store(i, &c);
+            seen = Some((before, mask, new, c));
         }
     }
 }
 
-/// A cell with the lane of every warp's access moved `d` lanes up (modulo 32).
-fn shifted(c: &Cell, d: u32) -> Cell {
-    let mut out = *c;
-    for e in std::iter::once(&mut out.w).chain(out.r.iter_mut()) {
-        if e.mask != 0 && e.who & OP == 0 {
-            e.tag = (e.tag & !31) | ((u32::from(e.tag) + d) & 31) as u8;
-        }
+/// Drops the events no shadow names any more and renumbers the rest (see `stamp`); call it
+/// when [`Events::full`] says so, with every shadow whose entries name `events`.
+pub fn collect(events: &mut Events, shadows: &mut [&mut Shadow]) {
+    let mut live = vec![false; events.len()];
+    for s in shadows.iter_mut() {
+        s.each_entry(&mut |e| live[event_of(*e) as usize] = true);
     }
-    out
+    let remap = events.retain(&live);
+    for s in shadows.iter_mut() {
+        s.each_entry(&mut |e| *e = with_event(*e, remap[event_of(*e) as usize]));
+    }
 }
 
-/// Adds a read to a word's read set: it replaces the same accessor's read and reads ordered
-/// before it (of no more bytes than it reads); with no room, the oldest read is forgotten.
-fn read(c: &mut Cell, new: Stamp, mask: u8, ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool) {
-    let mut mask = mask;
-    for e in c.r.iter_mut().filter(|e| e.mask != 0) {
-        let r = e.s();
-        if r.same(&new) {
-            mask |= e.mask;
-            *e = NO_ENTRY;
-        } else if e.mask & !mask == 0 && ordered(&r, false, false) {
-            *e = NO_ENTRY;
+/// A word with the lane of every warp's access moved `d` lanes up (modulo 32).
+fn shifted(c: &Word, d: u32) -> Word {
+    Word {
+        w: shift_lane(c.w, d),
+        r: c.r.map(|e| shift_lane(e, d)),
+    }
+}
+
+/// Adds a read (`ne`, the entry of `new`) to a word's read set: it replaces the same accessor's
+/// read and reads ordered before it (of no more bytes than it reads); with no room, the oldest
+/// read is forgotten.
+fn read(
+    c: &mut Word,
+    ne: Entry,
+    new: &Stamp,
+    events: &Events,
+    ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool,
+) {
+    let mut mask = mask_of(ne);
+    for e in c.r.iter_mut().filter(|e| **e != 0) {
+        if events.same(*e, new) {
+            mask |= mask_of(*e);
+            *e = 0;
+        } else if mask_of(*e) & !mask == 0 && ordered(&events.stamp(*e), false, false) {
+            *e = 0;
         }
     }
     compact(&mut c.r);
-    let free = c.r.iter().position(|e| e.mask == 0);
+    let free = c.r.iter().position(|&e| e == 0);
     let slot = free.unwrap_or_else(|| {
         c.r.rotate_left(1);
         READS - 1
     });
-    c.r[slot] = Entry::new(new, mask);
+    c.r[slot] = with_mask(ne, mask);
 }
 
 /// Moves used entries to the front, keeping their order.
 fn compact(r: &mut [Entry; READS]) {
     let mut k = 0;
     for i in 0..READS {
-        if r[i].mask != 0 {
+        if r[i] != 0 {
             r[k] = r[i];
             k += 1;
         }
     }
     for e in r.iter_mut().skip(k) {
-        *e = NO_ENTRY;
+        *e = 0;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mem::hb::{Epoch, Scope};
 
     fn at(agent: u32, clock: u32) -> Epoch {
         Epoch { agent, clock }
@@ -458,6 +420,7 @@ mod tests {
     /// Accesses `s`, calling every earlier access unordered; returns the conflicts it met.
     fn touch(
         s: &mut Shadow,
+        ev: &mut Events,
         off: usize,
         len: usize,
         new: Stamp,
@@ -465,6 +428,7 @@ mod tests {
     ) -> Vec<(Stamp, bool)> {
         let mut met = Vec::new();
         s.access(
+            ev,
             off,
             len,
             new,
@@ -483,56 +447,83 @@ mod tests {
     #[test]
     fn a_write_meets_the_last_write_and_the_reads_since() {
         let mut s = Shadow::new(16);
+        let mut ev = Events::default();
         let w1 = Stamp::warp(at(1, 1), false, 0, 3);
         let r2 = Stamp::warp(at(2, 1), false, 0, 4);
         let r3 = Stamp::warp(at(3, 1), false, 0, 5);
-        assert!(touch(&mut s, 0, 8, w1, true).is_empty());
-        assert_eq!(touch(&mut s, 0, 8, r2, false), vec![(w1, true)]);
+        assert!(touch(&mut s, &mut ev, 0, 8, w1, true).is_empty());
+        assert_eq!(touch(&mut s, &mut ev, 0, 8, r2, false), vec![(w1, true)]);
         // A read unordered with r2: both are kept.
-        touch(&mut s, 0, 8, r3, false);
+        touch(&mut s, &mut ev, 0, 8, r3, false);
         let w4 = Stamp::warp(at(4, 1), false, 0, 6);
-        let met = touch(&mut s, 0, 8, w4, true);
+        let met = touch(&mut s, &mut ev, 0, 8, w4, true);
         assert!(
             met.contains(&(w1, true)) && met.contains(&(r2, false)) && met.contains(&(r3, false))
         );
         // The write cleared the reads; the writer does not meet itself.
-        assert_eq!(touch(&mut s, 0, 8, w4, true), vec![]);
+        assert_eq!(touch(&mut s, &mut ev, 0, 8, w4, true), vec![]);
     }
 
     #[test]
     fn different_bytes_of_a_word_do_not_conflict() {
         let mut s = Shadow::new(8);
+        let mut ev = Events::default();
         let a = Stamp::warp(at(1, 1), false, 0, 1);
         let b = Stamp::warp(at(2, 1), false, 0, 2);
-        touch(&mut s, 0, 1, a, true);
-        assert!(touch(&mut s, 1, 1, b, true).is_empty());
-        assert!(touch(&mut s, 2, 2, b, false).is_empty());
-        assert_eq!(touch(&mut s, 1, 2, a, false), vec![(b, true)]);
+        touch(&mut s, &mut ev, 0, 1, a, true);
+        assert!(touch(&mut s, &mut ev, 1, 1, b, true).is_empty());
+        assert!(touch(&mut s, &mut ev, 2, 2, b, false).is_empty());
+        assert_eq!(touch(&mut s, &mut ev, 1, 2, a, false), vec![(b, true)]);
         // An access across two words meets each.
         let c = Stamp::warp(at(3, 1), false, 0, 3);
-        touch(&mut s, 4, 4, c, true);
-        assert_eq!(touch(&mut s, 3, 2, a, true).len(), 2);
+        touch(&mut s, &mut ev, 4, 4, c, true);
+        assert_eq!(touch(&mut s, &mut ev, 3, 2, a, true).len(), 2);
     }
 
     #[test]
     fn ordered_reads_replace_each_other() {
         let mut s = Shadow::new(4);
+        let mut ev = Events::default();
         let r1 = Stamp::warp(at(1, 1), false, 0, 1);
         let r2 = Stamp::warp(at(2, 1), false, 0, 2);
-        s.access(0, 4, r1, Lanes::NONE, false, &mut |_, _, _, _, _| true);
-        s.access(0, 4, r2, Lanes::NONE, false, &mut |_, _, _, _, _| true);
+        s.access(
+            &mut ev,
+            0,
+            4,
+            r1,
+            Lanes::NONE,
+            false,
+            &mut |_, _, _, _, _| true,
+        );
+        s.access(
+            &mut ev,
+            0,
+            4,
+            r2,
+            Lanes::NONE,
+            false,
+            &mut |_, _, _, _, _| true,
+        );
         let w = Stamp::warp(at(3, 1), false, 0, 3);
-        assert_eq!(touch(&mut s, 0, 4, w, true), vec![(r2, false)]);
+        assert_eq!(touch(&mut s, &mut ev, 0, 4, w, true), vec![(r2, false)]);
     }
 
     #[test]
     fn the_read_set_is_bounded() {
         let mut s = Shadow::new(4);
+        let mut ev = Events::default();
         for a in 1..=9 {
-            touch(&mut s, 0, 4, Stamp::warp(at(a, 1), false, 0, a), false);
+            touch(
+                &mut s,
+                &mut ev,
+                0,
+                4,
+                Stamp::warp(at(a, 1), false, 0, a),
+                false,
+            );
         }
         let w = Stamp::warp(at(20, 1), false, 0, 9);
-        let met = touch(&mut s, 0, 4, w, true);
+        let met = touch(&mut s, &mut ev, 0, 4, w, true);
         assert_eq!(met.len(), READS, "the newest {READS} reads are kept");
         assert!(met.contains(&(Stamp::warp(at(9, 1), false, 0, 9), false)));
     }
@@ -540,6 +531,7 @@ mod tests {
     #[test]
     fn each_word_is_stamped_with_the_lane_that_touched_it() {
         let mut s = Shadow::new(16);
+        let mut ev = Events::default();
         // Lanes 0..3 store one word each at keys 0x100.. (shadow offset 0 is key 0x100).
         let pieces = [(0x100, 0x104, 0), (0x104, 0x108, 1), (0x108, 0x110, 2)];
         let lanes = Lanes {
@@ -548,21 +540,27 @@ mod tests {
             shift_ok: false,
         };
         let w = Stamp::warp(at(1, 1), false, 0, 1);
-        s.access(0, 16, w, lanes, true, &mut |_, _, _, _, _| false);
-        let writers: Vec<u32> = (0..4).map(|i| s.writes(i * 4, 4)[0].lane()).collect();
+        s.access(&mut ev, 0, 16, w, lanes, true, &mut |_, _, _, _, _| false);
+        let writers: Vec<u32> = (0..4).map(|i| s.writes(&ev, i * 4, 4)[0].lane()).collect();
         assert_eq!(writers, vec![0, 1, 2, 2]);
         // Lane 1 reading its own word meets nothing; lane 1 reading lane 2's word meets it.
         let r = Stamp::warp(at(1, 1), false, 0, 2).by_lane(1);
-        assert!(touch(&mut s, 4, 4, r, false).is_empty());
-        assert_eq!(touch(&mut s, 8, 4, r, false), vec![(w.by_lane(2), true)]);
+        assert!(touch(&mut s, &mut ev, 4, 4, r, false).is_empty());
+        assert_eq!(
+            touch(&mut s, &mut ev, 8, 4, r, false),
+            vec![(w.by_lane(2), true)]
+        );
     }
 
     #[test]
     fn words_alike_only_up_to_the_same_shift_share_a_judgement() {
         let mut s = Shadow::new(8);
+        let mut ev = Events::default();
         // Lane 3 wrote both words (one 8-byte store).
         let w = Stamp::warp(at(1, 1), false, 0, 1).by_lane(3);
-        s.access(0, 8, w, Lanes::NONE, true, &mut |_, _, _, _, _| true);
+        s.access(&mut ev, 0, 8, w, Lanes::NONE, true, &mut |_, _, _, _, _| {
+            true
+        });
         // Lanes 3 and 4 read one word each: lane 3 meets its own write (no question), lane 4
         // meets lane 3's, although the two words' shadows were equal.
         let pieces = [(0, 4, 3), (4, 8, 4)];
@@ -573,12 +571,20 @@ mod tests {
         };
         let r = Stamp::warp(at(1, 1), false, 0, 2);
         let mut asked = Vec::new();
-        s.access(0, 8, r, lanes, false, &mut |p, _, conflict, _, n| {
-            if conflict {
-                asked.push((p.lane(), n.lane()));
-            }
-            false
-        });
+        s.access(
+            &mut ev,
+            0,
+            8,
+            r,
+            lanes,
+            false,
+            &mut |p, _, conflict, _, n| {
+                if conflict {
+                    asked.push((p.lane(), n.lane()));
+                }
+                false
+            },
+        );
         assert_eq!(asked, vec![(3, 4)]);
     }
 
@@ -596,10 +602,11 @@ mod tests {
     #[test]
     fn the_same_accessor_is_never_met() {
         let mut s = Shadow::new(4);
+        let mut ev = Events::default();
         let a = Stamp::warp(at(1, 1), false, 0, 1);
         let a2 = Stamp::warp(at(1, 9), true, 0, 2);
-        touch(&mut s, 0, 4, a, true);
-        assert!(touch(&mut s, 0, 4, a2, false).is_empty());
+        touch(&mut s, &mut ev, 0, 4, a, true);
+        assert!(touch(&mut s, &mut ev, 0, 4, a2, false).is_empty());
         let op = Stamp::op(7, false);
         assert_eq!(
             op.who(),
@@ -616,5 +623,63 @@ mod tests {
             }
         );
         assert_eq!(a.site(), (0, 1));
+    }
+    #[test]
+    fn events_are_collected_and_words_keep_what_they_name() {
+        let mut shared = Shadow::new(64);
+        let mut global = Shadow::new(16);
+        let mut ev = Events::default();
+        // A long run: 300,000 accesses, each a new event (a new epoch of warp 2 or 3).
+        for k in 1..=300_000u32 {
+            if ev.full() {
+                collect(&mut ev, &mut [&mut shared, &mut global]);
+            }
+            let who = 2 + k % 2;
+            let st = Stamp::warp(at(who, k), false, 1 + k % 300, k);
+            let s = if k % 3 == 0 { &mut global } else { &mut shared };
+            s.access(
+                &mut ev,
+                (k as usize % 4) * 4,
+                4,
+                st,
+                Lanes::NONE,
+                true,
+                &mut |_, _, _, _, _| true,
+            );
+            // Two unordered reads spill the word's read set.
+            let r = Stamp::warp(at(9, k), false, 0, 1);
+            shared.access(
+                &mut ev,
+                32,
+                4,
+                r.by_lane(k % 2),
+                Lanes::NONE,
+                false,
+                &mut |_, _, _, _, _| false,
+            );
+        }
+        assert!(ev.len() <= 1 << 17, "the table stays bounded: {}", ev.len());
+        // The last writers are still named exactly: shared word 0 by k = 299,996.
+        let w = shared.writes(&ev, 0, 4)[0];
+        assert_eq!(
+            w,
+            Stamp::warp(at(2, 299_996), false, 1 + 299_996 % 300, 299_996)
+        );
+        assert_eq!(global.writes(&ev, 0, 4)[0].site().1, 300_000);
+        // The spilled reads are still met by a write.
+        let met = touch(
+            &mut shared,
+            &mut ev,
+            32,
+            4,
+            Stamp::warp(at(5, 1), false, 0, 2),
+            true,
+        );
+        assert_eq!(met.len(), 2);
+        assert_eq!(
+            shared.spill.len() - shared.free.len(),
+            0,
+            "the write gave the slot back"
+        );
     }
 }

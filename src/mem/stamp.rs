@@ -1,0 +1,328 @@
+//! Accesses as the checker's shadow memory remembers them (PTX ISA 9.0 chapter 8, "Memory
+//! Consistency Model": who accessed, at which point of its history, with which strength and
+//! scope). A [`Stamp`] is one access in full: a warp at an epoch, or an asynchronous operation;
+//! whether it was atomic (or a reduction); the instruction, for reports; the lane that made it
+//! and, for a strong access, its scope.
+//!
+//! The shadow keeps 8 bytes per remembered access, not a whole stamp: what every word of one
+//! instruction's access shares (who, epoch, instruction) is written once into an [`Events`]
+//! table and the word names it by index, beside its own lane, scope and bytes. The table only
+//! grows while the run makes new events; when it has doubled since the shadow was last
+//! walked, the events no word names any more are dropped and the rest renumbered
+//! (`shadow::collect`), so it stays proportional to the shadow, not to the running time.
+
+use super::budget::Meter;
+use super::hb::{Epoch, Scope};
+use std::sync::Arc;
+
+/// Marks an asynchronous operation in [`Stamp::who`]; the rest is the operation's id.
+const OP: u32 = 1 << 31;
+/// Marks an atomic access (or an operation that reduces).
+const ATOMIC: u32 = 1 << 30;
+const ID: u32 = ATOMIC - 1;
+
+/// One access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Stamp {
+    who: u32,
+    clock: u32,
+    /// The instruction: function and instruction index.
+    func: u32,
+    pc: u32,
+    /// The lane (bits 0-4) and, for a strong access, its scope (bits 5-6, [`Scope`] order).
+    tag: u8,
+}
+
+/// Who made a [`Stamp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    /// A warp at an epoch; `atomic` for atomic, volatile and relaxed/acquire/release accesses.
+    Warp { at: Epoch, atomic: bool },
+    /// An asynchronous operation; `reduce` for bulk and remote reductions.
+    Op { op: u32, reduce: bool },
+}
+
+impl Stamp {
+    pub fn warp(at: Epoch, atomic: bool, func: u32, pc: u32) -> Stamp {
+        Stamp {
+            who: (at.agent & ID) | if atomic { ATOMIC } else { 0 },
+            clock: at.clock,
+            func,
+            pc,
+            tag: 0,
+        }
+    }
+
+    pub fn op(op: u32, reduce: bool) -> Stamp {
+        Stamp {
+            who: OP | (op & ID) | if reduce { ATOMIC } else { 0 },
+            clock: 0,
+            func: 0,
+            pc: 0,
+            tag: 0,
+        }
+    }
+
+    /// The same access, made by lane `lane` of the warp.
+    pub fn by_lane(self, lane: u32) -> Stamp {
+        Stamp {
+            tag: (self.tag & !31) | (lane & 31) as u8,
+            ..self
+        }
+    }
+
+    /// The same strong access, with scope `scope`.
+    pub fn scoped(self, scope: Scope) -> Stamp {
+        Stamp {
+            tag: (self.tag & 31) | scope.bits() << 5,
+            ..self
+        }
+    }
+
+    /// The lane of a warp's access (0 for an operation).
+    pub fn lane(&self) -> u32 {
+        u32::from(self.tag & 31)
+    }
+
+    /// The scope of a strong access (`.gpu` when none was given).
+    pub fn scope(&self) -> Scope {
+        Scope::from_bits(self.tag >> 5)
+    }
+
+    pub fn who(&self) -> Who {
+        if self.who & OP != 0 {
+            Who::Op {
+                op: self.who & ID,
+                reduce: self.who & ATOMIC != 0,
+            }
+        } else {
+            Who::Warp {
+                at: Epoch {
+                    agent: self.who & ID,
+                    clock: self.clock,
+                },
+                atomic: self.who & ATOMIC != 0,
+            }
+        }
+    }
+
+    /// The instruction of a warp's access: (function, instruction index).
+    pub fn site(&self) -> (u32, u32) {
+        (self.func, self.pc)
+    }
+
+    /// The same access but for the lane: made by the same agent at the same point.
+    pub(super) fn same_event(&self, o: &Stamp) -> bool {
+        (self.who, self.clock, self.func, self.pc) == (o.who, o.clock, o.func, o.pc)
+    }
+}
+
+/// A remembered access, packed into 8 bytes: the index of its [`Events`] entry (bits 0-31),
+/// its tag (lane and scope, bits 32-38), the bytes of the word it touched (bits 39-42) and
+/// whether an operation made it (bit 43: lanes of operations are not shifted). 0: none; a used
+/// entry has a non-empty byte mask.
+pub(super) type Entry = u64;
+
+const TAG_AT: u32 = 32;
+const MASK_AT: u32 = 39;
+const OP_BIT: u64 = 1 << 43;
+
+pub(super) fn entry(event: u32, s: &Stamp, mask: u8) -> Entry {
+    let op = if s.who & OP != 0 { OP_BIT } else { 0 };
+    u64::from(event) | u64::from(s.tag) << TAG_AT | u64::from(mask & 15) << MASK_AT | op
+}
+
+pub(super) fn event_of(e: Entry) -> u32 {
+    e as u32
+}
+
+pub(super) fn with_event(e: Entry, event: u32) -> Entry {
+    (e & !0xffff_ffff) | u64::from(event)
+}
+
+pub(super) fn mask_of(e: Entry) -> u8 {
+    ((e >> MASK_AT) & 15) as u8
+}
+
+/// The entry with byte mask `mask`; none when the mask is empty.
+pub(super) fn with_mask(e: Entry, mask: u8) -> Entry {
+    if mask & 15 == 0 {
+        return 0;
+    }
+    (e & !(15 << MASK_AT)) | u64::from(mask & 15) << MASK_AT
+}
+
+/// A warp's entry with its lane moved `d` lanes up (modulo 32); an operation's unchanged.
+pub(super) fn shift_lane(e: Entry, d: u32) -> Entry {
+    if e == 0 || e & OP_BIT != 0 {
+        return e;
+    }
+    let lane = ((e >> TAG_AT) as u32 + d) & 31;
+    (e & !(31 << TAG_AT)) | u64::from(lane) << TAG_AT
+}
+
+/// What the words of one access share: who, when, which instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Event {
+    who: u32,
+    clock: u32,
+    func: u32,
+    pc: u32,
+}
+
+/// Events grow in steps of this many before the meter is asked again.
+const CHUNK: usize = 1 << 12;
+/// The table is never collected below this many events.
+const FLOOR: usize = 1 << 16;
+
+/// The table of events the shadow's entries name (index 0 is none).
+#[derive(Debug)]
+pub struct Events {
+    events: Vec<Event>,
+    /// Collect when the table reaches this length.
+    limit: usize,
+    /// Events charged to the meter.
+    charged: usize,
+    meter: Arc<Meter>,
+}
+
+impl Default for Events {
+    fn default() -> Self {
+        Events::new(Arc::new(Meter::unlimited()))
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        self.meter.release(Self::bytes(self.charged));
+    }
+}
+
+impl Events {
+    pub fn new(meter: Arc<Meter>) -> Self {
+        Events {
+            events: vec![Event::default()],
+            limit: FLOOR,
+            charged: 0,
+            meter,
+        }
+    }
+
+    fn bytes(events: usize) -> u64 {
+        (events * std::mem::size_of::<Event>()) as u64
+    }
+
+    /// The index of an event for `s` (the last one when `s` is the same event).
+    pub(super) fn intern(&mut self, s: &Stamp) -> u32 {
+        let e = Event {
+            who: s.who,
+            clock: s.clock,
+            func: s.func,
+            pc: s.pc,
+        };
+        if self.events.last() == Some(&e) && self.events.len() > 1 {
+            return (self.events.len() - 1) as u32;
+        }
+        if self.events.len() >= self.charged {
+            // Over the budget the run stops at its next look at the meter; the event is kept.
+            self.meter.charge(Self::bytes(CHUNK), || {
+                "the checker's shadow memory (its table of accesses)".to_string()
+            });
+            self.charged += CHUNK;
+        }
+        self.events.push(e);
+        (self.events.len() - 1) as u32
+    }
+
+    /// The access an entry remembers.
+    pub(super) fn stamp(&self, e: Entry) -> Stamp {
+        let ev = self.events[event_of(e) as usize];
+        Stamp {
+            who: ev.who,
+            clock: ev.clock,
+            func: ev.func,
+            pc: ev.pc,
+            tag: (e >> TAG_AT) as u8 & 127,
+        }
+    }
+
+    /// Whether the entry is the same accessor as `s`: a lane of a warp (whatever its epoch) or
+    /// the same operation.
+    pub(super) fn same(&self, e: Entry, s: &Stamp) -> bool {
+        let who = self.events[event_of(e) as usize].who;
+        who & !ATOMIC == s.who & !ATOMIC && ((e >> TAG_AT) as u32 & 31) == s.lane()
+    }
+
+    /// Whether the table should be collected before more events are made.
+    pub fn full(&self) -> bool {
+        self.events.len() >= self.limit
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Keeps the events `live` marks (index 0 always) in order; returns each old index's new
+    /// one (0 for a dropped event).
+    pub(super) fn retain(&mut self, live: &[bool]) -> Vec<u32> {
+        let mut remap = vec![0u32; self.events.len()];
+        let mut k = 1;
+        for i in 1..self.events.len() {
+            if live.get(i).copied().unwrap_or(false) {
+                self.events[k] = self.events[i];
+                remap[i] = k as u32;
+                k += 1;
+            }
+        }
+        self.events.truncate(k);
+        self.events.shrink_to(k.max(FLOOR));
+        self.limit = (2 * k).max(FLOOR);
+        let keep = self.events.capacity().div_ceil(CHUNK) * CHUNK;
+        if keep < self.charged {
+            self.meter.release(Self::bytes(self.charged - keep));
+            self.charged = keep;
+        }
+        remap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_keeps_its_event_lane_scope_and_bytes() {
+        let mut ev = Events::default();
+        let s = Stamp::warp(Epoch { agent: 7, clock: 9 }, true, 300, 70_000)
+            .by_lane(29)
+            .scoped(Scope::Cluster);
+        let id = ev.intern(&s);
+        let e = entry(id, &s, 0b1010);
+        assert_eq!(ev.stamp(e), s);
+        assert_eq!(mask_of(e), 0b1010);
+        assert_eq!(ev.stamp(shift_lane(e, 5)).lane(), 2);
+        assert_eq!(ev.stamp(shift_lane(e, 5)).scope(), Scope::Cluster);
+        // The site is not packed: a function past the 256th keeps its number.
+        assert_eq!(ev.stamp(e).site(), (300, 70_000));
+        // The same event again is the same index; an operation's lane never shifts.
+        assert_eq!(ev.intern(&s.by_lane(3)), id);
+        let op = Stamp::op(4, true);
+        let o = entry(ev.intern(&op), &op, 15);
+        assert_eq!(shift_lane(o, 3), o);
+        assert_eq!(with_mask(o, 0), 0);
+    }
+
+    #[test]
+    fn retaining_renumbers_in_order() {
+        let mut ev = Events::default();
+        let ids: Vec<u32> = (1..=4)
+            .map(|c| ev.intern(&Stamp::warp(Epoch { agent: 1, clock: c }, false, 0, c)))
+            .collect();
+        let remap = ev.retain(&[false, true, false, false, true]);
+        assert_eq!(remap[ids[0] as usize], 1);
+        assert_eq!(remap[ids[3] as usize], 2);
+        assert_eq!(remap[ids[1] as usize], 0);
+        assert_eq!(ev.len(), 3);
+        assert_eq!(ev.stamp(entry(2, &Stamp::default(), 1)).site(), (0, 4));
+    }
+}
