@@ -276,6 +276,9 @@ pub struct RunOptions {
     /// Record a trace; with every instruction too.
     pub trace: bool,
     pub trace_instructions: bool,
+    /// Write the trace there as the run makes it (its memory then does not grow with the
+    /// trace) instead of keeping it in the outcome.
+    pub trace_to: Option<crate::trace::TraceSink>,
     /// Use the warp-wide fast forms (only tests turn this off, to compare).
     pub fast: bool,
     /// Threads to run clusters on; results do not depend on it.
@@ -311,6 +314,7 @@ impl Default for RunOptions {
             instruction_cycles: 1,
             trace: false,
             trace_instructions: false,
+            trace_to: None,
             fast: true,
             jobs: 1,
             cancel: None,
@@ -647,6 +651,7 @@ impl Prepared {
             latency,
             trace: o.trace,
             trace_instructions: o.trace_instructions,
+            trace_to: o.trace_to.clone(),
             check: o.check,
             fast: o.fast,
             jobs: o.jobs.max(1),

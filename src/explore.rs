@@ -170,6 +170,7 @@ pub fn explore_prepared(
             latency: s.latency.clone(),
             trace: false,
             trace_instructions: false,
+            trace_to: None,
             // The schedules already use every worker.
             jobs: 1,
             memory_limit: Some(limit / jobs as u64),

@@ -37,6 +37,8 @@ pub struct Settings {
     /// Record a trace (written by the caller from `Outcome::trace`); with every instruction.
     pub trace: bool,
     pub trace_instructions: bool,
+    /// Where the trace is written as it is made (else it is kept in the outcome).
+    pub trace_to: Option<crate::trace::TraceSink>,
     /// Check for hazards (happens-before); `--no-check` turns it off.
     pub check: bool,
     /// Use the fast forms of hot instructions (only tests turn this off, to compare).
@@ -73,6 +75,7 @@ impl Settings {
             latency: latency.to_string(),
             trace: false,
             trace_instructions: false,
+            trace_to: None,
             check: true,
             fast: true,
             jobs: 1,
@@ -103,6 +106,7 @@ impl Settings {
             instruction_cycles: self.instruction_cycles,
             trace: self.trace,
             trace_instructions: self.trace_instructions,
+            trace_to: self.trace_to.clone(),
             fast: self.fast,
             jobs: self.jobs.max(1),
             cancel: self.cancel.clone(),

@@ -79,3 +79,51 @@ fn jsonl_lines_name_ptx_lines() {
         .iter()
         .any(|e| e["event"] == "mbarrier" && e["action"] == "phase-complete"));
 }
+
+/// A `Write` whose bytes the test reads afterwards.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A trace written as the run makes it (`--trace FILE`: one segment per cluster, the run holding
+/// only the running one) has the bytes of the trace kept whole in memory, in both formats, on
+/// launches of many clusters (the ring of 2-CTA clusters, and 64 CTAs of cp.async pipelines).
+#[test]
+fn streamed_traces_are_the_traces_kept_whole() {
+    for dir in [
+        "ptx-samples/checker/multicast_ring",
+        "ptx-samples/bench/sgemm_cpasync",
+    ] {
+        for chrome in [false, true] {
+            let mut s = Settings::for_test(3, "bandwidth");
+            s.trace = true;
+            let whole = run(Path::new(dir), &s).expect("runs");
+            let kept = whole.trace_text(chrome);
+            let buf = Shared::default();
+            s.trace_to = Some(ptxrun::trace::TraceSink::new(buf.clone(), chrome));
+            let streamed = run(Path::new(dir), &s).expect("runs");
+            assert!(
+                streamed.outcome.trace.events.is_empty(),
+                "{dir}: nothing held"
+            );
+            let bytes = buf.0.lock().unwrap().clone();
+            assert!(kept.len() > 10_000, "{dir}: a real trace");
+            assert!(
+                String::from_utf8(bytes).unwrap() == kept,
+                "{dir} chrome={chrome}"
+            );
+            if chrome {
+                serde_json::from_str::<Value>(&kept).expect("valid JSON");
+            }
+        }
+    }
+}

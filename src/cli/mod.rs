@@ -410,6 +410,10 @@ fn dispatch(cli: Cli) -> u8 {
                 Some((_, Ok(f))) => Some(f),
                 None => None,
             };
+            // The trace is written as the run makes it.
+            let sink = trace_file
+                .map(|f| crate::trace::TraceSink::new(f, trace_format == TraceFormat::Chrome));
+            settings.trace_to = sink.clone();
             let _sigint = interrupt::Guard::install();
             match crate::runner::run(&path, &settings) {
                 Err(e) => {
@@ -420,12 +424,9 @@ fn dispatch(cli: Cli) -> u8 {
                     2
                 }
                 Ok(done) => {
-                    if let (Some(path), Some(mut f)) = (&trace, trace_file) {
-                        let text = done.trace_text(trace_format == TraceFormat::Chrome);
-                        if let Err(e) = std::io::Write::write_all(&mut f, text.as_bytes()) {
-                            errln!("error: cannot write the trace to {}: {e}", path.display());
-                            return 2;
-                        }
+                    if let (Some(path), Some(e)) = (&trace, sink.and_then(|s| s.error())) {
+                        errln!("error: cannot write the trace to {}: {e}", path.display());
+                        return 2;
                     }
                     match format {
                         Format::Json => {
@@ -612,10 +613,20 @@ impl Again {
             entry: base.entry.clone(),
             ..crate::runner::Settings::for_test(s.seed, &s.latency)
         };
+        let sink = (self.trace.as_ref())
+            .map(|(_, chrome, f)| {
+                f.try_clone()
+                    .map(|f| crate::trace::TraceSink::new(f, *chrome))
+            })
+            .transpose()
+            .map_err(|e| format!("cannot write the trace: {e}"))?;
+        let settings = crate::runner::Settings {
+            trace_to: sink.clone(),
+            ..settings
+        };
         let done = crate::runner::run(path, &settings).map_err(|e| e.0)?;
-        if let Some((p, chrome, mut f)) = self.trace.as_ref().map(|(p, c, f)| (p, c, f)) {
-            std::io::Write::write_all(&mut f, done.trace_text(*chrome).as_bytes())
-                .map_err(|e| format!("cannot write the trace to {}: {e}", p.display()))?;
+        if let (Some((p, ..)), Some(e)) = (&self.trace, sink.and_then(|s| s.error())) {
+            return Err(format!("cannot write the trace to {}: {e}", p.display()));
         }
         errln!(
             "schedule {} (seed {}, latency {}) again:{}{}",

@@ -277,6 +277,7 @@ fn parallel(
                         latency,
                         trace: false,
                         trace_instructions: false,
+                        trace_to: None,
                         check,
                         fast,
                         jobs: 1,

@@ -77,6 +77,8 @@ pub struct Options {
     /// Record a trace; with every instruction too.
     pub trace: bool,
     pub trace_instructions: bool,
+    /// Write the trace there as it is made, instead of keeping it in the outcome.
+    pub trace_to: Option<crate::trace::TraceSink>,
     /// Check happens-before (hazards); off for speed with `--no-check`.
     pub check: bool,
     /// Run the hot instructions through their warp-wide fast forms (`fast.rs`); off only to
@@ -122,6 +124,7 @@ impl Default for Options {
             latency: Box::new(crate::latency::Immediate),
             trace: false,
             trace_instructions: false,
+            trace_to: None,
             check: true,
             fast: true,
             jobs: 1,

@@ -293,7 +293,13 @@ impl<'m> Machine<'m> {
             heap: super::printf::Heap::new(opts.malloc_heap_bytes),
             layout_error,
             engine: Engine::new(opts.latency, opts.check),
-            trace: Trace::new(opts.trace, opts.trace_instructions),
+            trace: {
+                let mut t = Trace::new(opts.trace, opts.trace_instructions);
+                if let Some(sink) = opts.trace_to.filter(|_| opts.trace) {
+                    t.stream_to(sink, &m.files);
+                }
+                t
+            },
             now: 0,
             progress: 0,
             next_deadline: u64::MAX,
@@ -313,6 +319,7 @@ impl<'m> Machine<'m> {
             .map(|h| h.take_hazards())
             .unwrap_or_default();
         self.engine_counts();
+        self.trace.close();
         let (stdout, printf_truncated) = self.stdout.take();
         Finish {
             global: self.global,
@@ -457,6 +464,8 @@ impl<'m> Machine<'m> {
                 }
             }
         }
+        // The previous cluster's trace is complete (streamed traces write it now).
+        self.trace.end_segment();
         self.engine.reset(index);
         self.spin.reset(self.stats.warp_instructions);
         self.sched = Scheduler::new(crate::latency::cluster_seed(self.seed, index));
@@ -559,12 +568,15 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Charges the trace recorded since the last look to the memory budget (an instruction
-    /// trace grows by an event per instruction: `--trace-instructions` of a long run would
-    /// otherwise take gigabytes).
+    /// Charges the trace held since the last look to the memory budget (an instruction trace
+    /// grows by an event per instruction: `--trace-instructions` of a long run would otherwise
+    /// take gigabytes), and gives back what a streamed trace has written out.
     fn charge_trace(&mut self) {
         let held = self.trace.events.len() as u64 * TRACE_EVENT_BYTES;
-        if held > self.trace_charged {
+        if held < self.trace_charged {
+            self.meter.release(self.trace_charged - held);
+            self.trace_charged = held;
+        } else if held > self.trace_charged {
             let more = held - self.trace_charged;
             if self
                 .meter

@@ -167,7 +167,7 @@ impl Shadow {
     /// Stores word `i` (its page made): one read stays in the word, more go to a spill slot.
     fn store(&mut self, i: usize, w: &Word) {
         let old = self.pages[i / PAGE].as_ref().map_or(0, |p| p[i % PAGE].r);
-        let slot = (old & SPILLED != 0).then(|| (old & !SPILLED) as usize);
+        let slot = (old & SPILLED != 0).then_some((old & !SPILLED) as usize);
         let r = if w.r[1] == 0 {
             if let Some(s) = slot {
                 self.spill[s] = [0; READS];

@@ -267,10 +267,10 @@ impl Events {
     pub(super) fn retain(&mut self, live: &[bool]) -> Vec<u32> {
         let mut remap = vec![0u32; self.events.len()];
         let mut k = 1;
-        for i in 1..self.events.len() {
+        for (i, to) in remap.iter_mut().enumerate().skip(1) {
             if live.get(i).copied().unwrap_or(false) {
                 self.events[k] = self.events[i];
-                remap[i] = k as u32;
+                *to = k as u32;
                 k += 1;
             }
         }

@@ -21,7 +21,7 @@
 //!   the wait's start, or where the wait started before the issue, at the issue's cycle, with
 //!   nothing allowed to sit on that wait (a flow must not end before it starts).
 
-use super::{cuda_str, fields, Files, Trace, What};
+use super::{cuda_str, fields, Event, Files, What};
 use serde_json::{json, Map, Value};
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -65,13 +65,24 @@ struct Slice {
 /// A warp's start and exit cycles (either may be missing) and its last busy cycle.
 type Life = (Option<u64>, Option<u64>, u64);
 
-/// Trace Event Format (JSON object with `traceEvents`).
-pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
-    let mut ctas: BTreeMap<[u32; 3], u64> = BTreeMap::new();
-    for e in &t.events {
-        let n = ctas.len() as u64 + 1;
-        ctas.entry(e.cta).or_insert(n);
+/// What the layout of a trace keeps from one segment to the next: each CTA's process id (in
+/// order of first appearance) and the flows numbered so far. Everything else of a segment (a
+/// cluster's events: its CTAs, warps and operations are its own) is laid out and dropped.
+#[derive(Debug, Default)]
+pub(super) struct Layout {
+    ctas: BTreeMap<[u32; 3], u64>,
+    flows: usize,
+}
+
+/// The Trace Event Format events of one segment of a trace, in the order they are written:
+/// metadata of the CTAs and threads it introduces, slices, flows, async slices, instants.
+pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -> Vec<Value> {
+    let known = layout.ctas.len();
+    for e in events {
+        let n = layout.ctas.len() as u64 + 1;
+        layout.ctas.entry(e.cta).or_insert(n);
     }
+    let ctas = &layout.ctas;
     let pid = |c: &[u32; 3]| ctas.get(c).copied().unwrap_or(0);
     let mut slices: Vec<Slice> = Vec::new();
     // The async slices' begin and end events, written as they are.
@@ -82,7 +93,7 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     // happened (a warp that never exits still gets a slice covering its events).
     let mut warps: BTreeMap<(u64, u32), Life> = BTreeMap::new();
     let mut issues: BTreeMap<u32, (usize, String)> = BTreeMap::new();
-    for e in &t.events {
+    for e in events {
         let p = pid(&e.cta);
         let tid = e.warp.map_or(ENGINE_TID, warp_tid);
         let mut args = fields(&e.what);
@@ -229,7 +240,8 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     let track = |i: usize| slices[i].tid + u64::from(lanes[i]) * LANE_TID;
 
     let mut out: Vec<Value> = Vec::new();
-    for (c, p) in &ctas {
+    let new_ctas = ctas.iter().filter(|(_, &p)| p > known as u64);
+    for (c, p) in new_ctas {
         out.push(
             json!({"ph": "M", "name": "process_name", "pid": p, "tid": 0,
                         "args": {"name": format!("CTA [{}, {}, {}]", c[0], c[1], c[2])}}),
@@ -245,7 +257,7 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     for (i, s) in slices.iter().enumerate() {
         threads.insert((s.pid, track(i)), ());
     }
-    for p in ctas.values() {
+    for p in ctas.values().filter(|&&p| p > known as u64) {
         threads.insert((*p, ENGINE_TID), ());
     }
     for &(p, tid) in threads.keys() {
@@ -289,7 +301,10 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     let instant = |i: &usize| slices[*i].nest == Nest::Instant;
     out.extend((0..slices.len()).filter(|i| !instant(i)).map(event));
     // Each start before its end: at one timestamp Perfetto takes them in the order written.
+    let first_flow = layout.flows;
+    layout.flows += flows.len();
     for (n, &(from, to, at)) in flows.iter().enumerate() {
+        let n = first_flow + n;
         let (a, b) = (&slices[from], &slices[to]);
         out.push(
             json!({"ph": "s", "name": "completion", "cat": "flow", "id": n + 1,
@@ -302,13 +317,22 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
     }
     out.extend(copies);
     out.extend((0..slices.len()).filter(instant).map(event));
+    out
+}
+
+/// What a chrome trace starts with, up to the first of its `traceEvents`.
+pub(super) fn header() -> String {
     let doc = json!({
-        "traceEvents": out,
         "displayTimeUnit": "ns",
         "otherData": {"producer": "ptxrun", "clock": "1 us on the timeline = 1 virtual cycle"},
-    });
-    format!("{doc}\n")
+    })
+    .to_string();
+    // The keys are written in order: `traceEvents` comes last.
+    format!("{},\"traceEvents\":[", &doc[..doc.len() - 1])
 }
+
+/// What a chrome trace ends with.
+pub(super) const FOOTER: &str = "]}\n";
 
 /// The lane (0: the thread's own track) of each slice, such that on every track slices nest as
 /// their [`Nest`] allows: taken in the order Perfetto opens them (by start, longer first, then
@@ -351,7 +375,7 @@ fn assign_lanes(slices: &[Slice]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::sample;
-    use super::super::Event;
+    use super::super::{write_chrome, Trace};
     use super::*;
 
     #[test]

@@ -9,18 +9,141 @@
 //! the same bytes.
 
 use serde_json::{json, Map, Value};
-use std::fmt::Write as _;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 mod chrome;
-pub use chrome::write_chrome;
 
-/// A recorded run.
+/// A recorded run. A run records in segments, one per cluster (its CTAs, warps and operations
+/// are its own): a trace given a [`TraceSink`] writes each segment there as it ends and keeps
+/// only the running one, so its memory does not grow with the trace; otherwise it keeps every
+/// event, for [`write_jsonl`] and [`write_chrome`], which give the same bytes.
 #[derive(Debug, Default, Clone)]
 pub struct Trace {
     pub enabled: bool,
     /// Record every executed instruction too (`--trace-instructions`).
     pub instructions: bool,
+    /// The events held: the running segment's (streaming), or all of them.
     pub events: Vec<Event>,
+    /// Where each segment held ends (not streaming).
+    ends: Vec<usize>,
+    sink: Option<(TraceSink, FileNames)>,
+}
+
+/// The module's `.file` names, for CUDA lines in a streamed trace.
+type FileNames = Arc<[(u32, String)]>;
+
+/// Where a trace is written as it is made (`--trace FILE`): JSON Lines or the chrome format.
+/// Clones write to the same place. A write that fails stops the writing; [`TraceSink::error`]
+/// says why.
+#[derive(Clone)]
+pub struct TraceSink(Arc<Mutex<Writer>>);
+
+impl std::fmt::Debug for TraceSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceSink")
+    }
+}
+
+struct Writer {
+    out: Box<dyn Write + Send>,
+    format: Format,
+    error: Option<String>,
+}
+
+/// A trace's format and what it has written so far.
+struct Format {
+    chrome: bool,
+    started: bool,
+    /// Events written (chrome: to separate them).
+    written: u64,
+    layout: chrome::Layout,
+}
+
+impl Format {
+    fn new(chrome: bool) -> Self {
+        Format {
+            chrome,
+            started: false,
+            written: 0,
+            layout: chrome::Layout::default(),
+        }
+    }
+
+    /// Writes one segment's events.
+    fn segment(
+        &mut self,
+        out: &mut dyn Write,
+        events: &[Event],
+        files: Files<'_>,
+    ) -> std::io::Result<()> {
+        if !self.started {
+            self.started = true;
+            if self.chrome {
+                out.write_all(chrome::header().as_bytes())?;
+            }
+        }
+        if self.chrome {
+            for v in chrome::segment(events, files, &mut self.layout) {
+                if self.written > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, &v)?;
+                self.written += 1;
+            }
+        } else {
+            for e in events {
+                serde_json::to_writer(&mut *out, &jsonl_line(e, files))?;
+                out.write_all(b"\n")?;
+                self.written += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the trace.
+    fn close(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.segment(out, &[], &[])?;
+        if self.chrome {
+            out.write_all(chrome::FOOTER.as_bytes())?;
+        }
+        out.flush()
+    }
+}
+
+/// Events of a streamed JSON Lines trace held before they are written.
+const LINES_HELD: usize = 4096;
+
+impl TraceSink {
+    fn chrome(&self) -> bool {
+        self.0.lock().is_ok_and(|w| w.format.chrome)
+    }
+
+    /// A sink writing to `out` in the chrome format (`chrome`) or as JSON Lines.
+    pub fn new(out: impl Write + Send + 'static, chrome: bool) -> Self {
+        TraceSink(Arc::new(Mutex::new(Writer {
+            out: Box::new(std::io::BufWriter::new(out)),
+            format: Format::new(chrome),
+            error: None,
+        })))
+    }
+
+    /// Why writing stopped, if it did.
+    pub fn error(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|w| w.error.clone())
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Format, &mut dyn Write) -> std::io::Result<()>) {
+        let Ok(mut w) = self.0.lock() else {
+            return;
+        };
+        let Writer { out, format, error } = &mut *w;
+        if error.is_none() {
+            if let Err(e) = f(format, out.as_mut()) {
+                *error = Some(e.to_string());
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -118,15 +241,78 @@ impl Trace {
         Trace {
             enabled,
             instructions: enabled && instructions,
-            events: Vec::new(),
+            ..Trace::default()
         }
+    }
+
+    /// Writes each segment to `sink` as it ends (`files`: the module's `.file` names).
+    pub fn stream_to(&mut self, sink: TraceSink, files: &[(u32, String)]) {
+        self.sink = Some((sink, files.into()));
     }
 
     pub fn push(&mut self, e: Event) {
         if self.enabled {
             self.events.push(e);
+            // JSON Lines need no layout: they are written a few thousand at a time.
+            if self.events.len() >= LINES_HELD && self.sink.as_ref().is_some_and(|s| !s.0.chrome())
+            {
+                self.end_segment();
+            }
         }
     }
+
+    /// The running segment ends (a cluster finished): it is written out when streaming.
+    pub fn end_segment(&mut self) {
+        match &self.sink {
+            Some((sink, files)) => {
+                if !self.events.is_empty() {
+                    sink.with(|f, out| f.segment(out, &self.events, files));
+                    self.events.clear();
+                }
+            }
+            None => {
+                if self.ends.last().copied().unwrap_or(0) < self.events.len() {
+                    self.ends.push(self.events.len());
+                }
+            }
+        }
+    }
+
+    /// The run ended: the last segment and the end of the trace are written when streaming.
+    pub fn close(&mut self) {
+        self.end_segment();
+        if let Some((sink, _)) = self.sink.take() {
+            sink.with(|f, out| f.close(out));
+        }
+    }
+
+    /// The segments held, in order.
+    fn segments(&self) -> impl Iterator<Item = &[Event]> + '_ {
+        let ends = self.ends.iter().copied().filter(|&e| e < self.events.len());
+        let ends = ends.chain(std::iter::once(self.events.len()));
+        let mut start = 0;
+        ends.map(move |end| {
+            let seg = &self.events[start..end.max(start)];
+            start = end.max(start);
+            seg
+        })
+    }
+
+    /// The events held, written in one format.
+    fn write(&self, chrome: bool, files: Files<'_>) -> String {
+        let mut out: Vec<u8> = Vec::new();
+        let mut f = Format::new(chrome);
+        for seg in self.segments() {
+            let _ = f.segment(&mut out, seg, files);
+        }
+        let _ = f.close(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// Trace Event Format (JSON object with `traceEvents`).
+pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
+    t.write(true, files)
 }
 
 /// File names of `.file` indices, to write CUDA lines as `file:line`.
@@ -189,8 +375,12 @@ fn fields(w: &What) -> Map<String, Value> {
 
 /// One JSON object per line.
 pub fn write_jsonl(t: &Trace, files: Files<'_>) -> String {
-    let mut out = String::new();
-    for e in &t.events {
+    t.write(false, files)
+}
+
+/// An event as a line of JSON Lines.
+fn jsonl_line(e: &Event, files: Files<'_>) -> Value {
+    {
         let mut m = Map::new();
         m.insert("cycle".into(), json!(e.cycle));
         m.insert("event".into(), json!(e.what.name()));
@@ -200,9 +390,8 @@ pub fn write_jsonl(t: &Trace, files: Files<'_>) -> String {
         m.insert("line".into(), json!(e.line));
         m.insert("cuda".into(), cuda_str(files, e.cuda));
         m.extend(fields(&e.what));
-        let _ = writeln!(out, "{}", Value::Object(m));
+        Value::Object(m)
     }
-    out
 }
 
 #[cfg(test)]
@@ -263,5 +452,37 @@ mod tests {
         assert_eq!(lines[1]["cuda"], "k.cu:42");
         assert_eq!(lines[3]["observed"], json!([0]));
         assert!(!Trace::new(false, true).instructions);
+    }
+
+    #[test]
+    fn a_streamed_trace_holds_a_bounded_number_of_events() {
+        let buf = std::sync::Arc::new(Mutex::new(0usize));
+        struct Count(std::sync::Arc<Mutex<usize>>);
+        impl Write for Count {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                *self.0.lock().unwrap() += b.len();
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        for chrome in [false, true] {
+            let mut t = Trace::new(true, true);
+            t.stream_to(TraceSink::new(Count(buf.clone()), chrome), &[]);
+            for k in 0..20_000 {
+                t.push(ev(k, Some(0), What::Instr { text: "add".into() }));
+                assert!(
+                    chrome || t.events.len() < LINES_HELD,
+                    "JSON Lines go out as they come"
+                );
+                if k % 1000 == 999 {
+                    t.end_segment();
+                    assert!(t.events.is_empty(), "a segment is written when it ends");
+                }
+            }
+            t.close();
+        }
+        assert!(*buf.lock().unwrap() > 20_000 * 100);
     }
 }
