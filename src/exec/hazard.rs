@@ -223,6 +223,22 @@ impl Checker {
         }
     }
 
+    /// The asynchronous operations the shadow of global memory names, sorted.
+    pub fn named_ops(&self) -> Vec<OpId> {
+        let mut ops: Vec<OpId> = Vec::new();
+        for (_, st) in (self.global.iter().flatten()).flat_map(|s| s.stamps(&self.events)) {
+            // (Words of one operation follow each other: most repeats are the last one.)
+            if let Who::Op { op, .. } = st.who() {
+                if ops.last() != Some(&op) {
+                    ops.push(op);
+                }
+            }
+        }
+        ops.sort_unstable();
+        ops.dedup();
+        ops
+    }
+
     /// A global allocation was freed: its shadow goes with its bytes.
     pub fn forget_global(&mut self, index: usize) {
         if let Some(s) = self.global.get_mut(index) {

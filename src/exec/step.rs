@@ -464,8 +464,12 @@ impl<'m> Machine<'m> {
                 }
             }
         }
-        // The previous cluster's trace is complete (streamed traces write it now).
+        // The previous cluster's trace is complete (streamed traces write it now), and of its
+        // operations only those the shadow still names matter.
         self.trace.end_segment();
+        if let Some(hb) = &self.hb {
+            self.engine.forget_done_if_full(|| hb.named_ops());
+        }
         self.engine.reset(index);
         self.spin.reset(self.stats.warp_instructions);
         self.sched = Scheduler::new(crate::latency::cluster_seed(self.seed, index));

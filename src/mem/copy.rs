@@ -15,7 +15,9 @@
 //! Memory follows what is in flight: an operation's whole record (segments, staging bytes,
 //! descriptions) lives only until it completes. What the happens-before checker and its reports
 //! still need of it afterwards (its name, issuer and completion epochs) is kept as a small
-//! [`Done`] summary, and only when something checks (`Engine::new`).
+//! [`Done`] summary, and only when something checks (`Engine::new`); summaries of earlier
+//! clusters' operations that no shadow entry names any more are dropped (`Engine::forget_done`),
+//! so that they stay proportional to the shadow, not to the running time.
 
 use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
@@ -275,12 +277,20 @@ enum Ev {
     Complete,
 }
 
+/// Summaries of completed operations are never looked through below this many.
+const SUMMARIES_FLOOR: usize = 1 << 14;
+
 pub struct Engine {
     /// Operations in flight.
     live: BTreeMap<OpId, Op>,
-    /// Summaries of completed operations, by id (`None` while in flight), kept only when
-    /// `summaries` says so: without the checker nothing asks about a completed operation.
+    /// Summaries of completed operations, kept only when `summaries` says so (without the
+    /// checker nothing asks about a completed operation): by id from `done_base` (`None`
+    /// while in flight), and those of earlier operations still named, in `older`.
     done: Vec<Option<Done>>,
+    done_base: OpId,
+    older: BTreeMap<OpId, Done>,
+    /// Summaries held at which the next `forget_done_if_full` looks.
+    done_limit: usize,
     summaries: bool,
     kept: usize,
     /// The staged operands of completed `wgmma.mma_async` until the exec layer takes them.
@@ -304,6 +314,9 @@ impl Engine {
         Engine {
             live: BTreeMap::new(),
             done: Vec::new(),
+            done_base: 0,
+            older: BTreeMap::new(),
+            done_limit: SUMMARIES_FLOOR,
             summaries,
             kept: 0,
             operands: BTreeMap::new(),
@@ -341,12 +354,43 @@ impl Engine {
     pub fn op(&self, op: OpId) -> Option<OpRef<'_>> {
         match self.live.get(&op) {
             Some(o) => Some(OpRef::Live(o)),
-            None => self
+            None if op >= self.done_base => self
                 .done
-                .get(op as usize)
+                .get((op - self.done_base) as usize)
                 .and_then(Option::as_ref)
                 .map(OpRef::Done),
+            None => self.older.get(&op).map(OpRef::Done),
         }
+    }
+
+    /// Summaries of completed operations held now.
+    pub fn summaries_held(&self) -> usize {
+        self.done.iter().flatten().count() + self.older.len()
+    }
+
+    /// Between clusters, when the summaries held have doubled since the last time: drops
+    /// those of operations that `named()` does not list (sorted: the operations the checker's
+    /// shadow of global memory still names). Everything else that asks about an operation
+    /// asks about the running cluster's.
+    pub fn forget_done_if_full(&mut self, named: impl FnOnce() -> Vec<OpId>) {
+        if self.summaries_held() >= self.done_limit {
+            self.forget_done(&named());
+            self.done_limit = (2 * self.older.len()).max(SUMMARIES_FLOOR);
+        }
+    }
+
+    fn forget_done(&mut self, named: &[OpId]) {
+        let keep = |op: &OpId| named.binary_search(op).is_ok();
+        self.older.retain(|op, _| keep(op));
+        let base = self.done_base;
+        for (i, d) in std::mem::take(&mut self.done).into_iter().enumerate() {
+            let op = base + i as OpId;
+            if let Some(d) = d.filter(|_| keep(&op)) {
+                self.older.insert(op, d);
+            }
+        }
+        self.done_base = self.next;
+        self.kept = self.older.len();
     }
 
     /// The record of an operation in flight.
@@ -605,11 +649,15 @@ impl Engine {
                 .insert(id, std::mem::take(&mut op.spec.staging));
         }
         if self.summaries {
-            let i = id as usize;
-            if self.done.len() <= i {
-                self.done.resize_with(i + 1, || None);
+            if id < self.done_base {
+                self.older.insert(id, Done::of(op));
+            } else {
+                let i = (id - self.done_base) as usize;
+                if self.done.len() <= i {
+                    self.done.resize_with(i + 1, || None);
+                }
+                self.done[i] = Some(Done::of(op));
             }
-            self.done[i] = Some(Done::of(op));
             self.kept += 1;
         }
         fired?;
@@ -1047,5 +1095,39 @@ mod tests {
         e.advance(4, &mut sp, &mut tr, &mut Vec::new()).unwrap();
         assert!(e.is_complete(id));
         assert_eq!(sp.smem[0].bytes, vec![5; 32]);
+    }
+
+    #[test]
+    fn summaries_no_shadow_names_are_forgotten_between_clusters() {
+        let mut g = Global::new();
+        let a = g.alloc("x", vec![1; 64], false);
+        let mut smem = vec![Smem::new(64)];
+        let mut e = Engine::new(Box::new(Fixed(10)), true);
+        let mut tr = Trace::default();
+        let mut notices = Vec::new();
+        let mut run = |e: &mut Engine, n: u32| -> Vec<OpId> {
+            let ids = (0..n)
+                .map(|_| e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr))
+                .collect();
+            let mut sp = Spaces {
+                global: &mut g,
+                smem: &mut smem,
+            };
+            e.drain(&mut sp, &mut tr, &mut notices).unwrap();
+            ids
+        };
+        let first = run(&mut e, SUMMARIES_FLOOR as u32);
+        let named = vec![first[7], first[9000]];
+        e.forget_done_if_full(|| named.clone());
+        assert_eq!(e.summaries_held(), 2);
+        assert!(e.op(first[7]).is_some() && e.op(first[9000]).is_some());
+        assert!(e.op(first[8]).is_none(), "not named: forgotten");
+        // Later operations are kept as before; below the limit nothing is looked through.
+        let later = run(&mut e, 3);
+        e.forget_done_if_full(Vec::new);
+        assert!(later
+            .iter()
+            .all(|&op| matches!(e.op(op), Some(OpRef::Done(_)))));
+        assert_eq!(e.summaries_held(), 5);
     }
 }
