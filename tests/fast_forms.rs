@@ -175,6 +175,33 @@ fn kernel() -> (String, usize, usize, usize) {
         "st.shared.f32 [sm+4], %f1;\n\tld.shared.f32 %f9, [sm+4]".into(),
         &mut nf,
     );
+    // Vectors: each lane stores its 16-byte slot (%r10) and loads its neighbour's (%r14).
+    let vb = 16 * THREADS;
+    emit(
+        &mut body,
+        "r",
+        "st.shared.v4.u32 [%r10], {%r1, %r2, %r3, %r1};\n\tbar.warp.sync -1;\n\t\
+         ld.shared.v4.u32 {%r11, %r9, %r12, %r13}, [%r14]"
+            .into(),
+        &mut n32,
+    );
+    emit(
+        &mut body,
+        "f",
+        "st.shared.v2.f32 [%r10+8], {%f1, %f2};\n\tbar.warp.sync -1;\n\t\
+         ld.shared.v4.f32 {%f10, %f11, %f12, %f9}, [%r14]"
+            .into(),
+        &mut nf,
+    );
+    emit(
+        &mut body,
+        "rd",
+        format!(
+            "st.shared.v2.u64 [%r10+{vb}], {{%rd1, %rd2}};\n\tbar.warp.sync -1;\n\t\
+             ld.shared.v2.u64 {{%rd11, %rd9}}, [%r14+{vb}]"
+        ),
+        &mut n64,
+    );
     let ptx = format!(
         r#".version 8.0
 .target sm_90
@@ -184,10 +211,11 @@ fn kernel() -> (String, usize, usize, usize) {
                            .param .u64 out32, .param .u64 out64, .param .u64 outf)
 {{
 	.reg .pred %p<4>;
-	.reg .b32 %r<10>;
+	.reg .b32 %r<15>;
 	.reg .b64 %rd<30>;
-	.reg .f32 %f<10>;
+	.reg .f32 %f<13>;
 	.shared .align 4 .b8 sm[{smem}];
+	.shared .align 16 .b8 vm[{vsmem}];
 	mov.u32 %r4, %tid.x;
 	mul.wide.u32 %rd10, %r4, 12;
 	mul.wide.u32 %rd11, %r4, 24;
@@ -213,6 +241,12 @@ fn kernel() -> (String, usize, usize, usize) {
 	shl.b32 %r8, %r4, 2;
 	add.s32 %r8, %r8, 8;
 	xor.b32 %r7, %r8, 4;
+	mov.u32 %r13, vm;
+	shl.b32 %r11, %r4, 4;
+	add.s32 %r10, %r13, %r11;
+	xor.b32 %r12, %r4, 1;
+	shl.b32 %r12, %r12, 4;
+	add.s32 %r14, %r13, %r12;
 	ld.param.u64 %rd20, [out32];
 	ld.param.u64 %rd21, [out64];
 	ld.param.u64 %rd22, [outf];
@@ -226,6 +260,7 @@ fn kernel() -> (String, usize, usize, usize) {
 }}
 "#,
         smem = 8 + 4 * THREADS + 8,
+        vsmem = 2 * 16 * THREADS,
         o32 = 4 * (n32 + 2),
         o64 = 8 * (n64 + 2),
         of = 4 * (nf + 2),

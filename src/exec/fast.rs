@@ -159,12 +159,14 @@ pub(crate) enum Fast {
         a: Src,
         b: Src,
     },
-    /// `ld.shared`/`ld.global` of `w` (4 or 8) bytes into a register of that width, at
-    /// `base + off` (`base` a register, or none for a constant address); `memfast.rs` runs it.
+    /// `ld.shared`/`ld.global` of `n` (1, 2 or 4: `.v2`, `.v4`) elements of `w` (4 or 8) bytes,
+    /// at most 16 in all, into registers `d[..n]` of that width, at `base + off` (`base` a
+    /// register, or none for a constant address); `memfast.rs` runs it.
     Ld {
         global: bool,
         w: u8,
-        d: u32,
+        n: u8,
+        d: [u32; 4],
         base: Option<u32>,
         off: u64,
     },
@@ -176,12 +178,21 @@ pub(crate) enum Fast {
         base: Option<u32>,
         off: u64,
     },
+    /// `st.shared.v2`/`.v4` (and `.global`) of `n` elements of `w` bytes from registers `v[..n]`.
+    StV {
+        global: bool,
+        w: u8,
+        n: u8,
+        v: [u32; 4],
+        base: Option<u32>,
+        off: u64,
+    },
 }
 
 impl Fast {
     /// Loads and stores need memory, and run through `memfast.rs`.
     pub fn is_mem(self) -> bool {
-        matches!(self, Fast::Ld { .. } | Fast::St { .. })
+        matches!(self, Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. })
     }
 }
 
@@ -270,7 +281,7 @@ fn f(v: u64) -> f32 {
 /// file, `regs[r * 32 + lane]`.
 pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
     match form {
-        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } => {}
+        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {}
         Fast::I32 { op, d, a, b } => int32(op, regs, d, active, a, b),
         Fast::I64 { op, d, a, b } => int64(op, regs, d, active, a, b),
         Fast::MulWide {

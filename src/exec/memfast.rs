@@ -1,5 +1,6 @@
 //! Loads and stores of whole warps (PTX ISA 9.0 section 9.7.9.8-9 `ld`/`st`): the fast forms
-//! `fast.rs` gives scalar 4- and 8-byte `ld`/`st` of `.shared` and `.global` with a plain address.
+//! `fast.rs` gives 4- and 8-byte `ld`/`st` of `.shared` and `.global` with a plain address,
+//! scalar or `.v2`/`.v4` (each lane's vector one access of its whole size, aligned to it).
 //! All active lanes' addresses are computed first; if every one is aligned and inside the CTA's
 //! shared memory (or inside one global allocation, writable for stores), the lanes' values move
 //! straight between register rows and memory, in lane order as the general path moves them. Any
@@ -14,23 +15,34 @@ use super::step::{lanes, Res, WARP};
 
 /// Runs a fast load or store; `Ok(false)` when the general path must run it instead.
 pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
-    let (global, w, base, off, store) = match form {
+    let (global, w, n, base, off, store) = match form {
         Fast::Ld {
             global,
             w,
+            n,
             base,
             off,
             ..
-        } => (global, u64::from(w), base, off, None),
+        } => (global, w, n, base, off, false),
         Fast::St {
             global,
             w,
             base,
             off,
-            v,
-        } => (global, u64::from(w), base, off, Some(v)),
+            ..
+        } => (global, w, 1, base, off, true),
+        Fast::StV {
+            global,
+            w,
+            n,
+            base,
+            off,
+            ..
+        } => (global, w, n, base, off, true),
         _ => return Ok(false),
     };
+    // Each lane accesses `w` bytes per element, `n` elements.
+    let (ew, w) = (usize::from(w), u64::from(w) * u64::from(n));
     let active = cx.active;
     let mut addr = match base {
         Some(r) => row(&cx.frame.regs, Src::Reg(r)),
@@ -47,7 +59,7 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
             return Ok(false);
         };
         let a = &cx.global.allocs[i];
-        if store.is_some() && a.readonly {
+        if store && a.readonly {
             return Ok(false);
         }
         (Some((i, a.base)), a.data.len() as u64)
@@ -69,7 +81,7 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
     if let (true, Some(log)) = (global, &cx.global.log) {
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         for lane in lanes(active) {
-            if store.is_some() {
+            if store {
                 log.write(addr[lane], addr[lane] + w);
             } else {
                 log.read(addr[lane], addr[lane] + w);
@@ -81,22 +93,32 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
         None => &mut cx.smem[cx.rank as usize].bytes,
     };
     let wu = w as usize;
-    match (store, form) {
-        (Some(v), _) => {
-            let vals = row(&cx.frame.regs, v);
+    let regs = &mut cx.frame.regs;
+    match form {
+        Fast::St { v, .. } => {
+            let vals = row(regs, v);
             for lane in lanes(active) {
                 mem[at[lane]..at[lane] + wu].copy_from_slice(&vals[lane].to_le_bytes()[..wu]);
             }
         }
-        (None, Fast::Ld { d, .. }) => {
-            let dst = &mut cx.frame.regs[d as usize * WARP..][..WARP];
+        Fast::StV { v, n, .. } => {
             for lane in lanes(active) {
-                let b = &mem[at[lane]..at[lane] + wu];
-                dst[lane] = if wu == 4 {
-                    u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                } else {
-                    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-                };
+                for (k, &r) in v[..usize::from(n)].iter().enumerate() {
+                    let x = regs[r as usize * WARP + lane].to_le_bytes();
+                    mem[at[lane] + k * ew..][..ew].copy_from_slice(&x[..ew]);
+                }
+            }
+        }
+        Fast::Ld { d, n, .. } => {
+            for lane in lanes(active) {
+                for (k, &r) in d[..usize::from(n)].iter().enumerate() {
+                    let b = &mem[at[lane] + k * ew..][..ew];
+                    regs[r as usize * WARP + lane] = if ew == 4 {
+                        u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    } else {
+                        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+                    };
+                }
             }
         }
         _ => {}
@@ -111,7 +133,7 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
             };
             ranges.add(tg, wu, lane);
         }
-        let write = store.is_some();
+        let write = store;
         ranges.check(cx, (write, !write), false);
     }
     Ok(true)

@@ -26,12 +26,14 @@ pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast>
         .collect()
 }
 
-/// A scalar 4- or 8-byte `ld`/`st` of `.shared` or `.global` with a plain address.
+/// An `ld`/`st` of `.shared` or `.global` with a plain address: a 4- or 8-byte scalar, or a
+/// `.v2`/`.v4` of them of at most 16 bytes between registers of the element's width.
 fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fast> {
     let md = i.mods;
-    if md.flags != Flags::NONE || md.sem.is_some() || md.vec > 1 || i.ops.len != 2 {
+    if md.flags != Flags::NONE || md.sem.is_some() || i.ops.len != 2 {
         return None;
     }
+    let n = md.vec.max(1);
     let global = match md.space? {
         Space::Shared => false,
         Space::Global => true,
@@ -39,7 +41,7 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
     };
     let t = md.ty()?;
     let w = t.size();
-    if w != 4 && w != 8 {
+    if (w != 4 && w != 8) || !matches!(n, 1 | 2 | 4) || w * u32::from(n) > 16 {
         return None;
     }
     let ops = f.ops(i);
@@ -67,11 +69,45 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
         _ => return None,
     };
     let w8 = w as u8;
+    if n > 1 {
+        // Every element a register of the element's width (no sink, no immediate).
+        let Operand::Vector(r) = *data else {
+            return None;
+        };
+        let elems = f.sub_ops(r);
+        let mut regs = [0u32; 4];
+        if elems.len() != usize::from(n) {
+            return None;
+        }
+        for (k, e) in elems.iter().enumerate() {
+            regs[k] = dst(f, Some(e), w)?;
+        }
+        return Some(if i.op == Op::Ld {
+            Fast::Ld {
+                global,
+                w: w8,
+                n,
+                d: regs,
+                base,
+                off,
+            }
+        } else {
+            Fast::StV {
+                global,
+                w: w8,
+                n,
+                v: regs,
+                base,
+                off,
+            }
+        });
+    }
     if i.op == Op::Ld {
         Some(Fast::Ld {
             global,
             w: w8,
-            d: dst(f, Some(data), w)?,
+            n: 1,
+            d: [dst(f, Some(data), w)?, 0, 0, 0],
             base,
             off,
         })
