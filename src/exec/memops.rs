@@ -430,7 +430,10 @@ impl<const N: usize> Ranges<N> {
     /// Sorts and merges overlapping or adjacent ranges of one region, then checks each.
     pub(crate) fn check(mut self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
         let rs = &mut self.r[..self.n];
-        rs.sort_unstable();
+        // Coalesced and broadcast accesses come in order already.
+        if !rs.is_sorted() {
+            rs.sort_unstable();
+        }
         let mut i = 0;
         while i < rs.len() {
             let (region, start, mut end, mut lane) = rs[i];
