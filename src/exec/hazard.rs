@@ -223,10 +223,13 @@ impl Checker {
         }
     }
 
-    /// The asynchronous operations the shadow of global memory names, sorted.
-    pub fn named_ops(&self) -> Vec<OpId> {
+    /// The asynchronous operations the shadow of global memory names, sorted, and how many
+    /// entries were looked at to find them.
+    pub fn named_ops(&self) -> (Vec<OpId>, usize) {
         let mut ops: Vec<OpId> = Vec::new();
+        let mut walked = 0;
         for (_, st) in (self.global.iter().flatten()).flat_map(|s| s.stamps(&self.events)) {
+            walked += 1;
             // (Words of one operation follow each other: most repeats are the last one.)
             if let Who::Op { op, .. } = st.who() {
                 if ops.last() != Some(&op) {
@@ -236,7 +239,7 @@ impl Checker {
         }
         ops.sort_unstable();
         ops.dedup();
-        ops
+        (ops, walked)
     }
 
     /// A global allocation was freed: its shadow goes with its bytes.

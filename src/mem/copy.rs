@@ -370,12 +370,15 @@ impl Engine {
 
     /// Between clusters, when the summaries held have doubled since the last time: drops
     /// those of operations that `named()` does not list (sorted: the operations the checker's
-    /// shadow of global memory still names). Everything else that asks about an operation
-    /// asks about the running cluster's.
-    pub fn forget_done_if_full(&mut self, named: impl FnOnce() -> Vec<OpId>) {
+    /// shadow of global memory still names), which also says how many entries it walked to
+    /// find them: a walk of `w` entries is not made again before `w / 8` more summaries.
+    /// Everything else that asks about an operation asks about the running cluster's.
+    pub fn forget_done_if_full(&mut self, named: impl FnOnce() -> (Vec<OpId>, usize)) {
         if self.summaries_held() >= self.done_limit {
-            self.forget_done(&named());
-            self.done_limit = (2 * self.older.len()).max(SUMMARIES_FLOOR);
+            let (named, walked) = named();
+            self.forget_done(&named);
+            let kept = self.older.len();
+            self.done_limit = (2 * kept).max(SUMMARIES_FLOOR).max(kept + walked / 8);
         }
     }
 
@@ -1118,13 +1121,13 @@ mod tests {
         };
         let first = run(&mut e, SUMMARIES_FLOOR as u32);
         let named = vec![first[7], first[9000]];
-        e.forget_done_if_full(|| named.clone());
+        e.forget_done_if_full(|| (named.clone(), 0));
         assert_eq!(e.summaries_held(), 2);
         assert!(e.op(first[7]).is_some() && e.op(first[9000]).is_some());
         assert!(e.op(first[8]).is_none(), "not named: forgotten");
         // Later operations are kept as before; below the limit nothing is looked through.
         let later = run(&mut e, 3);
-        e.forget_done_if_full(Vec::new);
+        e.forget_done_if_full(|| (Vec::new(), 0));
         assert!(later
             .iter()
             .all(|&op| matches!(e.op(op), Some(OpRef::Done(_)))));

@@ -352,7 +352,12 @@ pub fn collect(events: &mut Events, shadows: &mut [&mut Shadow]) {
     for s in shadows.iter_mut() {
         s.each_entry(&mut |e| live[event_of(*e) as usize] = true);
     }
-    let remap = events.retain(&live);
+    // Every 8 words of shadow walked buy one event before the next walk.
+    let words: usize = shadows
+        .iter()
+        .map(|s| s.pages.iter().flatten().count() * PAGE)
+        .sum();
+    let remap = events.retain(&live, words / 8);
     for s in shadows.iter_mut() {
         s.each_entry(&mut |e| *e = with_event(*e, remap[event_of(*e) as usize]));
     }

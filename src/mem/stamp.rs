@@ -263,8 +263,10 @@ impl Events {
     }
 
     /// Keeps the events `live` marks (index 0 always) in order; returns each old index's new
-    /// one (0 for a dropped event).
-    pub(super) fn retain(&mut self, live: &[bool]) -> Vec<u32> {
+    /// one (0 for a dropped event). The next collection comes when the table has doubled, and
+    /// not before `walk` more events (what walking the shadow costs, in events: a large
+    /// shadow of few events is not walked again every few thousand accesses).
+    pub(super) fn retain(&mut self, live: &[bool], walk: usize) -> Vec<u32> {
         let mut remap = vec![0u32; self.events.len()];
         let mut k = 1;
         for (i, to) in remap.iter_mut().enumerate().skip(1) {
@@ -276,7 +278,7 @@ impl Events {
         }
         self.events.truncate(k);
         self.events.shrink_to(k.max(FLOOR));
-        self.limit = (2 * k).max(FLOOR);
+        self.limit = (2 * k).max(FLOOR).max(k + walk);
         let keep = self.events.capacity().div_ceil(CHUNK) * CHUNK;
         if keep < self.charged {
             self.meter.release(Self::bytes(self.charged - keep));
@@ -318,11 +320,19 @@ mod tests {
         let ids: Vec<u32> = (1..=4)
             .map(|c| ev.intern(&Stamp::warp(Epoch { agent: 1, clock: c }, false, 0, c)))
             .collect();
-        let remap = ev.retain(&[false, true, false, false, true]);
+        let remap = ev.retain(&[false, true, false, false, true], 0);
         assert_eq!(remap[ids[0] as usize], 1);
         assert_eq!(remap[ids[3] as usize], 2);
         assert_eq!(remap[ids[1] as usize], 0);
         assert_eq!(ev.len(), 3);
         assert_eq!(ev.stamp(entry(2, &Stamp::default(), 1)).site(), (0, 4));
+        // A collection that walked a large shadow waits for that many events more.
+        ev.retain(&[true, true, true], 8 * FLOOR);
+        for c in 0..2 * FLOOR as u32 {
+            ev.intern(&Stamp::warp(Epoch { agent: 2, clock: c }, false, 0, 0));
+        }
+        assert!(!ev.full());
+        ev.retain(&[], 0);
+        assert_eq!((ev.len(), ev.full()), (1, false));
     }
 }
