@@ -23,6 +23,7 @@
 
 use super::{cuda_str, fields, Event, Files, What};
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
@@ -49,17 +50,29 @@ enum Nest {
     Instant,
 }
 
-/// A slice or instant of a thread, before it is given a track.
-struct Slice {
+/// A slice or instant of a thread, before it is given a track. It is small: its name borrows
+/// from the event and its arguments are made from the event as it is written, so that a
+/// cluster's layout costs little beside its events.
+struct Slice<'a> {
     pid: u64,
     /// The thread it belongs to; its lane picks the track it is written on.
     tid: u64,
     ts: u64,
     dur: u64,
-    name: String,
+    name: Cow<'a, str>,
     cat: &'static str,
-    args: Option<Map<String, Value>>,
+    args: Args,
     nest: Nest,
+}
+
+/// Where a slice's arguments come from.
+#[derive(Clone, Copy, PartialEq)]
+enum Args {
+    /// The event at this index of the segment: its fields, PTX line, lanes and CUDA line.
+    Event(usize),
+    /// A warp's slice, of a warp that never exited: `exited: false`.
+    NotExited,
+    None,
 }
 
 /// A warp's start and exit cycles (either may be missing) and its last busy cycle.
@@ -74,9 +87,25 @@ pub(super) struct Layout {
     flows: usize,
 }
 
-/// The Trace Event Format events of one segment of a trace, in the order they are written:
+/// An event's arguments on its slice: its fields, PTX line, lanes and CUDA line.
+fn event_args(e: &Event, files: Files<'_>) -> Map<String, Value> {
+    let mut args = fields(&e.what);
+    args.insert("line".into(), json!(e.line));
+    args.insert("lanes".into(), json!(format!("{:#010x}", e.lanes)));
+    if let Some(c) = e.cuda {
+        args.insert("cuda".into(), cuda_str(files, Some(c)));
+    }
+    args
+}
+
+/// Writes the Trace Event Format events of one segment of a trace to `emit`, in this order:
 /// metadata of the CTAs and threads it introduces, slices, flows, async slices, instants.
-pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -> Vec<Value> {
+pub(super) fn segment(
+    events: &[Event],
+    files: Files<'_>,
+    layout: &mut Layout,
+    emit: &mut dyn FnMut(&Value) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let known = layout.ctas.len();
     for e in events {
         let n = layout.ctas.len() as u64 + 1;
@@ -85,23 +114,18 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
     let ctas = &layout.ctas;
     let pid = |c: &[u32; 3]| ctas.get(c).copied().unwrap_or(0);
     let mut slices: Vec<Slice> = Vec::new();
-    // The async slices' begin and end events, written as they are.
-    let mut copies: Vec<Value> = Vec::new();
+    // The async slices' begin (the issue) and end (the completion) events: the events' indices.
+    let mut copies: Vec<usize> = Vec::new();
     // (issue slice, wait slice, cycle of the flow's end) of each flow.
     let mut flows: Vec<(usize, usize, u64)> = Vec::new();
     // Per warp: the cycle it started, the cycle it exited, and the last cycle anything of it
     // happened (a warp that never exits still gets a slice covering its events).
     let mut warps: BTreeMap<(u64, u32), Life> = BTreeMap::new();
-    let mut issues: BTreeMap<u32, (usize, String)> = BTreeMap::new();
-    for e in events {
+    let mut issues: BTreeMap<u32, (usize, &str)> = BTreeMap::new();
+    for (k, e) in events.iter().enumerate() {
         let p = pid(&e.cta);
         let tid = e.warp.map_or(ENGINE_TID, warp_tid);
-        let mut args = fields(&e.what);
-        args.insert("line".into(), json!(e.line));
-        args.insert("lanes".into(), json!(format!("{:#010x}", e.lanes)));
-        if let Some(c) = e.cuda {
-            args.insert("cuda".into(), cuda_str(files, Some(c)));
-        }
+        let args = Args::Event(k);
         let slice = |tid, ts, dur, name, cat, args, nest| Slice {
             pid: p,
             tid,
@@ -109,7 +133,7 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
             dur,
             name,
             cat,
-            args: Some(args),
+            args,
             nest,
         };
         let mut end = e.cycle;
@@ -129,28 +153,20 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
                     tid,
                     e.cycle,
                     1,
-                    kind.clone(),
+                    Cow::Borrowed(kind.as_str()),
                     "issue",
-                    args.clone(),
+                    args,
                     Nest::Leaf,
                 );
                 slices.push(x);
-                issues.insert(*op, (slices.len() - 1, kind.clone()));
+                issues.insert(*op, (slices.len() - 1, kind.as_str()));
                 end += 1;
-                for k in ["lanes", "line", "cuda"] {
-                    args.remove(k);
-                }
-                copies.push(
-                    json!({"ph": "b", "name": kind, "cat": "copy", "id2": {"local": op},
-                                   "pid": p, "tid": ENGINE_TID, "ts": e.cycle, "args": args}),
-                );
+                copies.push(k);
             }
             What::Complete { op } => {
                 // An operation whose issue is not in the trace has no slice to end.
-                if let Some((_, kind)) = issues.get(op) {
-                    copies.push(json!({"ph": "e", "name": kind, "cat": "copy",
-                                       "id2": {"local": op}, "pid": p, "tid": ENGINE_TID,
-                                       "ts": e.cycle}));
+                if issues.contains_key(op) {
+                    copies.push(k);
                 }
             }
             What::Wait {
@@ -175,12 +191,12 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
                         flows.push((i, w, at));
                     }
                 }
-                let name = format!("wait {what}");
+                let name = Cow::Owned(format!("wait {what}"));
                 slices.push(slice(tid, *since, dur, name, "wait", args, nest));
                 end = since + dur;
             }
             What::Instr { text } => {
-                let (name, itid) = (text.clone(), tid + INSTR_TID);
+                let (name, itid) = (Cow::Borrowed(text.as_str()), tid + INSTR_TID);
                 slices.push(slice(
                     itid,
                     e.cycle,
@@ -193,10 +209,10 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
                 end += 1;
             }
             other => {
-                let name = match other {
-                    What::Mbarrier { action, .. } => format!("mbarrier.{action}"),
-                    What::Barrier { action, .. } => format!("barrier {action}"),
-                    What::Fence { kind } => kind.clone(),
+                let name: Cow<str> = match other {
+                    What::Mbarrier { action, .. } => format!("mbarrier.{action}").into(),
+                    What::Barrier { action, .. } => format!("barrier {action}").into(),
+                    What::Fence { kind } => kind.as_str().into(),
                     What::Commit { bulk: true, .. } => "bulk commit_group".into(),
                     What::Commit { .. } => "commit_group".into(),
                     o => o.name().into(),
@@ -225,13 +241,13 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
                 tid: warp_tid(w),
                 ts: start,
                 dur: end.saturating_sub(start).max(1),
-                name: format!("warp {w}"),
+                name: format!("warp {w}").into(),
                 cat: "warp",
-                args: exit.is_none().then(|| {
-                    let mut m = Map::new();
-                    m.insert("exited".into(), json!(false));
-                    m
-                }),
+                args: if exit.is_none() {
+                    Args::NotExited
+                } else {
+                    Args::None
+                },
                 nest: Nest::Parent,
             });
         }
@@ -239,17 +255,16 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
     let lanes = assign_lanes(&slices);
     let track = |i: usize| slices[i].tid + u64::from(lanes[i]) * LANE_TID;
 
-    let mut out: Vec<Value> = Vec::new();
     let new_ctas = ctas.iter().filter(|(_, &p)| p > known as u64);
     for (c, p) in new_ctas {
-        out.push(
-            json!({"ph": "M", "name": "process_name", "pid": p, "tid": 0,
+        emit(
+            &json!({"ph": "M", "name": "process_name", "pid": p, "tid": 0,
                         "args": {"name": format!("CTA [{}, {}, {}]", c[0], c[1], c[2])}}),
-        );
-        out.push(
-            json!({"ph": "M", "name": "process_sort_index", "pid": p, "tid": 0,
+        )?;
+        emit(
+            &json!({"ph": "M", "name": "process_sort_index", "pid": p, "tid": 0,
                         "args": {"sort_index": p}}),
-        );
+        )?;
     }
     // Every thread that holds something, named and ordered: each warp, its extra tracks, its
     // instructions; the copy engine last.
@@ -274,14 +289,14 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
             ENGINE_TID => 1 << 40,
             b => (b % INSTR_TID) * 128 + (b / INSTR_TID) * 64 + lane,
         };
-        out.push(
-            json!({"ph": "M", "name": "thread_name", "pid": p, "tid": tid,
+        emit(
+            &json!({"ph": "M", "name": "thread_name", "pid": p, "tid": tid,
                         "args": {"name": name}}),
-        );
-        out.push(
-            json!({"ph": "M", "name": "thread_sort_index", "pid": p, "tid": tid,
+        )?;
+        emit(
+            &json!({"ph": "M", "name": "thread_sort_index", "pid": p, "tid": tid,
                         "args": {"sort_index": sort}}),
-        );
+        )?;
     }
     let event = |i: usize| {
         let s = &slices[i];
@@ -293,31 +308,53 @@ pub(super) fn segment(events: &[Event], files: Files<'_>, layout: &mut Layout) -
         } else {
             v["dur"] = json!(s.dur);
         }
-        if let Some(a) = &s.args {
-            v["args"] = Value::Object(a.clone());
+        match s.args {
+            Args::Event(k) => v["args"] = Value::Object(event_args(&events[k], files)),
+            Args::NotExited => v["args"] = json!({"exited": false}),
+            Args::None => {}
         }
         v
     };
     let instant = |i: &usize| slices[*i].nest == Nest::Instant;
-    out.extend((0..slices.len()).filter(|i| !instant(i)).map(event));
+    for i in (0..slices.len()).filter(|i| !instant(i)) {
+        emit(&event(i))?;
+    }
     // Each start before its end: at one timestamp Perfetto takes them in the order written.
     let first_flow = layout.flows;
     layout.flows += flows.len();
     for (n, &(from, to, at)) in flows.iter().enumerate() {
         let n = first_flow + n;
         let (a, b) = (&slices[from], &slices[to]);
-        out.push(
-            json!({"ph": "s", "name": "completion", "cat": "flow", "id": n + 1,
+        emit(
+            &json!({"ph": "s", "name": "completion", "cat": "flow", "id": n + 1,
                         "pid": a.pid, "tid": track(from), "ts": a.ts}),
-        );
-        out.push(
-            json!({"ph": "f", "bp": "e", "name": "completion", "cat": "flow", "id": n + 1,
+        )?;
+        emit(
+            &json!({"ph": "f", "bp": "e", "name": "completion", "cat": "flow", "id": n + 1,
                         "pid": b.pid, "tid": track(to), "ts": at}),
-        );
+        )?;
     }
-    out.extend(copies);
-    out.extend((0..slices.len()).filter(instant).map(event));
-    out
+    for &k in &copies {
+        let e = &events[k];
+        let p = pid(&e.cta);
+        let v = match &e.what {
+            What::Issue { op, kind, .. } => {
+                json!({"ph": "b", "name": kind, "cat": "copy", "id2": {"local": op},
+                       "pid": p, "tid": ENGINE_TID, "ts": e.cycle, "args": fields(&e.what)})
+            }
+            What::Complete { op } => {
+                let kind = issues.get(op).map_or("", |x| x.1);
+                json!({"ph": "e", "name": kind, "cat": "copy", "id2": {"local": op},
+                       "pid": p, "tid": ENGINE_TID, "ts": e.cycle})
+            }
+            _ => continue,
+        };
+        emit(&v)?;
+    }
+    for i in (0..slices.len()).filter(instant) {
+        emit(&event(i))?;
+    }
+    Ok(())
 }
 
 /// What a chrome trace starts with, up to the first of its `traceEvents`.

@@ -84,13 +84,14 @@ impl Format {
             }
         }
         if self.chrome {
-            for v in chrome::segment(events, files, &mut self.layout) {
-                if self.written > 0 {
+            let written = &mut self.written;
+            chrome::segment(events, files, &mut self.layout, &mut |v| {
+                if *written > 0 {
                     out.write_all(b",")?;
                 }
-                serde_json::to_writer(&mut *out, &v)?;
-                self.written += 1;
-            }
+                *written += 1;
+                serde_json::to_writer(&mut *out, v).map_err(std::io::Error::from)
+            })?;
         } else {
             for e in events {
                 serde_json::to_writer(&mut *out, &jsonl_line(e, files))?;
