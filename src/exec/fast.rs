@@ -278,7 +278,12 @@ fn f(v: u64) -> f32 {
 }
 
 /// Runs a fast form over the lanes in `active` (at least one). `regs` is the frame's register
-/// file, `regs[r * 32 + lane]`.
+/// file, `regs[r * 32 + lane]`. Built twice, as for baseline x86-64 and for x86-64-v3 (AVX2,
+/// BMI, FMA), the copy chosen at run time by CPU detection: the 32-lane loops inlined here
+/// vectorise 4 lanes of 64 bits to an instruction. Integer and bit operations give the same bits
+/// in both; the only floating-point operation that could differ, the fused multiply-add, is
+/// correctly rounded in both (`fma32`).
+#[multiversion::multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+fma+lzcnt+popcnt+movbe"))]
 pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
     match form {
         Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {}
