@@ -365,7 +365,7 @@ impl Engine {
 
     /// Summaries of completed operations held now.
     pub fn summaries_held(&self) -> usize {
-        self.done.iter().flatten().count() + self.older.len()
+        self.kept
     }
 
     /// Between clusters, when the summaries held have doubled since the last time: drops

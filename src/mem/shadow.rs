@@ -153,9 +153,11 @@ impl Shadow {
 
     /// Word `i` (none if its page was not made).
     fn load(&self, i: usize) -> Word {
-        let Some(c) = self.cell(i) else {
-            return Word::default();
-        };
+        self.cell(i).map_or(Word::default(), |c| self.decode(c))
+    }
+
+    /// A stored word as judged.
+    fn decode(&self, c: &Cell) -> Word {
         let r = if c.r & SPILLED != 0 {
             self.spill[(c.r & !SPILLED) as usize]
         } else {
@@ -164,9 +166,9 @@ impl Shadow {
         Word { w: c.w, r }
     }
 
-    /// Stores word `i` (its page made): one read stays in the word, more go to a spill slot.
-    fn store(&mut self, i: usize, w: &Word) {
-        let old = self.pages[i / PAGE].as_ref().map_or(0, |p| p[i % PAGE].r);
+    /// Stores word `i` (its page made), whose read field was `old`: one read stays in the word,
+    /// more go to a spill slot.
+    fn store(&mut self, i: usize, w: &Word, old: u64) {
         let slot = (old & SPILLED != 0).then_some((old & !SPILLED) as usize);
         let r = if w.r[1] == 0 {
             if let Some(s) = slot {
@@ -302,7 +304,8 @@ impl Shadow {
             if !self.make(i) {
                 return;
             }
-            let before = self.load(i);
+            let stored = self.cell(i).copied().unwrap_or_default();
+            let before = self.decode(&stored);
             if let Some((b, m, n, after)) = seen {
                 // Same shadow, bytes and accessor as the word before: same judgement, same
                 // outcome. Where lanes do not change judgements but their equality (the caller
@@ -316,7 +319,7 @@ impl Shadow {
                     };
                     if alike {
                         let after = if d == 0 { after } else { shifted(&after, d) };
-                        self.store(i, &after);
+                        self.store(i, &after, stored.r);
                         continue;
                     }
                 }
@@ -339,7 +342,7 @@ impl Shadow {
             } else {
                 read(&mut c, ne, &new, events, judge);
             }
-            self.store(i, &c);
+            self.store(i, &c, stored.r);
             seen = Some((before, mask, new, c));
         }
     }

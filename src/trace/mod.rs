@@ -37,7 +37,11 @@ type FileNames = Arc<[(u32, String)]>;
 /// Clones write to the same place. A write that fails stops the writing; [`TraceSink::error`]
 /// says why.
 #[derive(Clone)]
-pub struct TraceSink(Arc<Mutex<Writer>>);
+pub struct TraceSink {
+    writer: Arc<Mutex<Writer>>,
+    /// The chrome format (else JSON Lines); also in the writer, read here without its lock.
+    chrome: bool,
+}
 
 impl std::fmt::Debug for TraceSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -70,6 +74,17 @@ impl Format {
         }
     }
 
+    /// Writes what the trace starts with, once.
+    fn start(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if !self.started {
+            self.started = true;
+            if self.chrome {
+                out.write_all(chrome::header().as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes one segment's events.
     fn segment(
         &mut self,
@@ -77,12 +92,7 @@ impl Format {
         events: &[Event],
         files: Files<'_>,
     ) -> std::io::Result<()> {
-        if !self.started {
-            self.started = true;
-            if self.chrome {
-                out.write_all(chrome::header().as_bytes())?;
-            }
-        }
+        self.start(out)?;
         if self.chrome {
             let written = &mut self.written;
             chrome::segment(events, files, &mut self.layout, &mut |v| {
@@ -104,7 +114,7 @@ impl Format {
 
     /// Ends the trace.
     fn close(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        self.segment(out, &[], &[])?;
+        self.start(out)?;
         if self.chrome {
             out.write_all(chrome::FOOTER.as_bytes())?;
         }
@@ -116,26 +126,25 @@ impl Format {
 const LINES_HELD: usize = 4096;
 
 impl TraceSink {
-    fn chrome(&self) -> bool {
-        self.0.lock().is_ok_and(|w| w.format.chrome)
-    }
-
     /// A sink writing to `out` in the chrome format (`chrome`) or as JSON Lines.
     pub fn new(out: impl Write + Send + 'static, chrome: bool) -> Self {
-        TraceSink(Arc::new(Mutex::new(Writer {
-            out: Box::new(std::io::BufWriter::new(out)),
-            format: Format::new(chrome),
-            error: None,
-        })))
+        TraceSink {
+            writer: Arc::new(Mutex::new(Writer {
+                out: Box::new(std::io::BufWriter::new(out)),
+                format: Format::new(chrome),
+                error: None,
+            })),
+            chrome,
+        }
     }
 
     /// Why writing stopped, if it did.
     pub fn error(&self) -> Option<String> {
-        self.0.lock().ok().and_then(|w| w.error.clone())
+        self.writer.lock().ok().and_then(|w| w.error.clone())
     }
 
     fn with(&self, f: impl FnOnce(&mut Format, &mut dyn Write) -> std::io::Result<()>) {
-        let Ok(mut w) = self.0.lock() else {
+        let Ok(mut w) = self.writer.lock() else {
             return;
         };
         let Writer { out, format, error } = &mut *w;
@@ -255,8 +264,7 @@ impl Trace {
         if self.enabled {
             self.events.push(e);
             // JSON Lines need no layout: they are written a few thousand at a time.
-            if self.events.len() >= LINES_HELD && self.sink.as_ref().is_some_and(|s| !s.0.chrome())
-            {
+            if self.events.len() >= LINES_HELD && self.sink.as_ref().is_some_and(|s| !s.0.chrome) {
                 self.end_segment();
             }
         }
