@@ -58,7 +58,7 @@
 
 use crate::exec::{self, Grid, Options, Outcome};
 use crate::ir::{self, Type};
-use crate::mem::tensormap::{TensorMap, SIZE as TENSORMAP_BYTES};
+use crate::mem::tensormap::TensorMap;
 use crate::mem::Global;
 use crate::source::Compiled;
 use std::fmt;
@@ -224,6 +224,13 @@ pub enum Arg {
         offset: u64,
         map: crate::launch::TensorMapDesc,
     },
+    /// A by-value struct (`.param .align N .b8 name[SIZE]`): `bytes`, zero-padded to the
+    /// parameter's size, with each field's bytes at its byte offset. Fields may be any
+    /// argument (a buffer's address, a tensor map, a nested struct), and may not overlap.
+    Struct {
+        bytes: Vec<u8>,
+        fields: Vec<(u64, Arg)>,
+    },
 }
 
 impl Arg {
@@ -241,6 +248,10 @@ pub struct Launch {
     /// CTAs per cluster; `None`: the kernel's `.reqnctapercluster`, else one.
     pub cluster: Option<[u32; 3]>,
     pub dynamic_shared_bytes: u32,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every CTA resident at once, grid
+    /// synchronisation (`this_grid().sync()`) works, and a grid an H100 cannot hold at once is
+    /// refused.
+    pub cooperative: bool,
     pub buffers: Vec<Buffer>,
     pub args: Vec<Arg>,
 }
@@ -252,6 +263,7 @@ impl Default for Launch {
             block: [1, 1, 1],
             cluster: None,
             dynamic_shared_bytes: 0,
+            cooperative: false,
             buffers: Vec::new(),
             args: Vec::new(),
         }
@@ -417,6 +429,12 @@ impl Kernel {
                 (b.name.clone(), b.ty, addr, len)
             })
             .collect();
+        // The workspace CUDA's grid synchronisation counts arrivals in (after the buffers,
+        // whose addresses do not change with it).
+        let mut grid = grid;
+        if launch.cooperative {
+            grid.cooperative = Some(global.alloc("(grid workspace)", vec![0; 16], false));
+        }
         let size = func.params.iter().map(|p| p.offset + p.size).max();
         let mut kparams = vec![0u8; size.unwrap_or(0) as usize];
         for (i, (arg, param)) in launch.args.iter().zip(&func.params).enumerate() {
@@ -483,13 +501,38 @@ impl Kernel {
                 l.grid
             ));
         }
-        Ok(Grid {
+        let grid = Grid {
             grid: l.grid,
             block: l.block,
             dynamic_shared_bytes: l.dynamic_shared_bytes,
             cluster,
             explicit_cluster,
-        })
+            cooperative: None,
+        };
+        if l.cooperative {
+            self.check_co_resident(&grid, ctas)?;
+        }
+        Ok(grid)
+    }
+
+    /// A cooperative launch needs every CTA resident at once, in clusters of one CTA.
+    fn check_co_resident(&self, grid: &Grid, ctas: u64) -> Result<(), Error> {
+        if grid.cluster_ctas() > 1 {
+            return Err(Error::Unsupported(format!(
+                "a cooperative launch with clusters of {} CTAs (ptxrun runs cooperative grids of one-CTA clusters)",
+                grid.cluster_ctas()
+            )));
+        }
+        let (most, limit) =
+            crate::exec::resident_ctas(self.module.ir(), ir::FuncId(self.index as u32), grid);
+        if ctas > most {
+            return invalid(format!(
+                "a cooperative launch of {ctas} CTAs cannot be resident at once: an H100 ({} SMs) holds at most {most} CTAs of `{}` with this block and shared memory (limited by {limit})",
+                crate::exec::SMS,
+                self.function().name
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -540,12 +583,45 @@ fn check_limits(func: &ir::Function, l: &Launch) -> Result<(), Error> {
     Ok(())
 }
 
+/// The most bytes a struct argument may have (PTX kernel parameters total at most 32764).
+const MAX_STRUCT_BYTES: u64 = 1 << 16;
+
 /// The bytes one argument puts in the parameter buffer; errors continue `params[i]`.
 fn arg_bytes(
     arg: &Arg,
     param: &ir::Param,
     buffers: &[(String, Type, u64, usize)],
 ) -> Result<Vec<u8>, String> {
+    let size = param.size as usize;
+    if let Arg::Struct { bytes, fields } = arg {
+        let what = format!("kernel parameter `{}` ({size} bytes)", param.name);
+        return struct_bytes(bytes, fields, Some(size), &what, buffers);
+    }
+    let out = field_bytes(arg, buffers)?;
+    if out.len() == size {
+        return Ok(out);
+    }
+    let (p, n) = (&param.name, param.size);
+    Err(match arg {
+        Arg::Buffer { index, .. } => format!(
+            " (buffer `{}`): kernel parameter `{p}` is {n} bytes, a pointer needs 8",
+            buffers[*index].0
+        ),
+        Arg::Null => format!(": kernel parameter `{p}` is {n} bytes, a null pointer needs 8"),
+        Arg::TensorMap { buffer, .. } => format!(
+            " (tensormap over `{}`): kernel parameter `{p}` is {n} bytes, a CUtensorMap has 128",
+            buffers[*buffer].0
+        ),
+        _ => format!(
+            ": kernel parameter `{p}` is {n} bytes ({}), the launch gives {} bytes",
+            param.ty,
+            out.len()
+        ),
+    })
+}
+
+/// The bytes of one argument, at its own size (a struct: its bytes and fields, no padding).
+fn field_bytes(arg: &Arg, buffers: &[(String, Type, u64, usize)]) -> Result<Vec<u8>, String> {
     let buffer = |index: usize| {
         buffers
             .get(index)
@@ -554,12 +630,6 @@ fn arg_bytes(
     match arg {
         Arg::Buffer { index, offset } => {
             let (name, _, addr, len) = buffer(*index)?;
-            if param.size != 8 {
-                return Err(format!(
-                    " (buffer `{name}`): kernel parameter `{}` is {} bytes, a pointer needs 8",
-                    param.name, param.size
-                ));
-            }
             if *offset > *len as u64 {
                 return Err(format!(
                     " (buffer `{name}`): offset {offset} is past its end ({len} bytes)"
@@ -567,31 +637,14 @@ fn arg_bytes(
             }
             Ok((addr + offset).to_le_bytes().to_vec())
         }
-        Arg::Null if param.size == 8 => Ok(vec![0; 8]),
-        Arg::Null => Err(format!(
-            ": kernel parameter `{}` is {} bytes, a null pointer needs 8",
-            param.name, param.size
-        )),
-        Arg::Bytes(bytes) if bytes.len() == param.size as usize => Ok(bytes.clone()),
-        Arg::Bytes(bytes) => Err(format!(
-            ": kernel parameter `{}` is {} bytes ({}), the launch gives {} bytes",
-            param.name,
-            param.size,
-            param.ty,
-            bytes.len()
-        )),
+        Arg::Null => Ok(vec![0; 8]),
+        Arg::Bytes(bytes) => Ok(bytes.clone()),
         Arg::TensorMap {
             buffer: index,
             offset,
             map,
         } => {
             let (name, _, addr, len) = buffer(*index)?;
-            if param.size as usize != TENSORMAP_BYTES {
-                return Err(format!(
-                    " (tensormap over `{name}`): kernel parameter `{}` is {} bytes, a CUtensorMap has 128",
-                    param.name, param.size
-                ));
-            }
             let m: TensorMap = map.at(addr.saturating_add(*offset));
             m.validate().map_err(|e| format!(": {e}"))?;
             if m.extent().saturating_add(*offset) > *len as u64 {
@@ -602,7 +655,67 @@ fn arg_bytes(
             }
             Ok(m.encode().to_vec())
         }
+        Arg::Struct { bytes, fields } => struct_bytes(bytes, fields, None, "the struct", buffers),
     }
+}
+
+/// A struct's bytes: `bytes` padded to `size` (else to where its last field ends), each
+/// field's bytes at its offset. `what` names it in messages.
+fn struct_bytes(
+    bytes: &[u8],
+    fields: &[(u64, Arg)],
+    size: Option<usize>,
+    what: &str,
+    buffers: &[(String, Type, u64, usize)],
+) -> Result<Vec<u8>, String> {
+    let mut placed: Vec<(u64, Vec<u8>)> = Vec::with_capacity(fields.len());
+    for (i, (off, f)) in fields.iter().enumerate() {
+        let b = field_bytes(f, buffers).map_err(|e| format!(".fields[{i}]{e}"))?;
+        if matches!(f, Arg::TensorMap { .. }) && off % 64 != 0 {
+            return Err(format!(
+                ".fields[{i}]: a CUtensorMap must be 64-byte aligned, and offset {off} is not"
+            ));
+        }
+        let end = off.saturating_add(b.len() as u64);
+        if let Some(j) = placed
+            .iter()
+            .position(|(o, pb)| *o < end && *off < o.saturating_add(pb.len() as u64))
+        {
+            return Err(format!(
+                ".fields[{i}]: bytes {off}..{end} overlap fields[{j}]"
+            ));
+        }
+        placed.push((*off, b));
+    }
+    let natural = placed
+        .iter()
+        .map(|(o, b)| o.saturating_add(b.len() as u64))
+        .chain([bytes.len() as u64])
+        .max()
+        .unwrap_or(0);
+    let size = size.map_or(natural, |s| s as u64);
+    if size > MAX_STRUCT_BYTES {
+        return Err(format!(
+            ": {what} would be {size} bytes; kernel parameters hold at most {MAX_STRUCT_BYTES}"
+        ));
+    }
+    if natural > size {
+        let past = |(o, b): &(u64, Vec<u8>)| o.saturating_add(b.len() as u64) > size;
+        return Err(match placed.iter().position(past) {
+            Some(i) => format!(
+                ".fields[{i}]: {} bytes at offset {} run past the end of {what}",
+                placed[i].1.len(),
+                placed[i].0
+            ),
+            None => format!(": `bytes` holds {} bytes, more than {what}", bytes.len()),
+        });
+    }
+    let mut out = vec![0u8; size as usize];
+    out[..bytes.len()].copy_from_slice(bytes);
+    for (o, b) in placed {
+        out[o as usize..o as usize + b.len()].copy_from_slice(&b);
+    }
+    Ok(out)
 }
 
 impl Prepared {

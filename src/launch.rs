@@ -7,6 +7,8 @@ use crate::ir::Type;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+mod params;
+
 /// A problem with a launch file or its inputs: "bad input", exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchError(pub String);
@@ -32,7 +34,9 @@ struct RawLaunch {
     #[serde(default)]
     dynamic_shared_bytes: u32,
     #[serde(default)]
-    params: Vec<RawParam>,
+    cooperative: bool,
+    #[serde(default)]
+    params: Vec<params::RawParam>,
     #[serde(default)]
     outputs: indexmap::IndexMap<String, String>,
     expect: Option<RawExpect>,
@@ -125,28 +129,6 @@ fn toml_message(e: &toml::de::Error, text: &str) -> String {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawParam {
-    buffer: Option<String>,
-    #[serde(rename = "type")]
-    ty: String,
-    len: Option<u64>,
-    init: Option<toml::Value>,
-    value: Option<toml::Value>,
-    /// A CUDA tensor map over the named buffer (the arguments of `cuTensorMapEncodeTiled`).
-    tensormap: Option<String>,
-    dims: Option<Vec<u64>>,
-    strides: Option<Vec<u64>>,
-    #[serde(rename = "box")]
-    boxdim: Option<Vec<u32>>,
-    element_strides: Option<Vec<u32>>,
-    swizzle: Option<String>,
-    oob_fill: Option<String>,
-    interleave: Option<String>,
-    l2_promotion: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawExpect {
     #[serde(default)]
     outputs: indexmap::IndexMap<String, String>,
@@ -166,6 +148,8 @@ pub struct Launch {
     pub block: [u32; 3],
     pub cluster: Option<[u32; 3]>,
     pub dynamic_shared_bytes: u32,
+    /// `cooperative = true`: `cudaLaunchCooperativeKernel`.
+    pub cooperative: bool,
     pub params: Vec<LaunchParam>,
     /// Buffer name -> output path, relative to `dir` (or `--out-dir`), checked by
     /// [`crate::files::output_path`].
@@ -205,6 +189,36 @@ pub enum LaunchParam {
         created: Option<(Type, Vec<u8>)>,
         map: TensorMapDesc,
     },
+    /// The address of a buffer another entry declares.
+    Pointer {
+        buffer: String,
+    },
+    /// A by-value struct: `bytes` (zero-padded to the parameter's size), with each field's
+    /// bytes at its offset.
+    Struct {
+        bytes: Vec<u8>,
+        fields: Vec<(u64, LaunchParam)>,
+    },
+}
+
+impl LaunchParam {
+    /// The names of the buffers this entry declares (its fields' too), in order.
+    pub fn declared_buffers<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            LaunchParam::Buffer { name, .. } => out.push(name),
+            LaunchParam::TensorMap {
+                buffer,
+                created: Some(_),
+                ..
+            } => out.push(buffer),
+            LaunchParam::Struct { fields, .. } => {
+                for (_, f) in fields {
+                    f.declared_buffers(out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A tensor map as a launch file describes it; the address comes from its buffer at launch.
@@ -471,91 +485,10 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
     let block = raw.block.get();
     // The launch's shape (zero dimensions, block and grid sizes, clusters) is checked by the
     // facade, `api::Kernel::prepare`, for every caller.
-    let mut params = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (i, p) in raw.params.iter().enumerate() {
-        let field = format!("{name}: params[{i}]");
-        let ty = parse_type(&p.ty, &format!("{field}.type"))?;
-        if let Some(name) = &p.tensormap {
-            params.push(tensormap_param(p, name, ty, &mut src, &field, &mut seen)?);
-            continue;
-        }
-        let map_keys = [
-            ("dims", p.dims.is_some()),
-            ("strides", p.strides.is_some()),
-            ("box", p.boxdim.is_some()),
-            ("element_strides", p.element_strides.is_some()),
-            ("swizzle", p.swizzle.is_some()),
-            ("oob_fill", p.oob_fill.is_some()),
-            ("interleave", p.interleave.is_some()),
-            ("l2_promotion", p.l2_promotion.is_some()),
-        ];
-        if let Some((k, _)) = map_keys.iter().find(|(_, set)| *set) {
-            return err(format!(
-                "{field}.{k}: only a `tensormap` parameter takes `{k}`"
-            ));
-        }
-        match &p.buffer {
-            Some(b) => {
-                if !seen.insert(b.clone()) {
-                    return err(format!("{field}.buffer: `{b}` is declared twice"));
-                }
-                if p.value.is_some() {
-                    return err(format!("{field}: a buffer takes `init`, not `value`"));
-                }
-                let Some(len) = p.len else {
-                    return err(format!("{field}.len: missing (number of elements)"));
-                };
-                let bytes = len.saturating_mul(u64::from(ty.size()));
-                if bytes > MAX_BUFFER_BYTES {
-                    return err(format!("{field}.len: {bytes} bytes is too large"));
-                }
-                let data =
-                    init_buffer(&mut src, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
-                params.push(LaunchParam::Buffer {
-                    name: b.clone(),
-                    ty,
-                    data,
-                });
-            }
-            None => {
-                let Some(v) = &p.value else {
-                    return err(format!(
-                        "{field}: a scalar needs `value` (or give `buffer` for a buffer)"
-                    ));
-                };
-                params.push(LaunchParam::Scalar {
-                    ty,
-                    bytes: scalar_bytes(v, ty, &format!("{field}.value"))?,
-                });
-            }
-        }
-    }
-    let buffer_names: Vec<&str> = params
-        .iter()
-        .filter_map(|p| match p {
-            LaunchParam::Buffer { name, .. } => Some(name.as_str()),
-            LaunchParam::TensorMap {
-                buffer,
-                created: Some(_),
-                ..
-            } => Some(buffer.as_str()),
-            _ => None,
-        })
-        .collect();
-    for (i, p) in params.iter().enumerate() {
-        if let LaunchParam::TensorMap {
-            buffer,
-            created: None,
-            ..
-        } = p
-        {
-            if !buffer_names.contains(&buffer.as_str()) {
-                return err(format!(
-                    "{name}: params[{i}].tensormap: no buffer named `{buffer}` (declare it with `buffer = \"{buffer}\"` in another entry, or give `len` here)"
-                ));
-            }
-        }
+    let params = params::load(&raw.params, &mut src, &name)?;
+    let mut buffer_names = Vec::new();
+    for p in &params {
+        p.declared_buffers(&mut buffer_names);
     }
     // Each named buffer with a path: `[outputs]` relative and checked, `[expect]` inputs.
     let check_names = |m: &indexmap::IndexMap<String, String>,
@@ -623,76 +556,12 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
         block,
         cluster: raw.cluster.map(Dim3::get),
         dynamic_shared_bytes: raw.dynamic_shared_bytes,
+        cooperative: raw.cooperative,
         params,
         outputs,
         inputs,
         expect,
         allow,
-    })
-}
-
-/// A `tensormap = "buffer"` entry: the map's shape, and the buffer when it declares one.
-fn tensormap_param(
-    p: &RawParam,
-    name: &str,
-    ty: Type,
-    src: &mut Inputs<'_>,
-    field: &str,
-    seen: &mut std::collections::HashSet<String>,
-) -> Result<LaunchParam, LaunchError> {
-    if p.buffer.is_some() || p.value.is_some() {
-        return err(format!(
-            "{field}: a tensormap entry takes no `buffer` or `value` (`tensormap` names its buffer)"
-        ));
-    }
-    let Some(dims) = p.dims.clone() else {
-        return err(format!(
-            "{field}.dims: missing (elements per dimension, innermost first)"
-        ));
-    };
-    let Some(boxdim) = p.boxdim.clone() else {
-        return err(format!("{field}.box: missing (box size per dimension)"));
-    };
-    let es = u64::from(ty.size());
-    let shape = MapShape {
-        elem: ty,
-        dims,
-        strides: p.strides.clone(),
-        boxdim,
-        element_strides: p.element_strides.clone(),
-        swizzle: p.swizzle.as_deref().unwrap_or("none"),
-        oob_fill: p.oob_fill.as_deref().unwrap_or("zero"),
-        interleave: p.interleave.as_deref().unwrap_or("none"),
-        l2_promotion: p.l2_promotion.as_deref().unwrap_or("none"),
-    };
-    let desc = TensorMapDesc::new(shape).map_err(|e| LaunchError(format!("{field}{e}")))?;
-    let created = match p.len {
-        Some(len) => {
-            if !seen.insert(name.to_string()) {
-                return err(format!(
-                    "{field}.tensormap: buffer `{name}` is declared twice"
-                ));
-            }
-            let bytes = len.saturating_mul(es);
-            if bytes > MAX_BUFFER_BYTES {
-                return err(format!("{field}.len: {bytes} bytes is too large"));
-            }
-            Some((
-                ty,
-                init_buffer(src, p.init.as_ref(), ty, len, &format!("{field}.init"))?,
-            ))
-        }
-        None if p.init.is_some() => {
-            return err(format!(
-                "{field}.init: give `len` too to declare the buffer here"
-            ))
-        }
-        None => None,
-    };
-    Ok(LaunchParam::TensorMap {
-        buffer: name.to_string(),
-        created,
-        map: desc,
     })
 }
 

@@ -186,48 +186,79 @@ pub fn prepare(path: &Path, s: &Settings) -> Result<Prepared, BadInput> {
 fn launch_spec(launch: &mut Launch, launch_file: &str) -> Result<api::Launch, BadInput> {
     let mut buffers = Vec::new();
     for lp in &mut launch.params {
-        let (name, ty, data) = match lp {
-            LaunchParam::Buffer { name, ty, data } => (name, *ty, data),
-            LaunchParam::TensorMap {
-                buffer,
-                created: Some((ty, data)),
-                ..
-            } => (buffer, *ty, data),
-            _ => continue,
-        };
-        buffers.push(api::Buffer {
-            name: name.clone(),
-            ty,
-            data: std::mem::take(data),
-        });
+        take_buffers(lp, &mut buffers);
     }
-    let index = |name: &str| buffers.iter().position(|b| b.name == name);
     let mut args = Vec::new();
     for (i, lp) in launch.params.iter().enumerate() {
-        args.push(match lp {
-            LaunchParam::Buffer { name, .. } => Arg::buffer(index(name).unwrap_or(0)),
-            LaunchParam::Scalar { bytes, .. } => Arg::Bytes(bytes.clone()),
-            LaunchParam::TensorMap { buffer, map, .. } => match index(buffer) {
-                Some(b) => Arg::TensorMap {
-                    buffer: b,
-                    offset: 0,
-                    map: map.clone(),
-                },
-                None => {
-                    return Err(BadInput(format!(
-                        "{launch_file}: params[{i}].tensormap: no buffer `{buffer}`"
-                    )))
-                }
-            },
-        });
+        args.push(
+            arg_of(lp, &buffers).map_err(|e| BadInput(format!("{launch_file}: params[{i}]{e}")))?,
+        );
     }
     Ok(api::Launch {
         grid: launch.grid,
         block: launch.block,
         cluster: launch.cluster,
         dynamic_shared_bytes: launch.dynamic_shared_bytes,
+        cooperative: launch.cooperative,
         buffers,
         args,
+    })
+}
+
+/// Moves the buffers an entry declares (its fields' too) into `out`.
+fn take_buffers(lp: &mut LaunchParam, out: &mut Vec<api::Buffer>) {
+    let (name, ty, data) = match lp {
+        LaunchParam::Buffer { name, ty, data } => (name, *ty, data),
+        LaunchParam::TensorMap {
+            buffer,
+            created: Some((ty, data)),
+            ..
+        } => (buffer, *ty, data),
+        LaunchParam::Struct { fields, .. } => {
+            for (_, f) in fields {
+                take_buffers(f, out);
+            }
+            return;
+        }
+        _ => return,
+    };
+    out.push(api::Buffer {
+        name: name.clone(),
+        ty,
+        data: std::mem::take(data),
+    });
+}
+
+/// The facade's argument for an entry; errors continue `params[i]`.
+fn arg_of(lp: &LaunchParam, buffers: &[api::Buffer]) -> Result<Arg, String> {
+    let index = |name: &str, key: &str| {
+        buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| format!(".{key}: no buffer `{name}`"))
+    };
+    Ok(match lp {
+        LaunchParam::Buffer { name, .. } | LaunchParam::Pointer { buffer: name } => {
+            Arg::buffer(index(name, "buffer")?)
+        }
+        LaunchParam::Scalar { bytes, .. } => Arg::Bytes(bytes.clone()),
+        LaunchParam::TensorMap { buffer, map, .. } => Arg::TensorMap {
+            buffer: index(buffer, "tensormap")?,
+            offset: 0,
+            map: map.clone(),
+        },
+        LaunchParam::Struct { bytes, fields } => Arg::Struct {
+            bytes: bytes.clone(),
+            fields: fields
+                .iter()
+                .enumerate()
+                .map(|(i, (off, f))| {
+                    arg_of(f, buffers)
+                        .map(|a| (*off, a))
+                        .map_err(|e| format!(".fields[{i}]{e}"))
+                })
+                .collect::<Result<_, _>>()?,
+        },
     })
 }
 
@@ -386,9 +417,10 @@ pub fn hazard_kind(name: &str) -> &str {
     }
 }
 
-/// `None` if equal (bit for bit, or within a relative tolerance for floats).
+/// `None` if equal (bit for bit, or within a relative tolerance for floats). The whole buffer is
+/// compared: an expected file shorter than the buffer (an empty one, a truncated one) fails.
 fn compare(got: &[u8], want: &[u8], ty: Type, tol: Option<f64>) -> Option<String> {
-    if got.len() < want.len() {
+    if got.len() != want.len() {
         return Some(format!(
             "buffer has {} bytes, expected file {}",
             got.len(),
@@ -473,4 +505,25 @@ pub fn find_launches(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut seen = std::collections::BTreeSet::new();
     out.retain(|l| seen.insert(std::fs::canonicalize(l).unwrap_or_else(|_| l.clone())));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_whole_buffer_is_compared() {
+        let got = [1u8, 0, 0, 0, 2, 0, 0, 0];
+        assert_eq!(compare(&got, &got, Type::U32, None), None);
+        // An empty or truncated expected file is no golden output.
+        for want in [&got[..0], &got[..4]] {
+            let msg = compare(&got, want, Type::U32, None).unwrap();
+            assert!(msg.contains("buffer has 8 bytes"), "{msg}");
+        }
+        let msg = compare(&got, &[1, 0, 0, 0, 3, 0, 0, 0], Type::U32, None).unwrap();
+        assert!(
+            msg.contains("1 of 2 elements differ; first at element 1"),
+            "{msg}"
+        );
+    }
 }

@@ -126,6 +126,27 @@ fn sm70_mma_form_is_unsupported_naming_it() {
     );
 }
 
+/// What one GPU and one grid cannot run stops as unsupported, saying why: a device-side launch
+/// (dynamic parallelism) and `multimem` (a multicast object over several GPUs).
+#[test]
+fn device_side_launches_and_multimem_are_unsupported_saying_why() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/device_launch"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "device-side launch (CUDA dynamic parallelism, `__cudaCDP2GetParameterBufferV2`)"
+        ) && stderr.contains("kernel.ptx:103:"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/multimem"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`multimem.ld_reduce.relaxed.sys.global.add.f32` is not supported by ptxrun: it needs a")
+            && stderr.contains("multicast object over several GPUs"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn trap_deadlock_and_step_limit_exit_1() {
     let (code, _, stderr) = ptxrun(&["run", "tests/run/trap"]);
@@ -233,6 +254,49 @@ fn bad_launch_files_exit_2_naming_the_field() {
             format!("grid = 1\nblock = 2048\n{buf}"),
             vec![],
             "block",
+        ),
+        (
+            "offset-outside-a-struct",
+            "grid = 1\nblock = 64\n[[params]]\noffset = 8\ntype = \"i32\"\nvalue = 1\n".into(),
+            vec![],
+            "params[0].offset: only a field of a struct takes `offset`",
+        ),
+        (
+            "struct-with-a-type",
+            "grid = 1\nblock = 64\n[[params]]\ntype = \"u64\"\nfields = []\n".into(),
+            vec![],
+            "params[0].type: a struct takes `bytes` and `fields`, not `type`",
+        ),
+        (
+            "field-without-offset",
+            "grid = 1\nblock = 64\n[[params]]\nfields = [{ type = \"i32\", value = 1 }]\n".into(),
+            vec![],
+            "params[0].fields[0].offset: missing",
+        ),
+        (
+            "pointer-to-nothing",
+            "grid = 1\nblock = 64\n[[params]]\nfields = [{ offset = 0, buffer = \"nope\" }]\n"
+                .into(),
+            vec![],
+            "params[0].fields[0].buffer: no buffer named `nope`",
+        ),
+        (
+            "not-a-byte",
+            "grid = 1\nblock = 64\n[[params]]\nbytes = [1, 256]\n".into(),
+            vec![],
+            "params[0].bytes[1]: expected a byte, 0 to 255",
+        ),
+        (
+            "struct-for-a-pointer",
+            "grid = 1\nblock = 64\n[[params]]\nbytes = [1, 2, 3, 4, 5, 6, 7, 8, 9]\n".into(),
+            vec![],
+            "`bytes` holds 9 bytes, more than kernel parameter",
+        ),
+        (
+            "cooperative-not-a-bool",
+            format!("grid = 1\nblock = 64\ncooperative = 1\n{buf}"),
+            vec![],
+            "cooperative",
         ),
     ];
     for (name, toml, files, needle) in cases {

@@ -93,7 +93,7 @@ fn an_intra_warp_spin_lock_makes_progress_under_every_seed() {
 #[test]
 fn async_samples_match_under_every_latency_model_and_seed() {
     let themes = [
-        "async", "bulk", "mbarrier", "tensor", "cluster", "checker", "hazards",
+        "async", "bulk", "mbarrier", "tensor", "cluster", "checker", "hazards", "launch",
     ];
     let dirs: Vec<PathBuf> = themes
         .iter()

@@ -36,6 +36,7 @@ __all__ = [
     "Report",
     "Diagnostic",
     "TensorMap",
+    "Struct",
     "PtxrunError",
     "HazardError",
     "KernelFault",
@@ -363,40 +364,71 @@ def _scalar_bytes(v: Any, ty: str, size: int, name: str) -> bytes:
     raise TypeError(f"{name}: cannot pass {type(v).__name__} to a .{ty} parameter")
 
 
+class Struct:
+    """A by-value struct argument (`.param .align N .b8 name[SIZE]`): `data` (zero-padded to the
+    parameter's size) with each field at its byte offset. A field is a NumPy array (its device
+    address, 8 bytes), a `TensorMap` (128 bytes), a NumPy scalar or `bytes` (their bytes), `None`
+    (a null pointer) or a nested `Struct`; fields may not overlap. Plain Python numbers have no
+    width here: pass `np.float32(2.5)`, `np.int32(7)`."""
+
+    def __init__(self, fields: Optional[Dict[int, Any]] = None, data: bytes = b"") -> None:
+        self.fields = dict(fields or {})
+        self.data = bytes(data)
+        for off in self.fields:
+            if not isinstance(off, int) or off < 0:
+                raise TypeError(f"Struct: field offsets are byte offsets (ints >= 0), not {off!r}")
+
+    def __repr__(self) -> str:
+        return f"Struct({self.fields!r}, data={self.data!r})"
+
+
+def _collect(a: Any, name: str, regions: "_Regions", spots: Dict[int, int]) -> None:
+    """Adds every array `a` points to (itself, a tensor map's, a struct's fields') to `regions`."""
+    if isinstance(a, np.ndarray):
+        spots[id(a)] = len(regions.arrays)
+        regions.add(a, name)
+    elif isinstance(a, TensorMap):
+        spots[id(a)] = len(regions.arrays)
+        regions.add(a.array, name)
+    elif isinstance(a, Struct):
+        for off, f in a.fields.items():
+            _collect(f, f"{name}.fields[{off}]", regions, spots)
+
+
+def _convert(a: Any, ty: str, size: int, name: str, regions: "_Regions", spots: Dict[int, int]) -> Any:
+    """One argument as a `_ptxrun.Arg` (after `regions.layout()`)."""
+    if isinstance(a, np.ndarray):
+        return _ptxrun.Arg.buffer(*regions.where[spots[id(a)]])
+    if isinstance(a, TensorMap):
+        return a._arg(*regions.where[spots[id(a)]])
+    if isinstance(a, Struct):
+        fields = []
+        for off, f in sorted(a.fields.items()):
+            fname = f"{name}.fields[{off}]"
+            if f is not None and not isinstance(f, (np.ndarray, TensorMap, Struct, np.generic, bytes, bytearray)):
+                raise TypeError(f"{fname}: a struct field is an array, TensorMap, NumPy scalar, bytes, None or "
+                                f"Struct, not {type(f).__name__} (give numbers a width: np.int32(...))")
+            fields.append((off, _convert(f, "b8", 0, fname, regions, spots)))
+        return _ptxrun.Arg.structure(a.data, fields)
+    if a is None:
+        return _ptxrun.Arg.null()
+    if isinstance(a, np.generic):
+        return _ptxrun.Arg.bytes(a.tobytes())
+    if isinstance(a, (bytes, bytearray, memoryview)):
+        return _ptxrun.Arg.bytes(bytes(a))
+    return _ptxrun.Arg.bytes(_scalar_bytes(a, ty, size, name))
+
+
 def _marshal(args: Sequence[Any], params: Sequence[Tuple[str, str, int, int]]):
     """Kernel arguments as `_ptxrun.Arg`s plus the buffers they point into."""
     if len(args) != len(params):
         raise ValueError(f"the kernel takes {len(params)} parameters, {len(args)} arguments given")
     regions = _Regions()
-    kinds = []
+    spots: Dict[int, int] = {}
     for i, a in enumerate(args):
-        name = f"args[{i}]"
-        if isinstance(a, np.ndarray):
-            regions.add(a, name)
-            kinds.append(("array", len(regions.arrays) - 1))
-        elif isinstance(a, TensorMap):
-            regions.add(a.array, name)
-            kinds.append(("tensormap", len(regions.arrays) - 1))
-        else:
-            kinds.append(("value", a))
+        _collect(a, f"args[{i}]", regions, spots)
     regions.layout()
-    out = []
-    for i, ((kind, v), (_, ty, size, _)) in enumerate(zip(kinds, params)):
-        name = f"args[{i}]"
-        if kind == "array":
-            b, off = regions.where[v]
-            out.append(_ptxrun.Arg.buffer(b, off))
-        elif kind == "tensormap":
-            b, off = regions.where[v]
-            out.append(args[i]._arg(b, off))
-        elif v is None:
-            out.append(_ptxrun.Arg.null())
-        elif isinstance(v, np.generic):
-            out.append(_ptxrun.Arg.bytes(v.tobytes()))
-        elif isinstance(v, (bytes, bytearray, memoryview)):
-            out.append(_ptxrun.Arg.bytes(bytes(v)))
-        else:
-            out.append(_ptxrun.Arg.bytes(_scalar_bytes(v, ty, size, name)))
+    out = [_convert(a, ty, size, f"args[{i}]", regions, spots) for i, (a, (_, ty, size, _)) in enumerate(zip(args, params))]
     return out, regions
 
 
@@ -446,6 +478,7 @@ class Module:
         args: Sequence[Any] = (),
         shared_mem: int = 0,
         cluster: Optional[Dim] = None,
+        cooperative: bool = False,
         seed: int = 0,
         latency: str = "bandwidth",
         check: bool = True,
@@ -465,7 +498,9 @@ class Module:
         CUDA runtime writes it; `"none"`: only `Report.stdout`). Findings of severity
         `warning` are reported but raise only with `deny_warnings=True`; `suppress` hides
         findings matching its rules (`"KIND"` or `"KIND:LOCATION"`, globs, as in a
-        `--suppressions` file), which the report counts in `suppressed`."""
+        `--suppressions` file), which the report counts in `suppressed`. `cooperative=True`
+        is `cudaLaunchCooperativeKernel`: every CTA resident at once, `this_grid().sync()`
+        works, and a grid the GPU cannot hold at once is a `ValueError`."""
         params = self.params(entry)
         raw_args, regions = _marshal(args, params)
         options = dict(
@@ -483,6 +518,7 @@ class Module:
             block=dim3(block, "block"),
             cluster=None if cluster is None else dim3(cluster, "cluster"),
             shared_mem=_count(shared_mem, "shared_mem", (1 << 32) - 1),
+            cooperative=bool(cooperative),
         )
         if printf not in ("stdout", "fd", "none"):
             raise ValueError(f"printf={printf!r}: use 'stdout', 'fd' or 'none'")

@@ -9,6 +9,7 @@ class _Shape(TypedDict):
     grid: List[int]
     block: List[int]
     cluster: Optional[List[int]]
+    cooperative: bool
     shared_mem: int
 
 class _Options(TypedDict):
@@ -39,6 +40,8 @@ class Arg:
     def bytes(data: bytes) -> Arg: ...
     @staticmethod
     def null() -> Arg: ...
+    @staticmethod
+    def structure(data: bytes, fields: List[Tuple[int, Arg]]) -> Arg: ...
     @staticmethod
     def tensormap(index: int, offset: int, spec: _MapSpec) -> Arg: ...
 

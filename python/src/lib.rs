@@ -58,6 +58,21 @@ impl PyArg {
         PyArg { inner: Arg::Null }
     }
 
+    /// A by-value struct: `data`, zero-padded to the parameter's size, with each field's
+    /// argument at its byte offset.
+    #[staticmethod]
+    fn structure(data: &[u8], fields: Vec<(u64, Bound<'_, PyArg>)>) -> Self {
+        PyArg {
+            inner: Arg::Struct {
+                bytes: data.to_vec(),
+                fields: fields
+                    .iter()
+                    .map(|(o, a)| (*o, a.get().inner.clone()))
+                    .collect(),
+            },
+        }
+    }
+
     /// A CUtensorMap at `offset` bytes into buffer `index`; `spec` is a dict of cuTensorMapEncodeTiled's
     /// arguments: elem, dims, box, strides, element_strides, swizzle, oob_fill, interleave,
     /// l2_promotion (the last six may be None).
@@ -144,6 +159,7 @@ struct Shape {
     block: [u32; 3],
     cluster: Option<[u32; 3]>,
     shared_mem: u32,
+    cooperative: bool,
 }
 
 /// (name, PTX type, size, alignment) of each kernel parameter.
@@ -239,6 +255,7 @@ impl PyPtxModule {
             block: shape.block,
             cluster: shape.cluster,
             dynamic_shared_bytes: shape.shared_mem,
+            cooperative: shape.cooperative,
             buffers: bufs,
             args: args.iter().map(|a| a.get().inner.clone()).collect(),
         };

@@ -279,3 +279,44 @@ def test_warnings_do_not_raise_unless_denied_and_suppressions_hide_findings():
     assert r.ok and r.diagnostics == [] and r.suppressed["findings"] == 2
     with pytest.raises(ValueError):
         m.launch(None, 4, 128, [x, total], suppress=[":"])
+
+
+AXPY = SAMPLES / "launch" / "struct_axpy"
+JACOBI = SAMPLES / "launch" / "coop_jacobi"
+
+
+def test_a_struct_argument_carries_pointers_scalars_and_nested_structs():
+    m = ptxrun.Module.from_file(AXPY / "kernel.ptx")
+    x = read(AXPY / "inputs" / "x.bin", np.float32)
+    y = np.zeros(640, dtype=np.float32)
+    hits = np.zeros(1, dtype=np.int32)
+    axpy = ptxrun.Struct({
+        0: x, 8: y, 16: np.float32(1.75), 20: np.int32(600),
+        24: np.array([100, 420], dtype=np.int32).tobytes(),
+        32: np.array([0.5, -1.25, 3.0, 0.0625], dtype=np.float32).tobytes(),
+        48: np.float64(0.3), 56: np.uint16(513), 58: np.int8(3),
+    })
+    tally = ptxrun.Struct({8: ptxrun.Struct({0: hits, 8: np.int32(5)}), 24: np.int16(-7)}, data=b"ABC")
+    m.launch(None, 5, 128, [axpy, tally])
+    assert y.tobytes() == (AXPY / "expected" / "y.bin").read_bytes()
+    assert hits.tobytes() == (AXPY / "expected" / "hits.bin").read_bytes()
+    with pytest.raises(TypeError, match=r"args\[1\].fields\[24\]: a struct field"):
+        m.launch(None, 5, 128, [axpy, ptxrun.Struct({24: -7})])
+    with pytest.raises(ValueError, match=r"fields\[1\]: bytes 12..13 overlap fields\[0\]"):
+        m.launch(None, 5, 128, [axpy, ptxrun.Struct({8: hits, 12: np.int8(1)})])
+
+
+def test_a_cooperative_launch_syncs_the_grid():
+    m = ptxrun.Module.from_file(JACOBI / "kernel.ptx")
+    a = read(JACOBI / "inputs" / "a.bin", np.float32)
+    f = read(JACOBI / "inputs" / "f.bin", np.float32)
+    b = np.zeros_like(a)
+    args = [a, b, f, np.int32(5000), np.int32(4)]
+    m.launch(None, 24, 96, args, cooperative=True, explore=4)
+    assert a.tobytes() == (JACOBI / "expected" / "a.bin").read_bytes()
+    assert b.tobytes() == (JACOBI / "expected" / "b.bin").read_bytes()
+    # Without a cooperative launch there is no grid workspace: grid.sync() traps.
+    with pytest.raises(ptxrun.KernelFault, match="trap"):
+        m.launch(None, 24, 96, args)
+    with pytest.raises(ValueError, match="cannot be resident at once"):
+        m.launch(None, 3000, 96, args, cooperative=True)

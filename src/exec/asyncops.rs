@@ -217,15 +217,16 @@ pub(crate) fn shared_loc(
             cx,
             lane,
             FaultKind::Memory,
-            format!("{len}-byte asynchronous access at shared+{o:#x} of CTA rank {r} is outside its {n} bytes"),
+            format!("{len}-byte asynchronous access at shared+{o:#x} of CTA rank {} is outside its {n} bytes", cx.to_real(r)),
         )),
         None => Err(lane_fault(
             cx,
             lane,
             FaultKind::Memory,
             format!(
-                "CTA rank {r} is not in the cluster ({} CTAs)",
-                cx.smem.len()
+                "{} is not in the cluster ({} CTAs)",
+                super::memops::rank_text(r),
+                cx.cluster_ctas()
             ),
         )),
     }
@@ -677,7 +678,7 @@ pub(super) fn multicast_targets(
     targets: &mut Vec<(u32, u32, u64)>,
 ) -> Res<()> {
     for &rk in ranks {
-        let a = mem::cluster_encode(rk, off);
+        let a = mem::cluster_encode(cx.to_real(rk), off);
         shared_loc(cx, Some(Space::SharedCluster), a, len, lane)?;
         targets.push((rk, mbar, len));
     }
@@ -695,7 +696,7 @@ pub(super) fn multicast_ranks(
         return Ok(vec![dst_rank]);
     }
     let mask = cx.src(k, lane, Type::U16) as u32 & 0xffff;
-    let n = cx.smem.len() as u32;
+    let n = cx.cluster_ctas();
     if mask == 0 || mask >> n != 0 {
         return Err(lane_fault(
             cx,
@@ -704,7 +705,10 @@ pub(super) fn multicast_ranks(
             format!("ctaMask {mask:#06x} names CTAs outside the cluster of {n}"),
         ));
     }
-    Ok((0..n).filter(|r| mask & (1 << r) != 0).collect())
+    Ok((0..n)
+        .filter(|r| mask & (1 << r) != 0)
+        .map(|r| cx.to_unit(r))
+        .collect())
 }
 
 /// `cp.async.bulk` and `cp.reduce.async.bulk` in every direction.

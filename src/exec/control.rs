@@ -201,7 +201,7 @@ impl<'m> Machine<'m> {
                     warp: cta.warps[wi].index,
                     lane: active.trailing_zeros(),
                 };
-                let cluster = cl.ctas.len() > 1;
+                let cluster = self.grid.cluster_ctas() > 1;
                 // Its own asynchronous operations, and its peers', may still use its memory.
                 hb.ops_at_exit(&self.engine, site, cluster);
                 if cluster {

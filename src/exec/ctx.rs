@@ -56,6 +56,46 @@ impl Ctx<'_, '_> {
         &self.smem[self.rank as usize].bytes
     }
 
+    /// The executing CTA's rank in its cluster. `rank` is its index in the scheduling unit:
+    /// the same, except in a cooperative launch, whose unit is the grid of one-CTA clusters.
+    pub fn cluster_rank(&self) -> u32 {
+        if self.grid.cooperative.is_some() {
+            0
+        } else {
+            self.rank
+        }
+    }
+
+    /// The unit index of the CTA of cluster rank `real` (out of range if the cluster has no
+    /// such CTA, for the caller's bounds check to report).
+    pub fn to_unit(&self, real: u32) -> u32 {
+        match (self.grid.cooperative, real) {
+            (None, _) => real,
+            (Some(_), 0) => self.rank,
+            (Some(_), _) => u32::MAX,
+        }
+    }
+
+    /// The cluster rank of the CTA at unit index `unit`.
+    pub fn to_real(&self, unit: u32) -> u32 {
+        if self.grid.cooperative.is_some() {
+            0
+        } else {
+            unit
+        }
+    }
+
+    /// CTAs in the executing CTA's cluster.
+    pub fn cluster_ctas(&self) -> u32 {
+        self.grid.cluster_ctas()
+    }
+
+    /// A `shared::cluster` offset as (unit index, offset in that CTA's shared memory).
+    pub fn cluster_target(&self, addr: u64) -> (u32, u64) {
+        let (r, o) = crate::mem::cluster_addr(addr, self.cluster_rank());
+        (self.to_unit(r), o)
+    }
+
     /// Lanes that are the executing CTA's threads `[x, y, z]`.
     pub fn thread_of(&self, lane: usize) -> u32 {
         self.warp_index * WARP as u32 + lane as u32
@@ -196,7 +236,7 @@ impl Ctx<'_, '_> {
             Sreg::Nclusterid => pick(std::array::from_fn(|i| self.grid.grid[i] / self.cluster[i])),
             Sreg::ClusterCtaid => pick(std::array::from_fn(|i| self.cta[i] % self.cluster[i])),
             Sreg::ClusterNctaid => pick(self.cluster),
-            Sreg::ClusterCtarank => u64::from(self.rank),
+            Sreg::ClusterCtarank => u64::from(self.cluster_rank()),
             Sreg::ClusterNctarank => u64::from(self.cluster.iter().product::<u32>()),
             Sreg::LanemaskEq => lane_bit,
             Sreg::LanemaskLe => (lane_bit << 1).wrapping_sub(1) & 0xffff_ffff,
@@ -216,6 +256,10 @@ impl Ctx<'_, '_> {
             | Sreg::ReservedSmemOffsetEnd
             | Sreg::ReservedSmemOffsetCap
             | Sreg::ReservedSmemOffset(_) => 0,
+            // The grid workspace of a cooperative launch, high word first, as CUDA's
+            // cooperative groups read it (`this_grid().sync()` traps when it is null).
+            Sreg::Envreg(1) => self.grid.cooperative.map_or(0, |a| a >> 32),
+            Sreg::Envreg(2) => self.grid.cooperative.map_or(0, |a| a & 0xffff_ffff),
             Sreg::CurrentGraphExec | Sreg::Envreg(_) | Sreg::Pm(_) => 0,
         }
     }

@@ -27,9 +27,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// The first CTA of every cluster, in launch order (x fastest).
+/// The first CTA of every cluster, in launch order (x fastest); of a cooperative launch, whose
+/// CTAs all run together, the first CTA alone.
 pub(super) fn origins(grid: &Grid) -> Vec<[u32; 3]> {
-    let c = grid.cluster.map(|d| d.max(1) as usize);
+    let c = grid.unit().map(|d| d.max(1) as usize);
     let mut out = Vec::new();
     for z in (0..grid.grid[2]).step_by(c[2]) {
         for y in (0..grid.grid[1]).step_by(c[1]) {

@@ -101,6 +101,8 @@ pub(crate) struct Checker {
     cluster: u64,
     rank_agents: Vec<Agent>,
     agents_end: Agent,
+    /// How messages name each CTA of the running unit.
+    cta_names: Vec<String>,
     /// Per agent, the clocks at which it executed `fence.proxy.async` and the state spaces each
     /// fence orders ([`FENCE_SHARED`], [`FENCE_GLOBAL`]); and its clock at its last one.
     proxy_fences: BTreeMap<Agent, Vec<(u32, u8)>>,
@@ -180,8 +182,15 @@ impl Checker {
     }
 
     /// A cluster starts: fresh agents for its warps, empty shared shadows and barriers.
-    pub fn start_cluster(&mut self, warps_per_cta: &[usize], shared_bytes: usize) {
+    /// `names` says how messages name each CTA of the unit ("CTA rank 1" in a cluster).
+    pub fn start_cluster(
+        &mut self,
+        warps_per_cta: &[usize],
+        shared_bytes: usize,
+        names: Vec<String>,
+    ) {
         self.warps.clear();
+        self.cta_names = names;
         self.cluster += 1;
         self.rank_agents.clear();
         for &n in warps_per_cta {
@@ -198,7 +207,7 @@ impl Checker {
             .iter()
             .enumerate()
             .map(|(r, _)| {
-                let name = format!("the shared memory of CTA rank {r}");
+                let name = format!("the shared memory of {}", self.cta_names[r]);
                 Shadow::metered(shared_bytes, std::sync::Arc::clone(&self.meter), &name)
             })
             .collect();
@@ -650,7 +659,7 @@ impl Checker {
             for (i, w) in ws.iter().enumerate() {
                 if w.me == agent {
                     return if self.warps.len() > 1 {
-                        format!("warp {i} of CTA rank {r}")
+                        format!("warp {i} of {}", self.cta_names[r])
                     } else {
                         format!("warp {i}")
                     };

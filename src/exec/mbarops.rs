@@ -420,6 +420,16 @@ impl Machine<'_> {
         ins: &Instr,
         active: u32,
     ) -> Res<()> {
+        if self.grid.cooperative.is_some() {
+            // The scheduling unit is the whole grid, and its one barrier would count every CTA.
+            let mut f = fault(
+                FaultKind::Unsupported,
+                "barrier.cluster in a cooperative launch (ptxrun runs its one-CTA clusters as one unit)".to_string(),
+            );
+            f.linear_thread =
+                Some(cl.ctas[ci].warps[wi].index * 32 + active.trailing_zeros().min(31));
+            return Err(f);
+        }
         let phase = cl.cbar_phase;
         let id = cl.ctas[ci].id;
         let warp = &mut cl.ctas[ci].warps[wi];

@@ -35,10 +35,12 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
             for lane in lanes(cx.active) {
                 let a = cx.src(1, lane, Type::U64);
                 let rank = match cx.ins.mods.space {
-                    Some(Space::Shared | Space::SharedCluster) => mem::cluster_addr(a, cx.rank).0,
+                    Some(Space::Shared | Space::SharedCluster) => {
+                        mem::cluster_addr(a, cx.cluster_rank()).0
+                    }
                     _ => match mem::classify(a) {
-                        Generic::Shared(o) => mem::cluster_addr(o, cx.rank).0,
-                        _ => cx.rank,
+                        Generic::Shared(o) => mem::cluster_addr(o, cx.cluster_rank()).0,
+                        _ => cx.cluster_rank(),
                     },
                 };
                 cx.dst(0, lane, u64::from(rank));
@@ -106,7 +108,7 @@ pub(crate) fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Targe
         Some(Space::Global | Space::Const) => Target::Global(addr),
         Some(Space::Shared) => Target::Shared(cx.rank, addr & 0xffff_ffff),
         Some(Space::SharedCluster) => {
-            let (r, o) = mem::cluster_addr(addr & 0xffff_ffff, cx.rank);
+            let (r, o) = cx.cluster_target(addr & 0xffff_ffff);
             Target::Shared(r, o)
         }
         Some(Space::Local) => Target::Local(addr),
@@ -120,7 +122,7 @@ pub(crate) fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Targe
         _ => match mem::classify(addr) {
             Generic::Global(a) => Target::Global(a),
             Generic::Shared(o) => {
-                let (r, o) = mem::cluster_addr(o, cx.rank);
+                let (r, o) = cx.cluster_target(o);
                 Target::Shared(r, o)
             }
             Generic::Local(o) => Target::Local(o),
@@ -147,11 +149,21 @@ pub(crate) fn mem_fault(e: MemFault, thread: usize) -> Box<super::Fault> {
     f
 }
 
+/// A CTA rank for a message; [`Ctx::to_unit`]'s out-of-range index is no rank.
+pub(crate) fn rank_text(r: u32) -> String {
+    if r == u32::MAX {
+        "a CTA outside the cluster".into()
+    } else {
+        format!("CTA rank {r}")
+    }
+}
+
 fn no_cta(cx: &Ctx<'_, '_>, r: u32) -> MemFault {
     MemFault {
         message: format!(
-            "shared::cluster access to CTA rank {r}, but the cluster has {} CTAs",
-            cx.smem.len()
+            "shared::cluster access to {}, but the cluster has {} CTAs",
+            rank_text(r),
+            cx.cluster_ctas()
         ),
     }
 }
@@ -207,17 +219,10 @@ pub(crate) fn write(
     let dst: &mut [u8] = match t {
         Target::Global(a) => cx.global.write(a, n)?,
         Target::Shared(r, o) => {
-            let n_ctas = cx.smem.len();
-            match cx.smem.get_mut(r as usize) {
-                Some(s) => mem::slice_mut(&mut s.bytes, "shared", o, n)?,
-                None => {
-                    return Err(MemFault {
-                        message: format!(
-                        "shared::cluster access to CTA rank {r}, but the cluster has {n_ctas} CTAs"
-                    ),
-                    })
-                }
+            if cx.smem.get(r as usize).is_none() {
+                return Err(no_cta(cx, r));
             }
+            mem::slice_mut(&mut cx.smem[r as usize].bytes, "shared", o, n)?
         }
         Target::Local(_) => unreachable!("written above"),
         Target::KernelParam(_) => {
@@ -352,7 +357,7 @@ fn checked(
         Some(Sem::Volatile | Sem::Mmio | Sem::Weak) => None,
         s => s,
     };
-    let scope = super::scopes::of(&cx.ins);
+    let scope = super::scopes::reach(super::scopes::of(&cx.ins), cx.cluster_ctas());
     let Some(hb) = cx.hb.as_mut() else { return };
     hb.access(
         &*cx.engine,

@@ -7,7 +7,9 @@
 //!
 //! CTAs are grouped into clusters (PTX ISA 9.0 section 2.2.1): the CTAs of a cluster run
 //! together, their warps interleaved by one scheduler, and share distributed shared memory and
-//! the cluster barrier; clusters do not interact and run one after another.
+//! the cluster barrier; clusters do not interact and run one after another. A cooperative
+//! launch (`coop.rs`) is the exception: its CTAs may wait for each other, so the whole grid runs
+//! as one unit.
 //!
 //! Scheduling is deterministic: a ChaCha generator seeded from the launch's seed picks the next
 //! warp of a cluster and how many instructions it runs, and a virtual clock counts cycles;
@@ -29,6 +31,7 @@ mod asyncops;
 #[cfg(test)]
 mod campaign;
 mod control;
+mod coop;
 mod ctx;
 mod cvt;
 mod fast;
@@ -147,6 +150,26 @@ pub struct Grid {
     pub cluster: [u32; 3],
     /// The launch asked for clusters (`%is_explicit_cluster`).
     pub explicit_cluster: bool,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every CTA is resident at once, so
+    /// the whole grid runs as one scheduling unit, and `%envreg1:%envreg2` hold the address of
+    /// the grid workspace `this_grid().sync()` counts arrivals in (0 otherwise).
+    pub cooperative: Option<u64>,
+}
+
+impl Grid {
+    /// CTAs per cluster.
+    pub fn cluster_ctas(&self) -> u32 {
+        self.cluster.iter().product()
+    }
+
+    /// The CTAs one scheduling unit runs together: a cluster, or a cooperative launch's grid.
+    pub fn unit(&self) -> [u32; 3] {
+        if self.cooperative.is_some() {
+            self.grid
+        } else {
+            self.cluster
+        }
+    }
 }
 
 /// The kind of a kernel fault (exit code 1).
@@ -286,6 +309,7 @@ pub struct PrintfTruncated {
     pub dropped_bytes: u64,
 }
 
+pub use coop::{resident_ctas, SMS};
 pub use grid::run;
 
 /// How many instructions of a module have a warp-wide fast form, of how many (`fast.rs`).

@@ -203,6 +203,14 @@ impl<'m> Machine<'m> {
                     format!("device assertion `{msg}` failed ({file}:{line})"),
                 ));
             }
+            // The device runtime's launch entry points (nvcc -rdc, `kernel<<<...>>>` in device
+            // code): a child grid needs a launch of its own, which ptxrun does not make.
+            other if is_device_launch(other) => {
+                return Err(fault(
+                    FaultKind::Unsupported,
+                    format!("device-side launch (CUDA dynamic parallelism, `{other}`): ptxrun runs the one grid a launch describes, not child grids"),
+                ));
+            }
             other => {
                 return Err(fault(
                     FaultKind::Unsupported,
@@ -547,6 +555,14 @@ fn strip_zeros(s: &str) -> String {
         mant
     };
     format!("{mant}{exp}")
+}
+
+/// The device runtime's functions behind a device-side launch (CUDA 12+ `__cudaCDP2*`, and the
+/// documented `cudaGetParameterBuffer` / `cudaLaunchDevice` of older PTX).
+fn is_device_launch(name: &str) -> bool {
+    name.starts_with("__cudaCDP")
+        || name.starts_with("cudaGetParameterBuffer")
+        || name.starts_with("cudaLaunchDevice")
 }
 
 #[cfg(test)]

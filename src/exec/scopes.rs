@@ -34,6 +34,17 @@ pub(crate) fn of(ins: &Instr) -> Scope {
     }
 }
 
+/// The threads a strong access's scope holds, as far as other CTAs go: in clusters of one CTA,
+/// `.cluster` holds the threads `.cta` does. (Only a cooperative launch runs several one-CTA
+/// clusters together, where the difference shows; fences keep their scope, so that a relaxed
+/// `.cluster` mbarrier arrival after a `.cluster` fence still releases what the fence did.)
+pub(crate) fn reach(s: Scope, cluster_ctas: u32) -> Scope {
+    match s {
+        Scope::Cluster if cluster_ctas <= 1 => Scope::Cta,
+        s => s,
+    }
+}
+
 /// Whether a strong access with these semantics releases its warp's whole clock (else only
 /// what its last fence did).
 pub(crate) fn releases(sem: Option<Sem>) -> bool {

@@ -447,7 +447,7 @@ impl<'m> Machine<'m> {
         if shared_bytes > super::layout::MAX_SHARED_BYTES {
             return Err(with_cta(fault(FaultKind::Memory, format!("the launch needs {shared_bytes} bytes of shared memory; an sm_90 CTA has at most {}", super::layout::MAX_SHARED_BYTES)), first));
         }
-        let [cx, cy, cz] = self.grid.cluster;
+        let [cx, cy, cz] = self.grid.unit();
         let mut cl = Cluster {
             ctas: Vec::new(),
             smem: Vec::new(),
@@ -477,7 +477,17 @@ impl<'m> Machine<'m> {
         let mut next_watch = self.stats.warp_instructions + WATCH_EVERY;
         if let Some(hb) = &mut self.hb {
             let warps: Vec<usize> = cl.ctas.iter().map(|c| c.warps.len()).collect();
-            hb.start_cluster(&warps, shared_bytes as usize);
+            // A cooperative launch's CTAs are clusters of their own: named by their index.
+            let coop = self.grid.cooperative.is_some();
+            let names = cl
+                .ctas
+                .iter()
+                .map(|c| match coop {
+                    true => format!("CTA {:?}", c.id),
+                    false => format!("CTA rank {}", c.rank),
+                })
+                .collect();
+            hb.start_cluster(&warps, shared_bytes as usize, names);
         }
         if self.trace.enabled {
             for cta in &cl.ctas {
@@ -910,9 +920,16 @@ impl<'m> Machine<'m> {
                         .get(cx.pc as usize)
                         .and_then(|s| s.raw.clone())
                         .unwrap_or_else(|| op.name().to_string());
+                    // multimem reaches one address on every GPU of a multicast object.
+                    let why = match op {
+                        Multimem => {
+                            ": it needs a multicast object over several GPUs, and ptxrun models one"
+                        }
+                        _ => " yet",
+                    };
                     return Err(fault(
                         FaultKind::Unsupported,
-                        format!("`{what}` is not supported by ptxrun yet"),
+                        format!("`{what}` is not supported by ptxrun{why}"),
                     ));
                 }
             }
