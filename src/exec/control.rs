@@ -220,6 +220,7 @@ impl<'m> Machine<'m> {
         for b in 0..cta.bars.len() as u8 {
             let all = cta.bars[b as usize].expected == 0;
             let released = try_release(self.m, cta, b);
+            self.woken += u64::from(!released.is_empty());
             if let (Some(hb), false) = (self.hb.as_mut(), released.is_empty()) {
                 hb.bar_release(cta.rank, b as usize, &released, all);
             }
@@ -543,6 +544,7 @@ impl<'m> Machine<'m> {
         }
         let all = cta.bars[id as usize].expected == 0;
         let released = try_release(self.m, cta, id as u8);
+        self.woken += u64::from(!released.is_empty());
         if let (Some(hb), false) = (self.hb.as_mut(), released.is_empty()) {
             hb.bar_release(cta.rank, id as usize, &released, all);
         }

@@ -879,13 +879,18 @@ impl Checker {
         let release = super::scopes::releases(sem);
         let loc = self.atomics.entry(key).or_default();
         if read {
-            let (seen, beyond) = loc.sync.acquire(self.cluster, site.rank, scope);
-            w.acquire(&seen, mask);
-            if let Some(all) = beyond {
-                // Releases this read saw but may not acquire for a scope: remembered to explain
-                // a race they would have ordered.
-                w.narrow.join(&all);
-                w.narrow_at = Some((site.func, site.pc, scope));
+            loc.sync.now_in(self.cluster);
+            let memo = Some((key, loc.sync.version(), scope, mask, (site.func, site.pc)));
+            if w.last_acquire != memo {
+                let (seen, beyond) = loc.sync.acquire(self.cluster, site.rank, scope);
+                w.acquire(&seen, mask);
+                if let Some(all) = beyond {
+                    // Releases this read saw but may not acquire for a scope: remembered to
+                    // explain a race they would have ordered.
+                    w.narrow.join(&all);
+                    w.narrow_at = Some((site.func, site.pc, scope));
+                }
+                w.last_acquire = memo;
             }
             if loc.last_write.agent != 0 {
                 self.observed.insert((w.me, key), loc.last_write);

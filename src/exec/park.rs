@@ -156,6 +156,7 @@ impl Machine<'_> {
             return;
         }
         self.progress += 1;
+        self.woken += 1;
         let now = self.now;
         for cta in &mut cl.ctas {
             for w in &mut cta.warps {
@@ -189,6 +190,7 @@ impl Machine<'_> {
     /// Wakes every group parked on the cluster barrier.
     pub(crate) fn wake_cluster_barrier(&mut self, cl: &mut Cluster) {
         self.progress += 1;
+        self.woken += 1;
         let now = self.now;
         for cta in &mut cl.ctas {
             for w in &mut cta.warps {
@@ -287,6 +289,7 @@ impl Machine<'_> {
                         g.timed_out = true;
                         g.deadline = None;
                         w.clock = w.clock.max(d);
+                        self.woken += 1;
                     } else {
                         next = next.min(d);
                     }
@@ -317,6 +320,7 @@ impl Machine<'_> {
                     g.timed_out = true;
                     w.clock = w.clock.max(self.now);
                     any = true;
+                    self.woken += 1;
                 }
             }
         }

@@ -78,12 +78,21 @@ pub(crate) struct Published {
     /// What earlier clusters released at narrower scopes: no later thread acquires it, but a
     /// race it would have ordered names the scope.
     out_of_reach: Vc,
+    /// Counts changes: a thread that acquires twice at the same count learns nothing new (a
+    /// spin on a flag costs no clock joins while the flag stays as it is).
+    version: u64,
 }
 
 impl Published {
+    /// What changed so far; call after [`Published::now_in`] for the acquiring cluster.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// Forgets what threads of an earlier cluster published at CTA and cluster scope.
-    fn now_in(&mut self, cluster: u64) {
+    pub fn now_in(&mut self, cluster: u64) {
         if self.cluster != cluster {
+            self.version += 1;
             self.cluster = cluster;
             for (_, vc) in self.by_cta.drain(..) {
                 self.out_of_reach.join(&vc);
@@ -96,6 +105,7 @@ impl Published {
     /// A thread of CTA `rank` of cluster `cluster` releases `vc` with scope `scope`.
     pub fn release(&mut self, cluster: u64, rank: u32, vc: &Vc, scope: Scope) {
         self.now_in(cluster);
+        self.version += 1;
         match self.by_cta.iter_mut().find(|e| e.0 == rank) {
             Some(e) => e.1.join(vc),
             None => self.by_cta.push((rank, vc.clone())),

@@ -74,6 +74,10 @@ pub(crate) struct Machine<'m> {
     /// a barrier opened, a thread exited): a wait that timed out once at the same count cannot
     /// be helped by timing out again.
     pub progress: u64,
+    /// Counts the times groups of warps other than the running one were made ready (a barrier
+    /// opened, an operation completed, a wait timed out): the scheduler's list of runnable
+    /// warps is rebuilt whole only then, and otherwise updated for the warp that ran.
+    pub woken: u64,
     /// The earliest deadline of a parked `mbarrier.try_wait` (`u64::MAX`: none).
     pub next_deadline: u64,
     /// The happens-before checker, unless checking is off.
@@ -302,6 +306,7 @@ impl<'m> Machine<'m> {
             },
             now: 0,
             progress: 0,
+            woken: 0,
             next_deadline: u64::MAX,
             hb: opts
                 .check
@@ -505,20 +510,28 @@ impl<'m> Machine<'m> {
             }
         }
         let mut runnable: Vec<(usize, usize)> = Vec::new();
+        // The wake count the list was last built at, and the warp that ran since.
+        let (mut listed_at, mut last_run) = (u64::MAX, None);
         self.next_deadline = u64::MAX;
         loop {
             self.pump(&mut cl)?;
             if self.now >= self.next_deadline {
                 self.expire(&mut cl);
             }
-            runnable.clear();
-            for (ci, cta) in cl.ctas.iter().enumerate() {
-                for (wi, w) in cta.warps.iter().enumerate() {
-                    if w.groups.iter().any(|g| g.wait == Wait::Ready) {
-                        runnable.push((ci, wi));
-                    }
+            // A cooperative grid holds thousands of warps: scanning them all for every pick
+            // would make a run quadratic in its size.
+            match last_run.take() {
+                Some((ci, wi)) if listed_at == self.woken => relist(&mut runnable, &cl, ci, wi),
+                _ => {
+                    list_runnable(&cl, &mut runnable);
+                    listed_at = self.woken;
                 }
             }
+            debug_assert_eq!(runnable, {
+                let mut all = Vec::new();
+                list_runnable(&cl, &mut all);
+                all
+            });
             if runnable.is_empty() {
                 if cl
                     .ctas
@@ -563,6 +576,7 @@ impl<'m> Machine<'m> {
                 }
             }
             let (ci, wi) = runnable[self.sched.pick(runnable.len())];
+            last_run = Some((ci, wi));
             let quantum = self.sched.quantum();
             for _ in 0..quantum {
                 let Some(g) = pick_group(&cl.ctas[ci].warps[wi]) else {
@@ -1436,5 +1450,32 @@ pub(crate) fn expected(cta: &Cta, b: u8) -> u32 {
     match cta.bars[b as usize].expected {
         0 => cta.nthreads - cta.exited,
         n => n,
+    }
+}
+/// Every warp of the unit with a group ready to run, in (CTA, warp) order.
+fn list_runnable(cl: &Cluster, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    for (ci, cta) in cl.ctas.iter().enumerate() {
+        for (wi, w) in cta.warps.iter().enumerate() {
+            if w.groups.iter().any(|g| g.wait == Wait::Ready) {
+                out.push((ci, wi));
+            }
+        }
+    }
+}
+
+/// Updates the runnable list for warp `wi` of CTA `ci`, the one that ran, when no other warp
+/// was woken: it may have parked, exited or divided.
+fn relist(list: &mut Vec<(usize, usize)>, cl: &Cluster, ci: usize, wi: usize) {
+    let ready = cl.ctas[ci].warps[wi]
+        .groups
+        .iter()
+        .any(|g| g.wait == Wait::Ready);
+    match list.binary_search(&(ci, wi)) {
+        Ok(i) if !ready => {
+            list.remove(i);
+        }
+        Err(i) if ready => list.insert(i, (ci, wi)),
+        _ => {}
     }
 }

@@ -62,6 +62,24 @@ impl Vc {
             self.0.clone_from(&o.0);
             return;
         }
+        // Most joins bring no agent this clock lacks (a warp acquiring from warps it already
+        // knows): raise the entries in place, without a new vector.
+        let mut i = 0;
+        let in_place = o.0.iter().all(|&(agent, clock)| {
+            while i < self.0.len() && self.0[i].0 < agent {
+                i += 1;
+            }
+            match self.0.get_mut(i) {
+                Some(e) if e.0 == agent => {
+                    e.1 = e.1.max(clock);
+                    true
+                }
+                _ => false,
+            }
+        });
+        if in_place {
+            return;
+        }
         let mut out = Vec::with_capacity(self.0.len() + o.0.len());
         let (mut i, mut j) = (0, 0);
         while i < self.0.len() && j < o.0.len() {
@@ -142,6 +160,9 @@ impl Scope {
 }
 
 /// The happens-before state of one warp (one agent) and its mechanism clocks.
+/// What [`WarpClock::last_acquire`] remembers.
+pub type AcquireMemo = ((u32, u64), u64, Scope, u32, (u32, u32));
+
 #[derive(Debug, Clone)]
 pub struct WarpClock {
     /// The warp's own agent, and the agents counting its completed non-bulk operations, its
@@ -168,6 +189,10 @@ pub struct WarpClock {
     pub wg_issued: u32,
     /// What each lane knows of the others' accesses.
     pub lanes: LaneClock,
+    /// The warp's last acquire through an atomic location: (location, its version, scope,
+    /// lanes, instruction). Acquiring the same again changes nothing, so a spinning read
+    /// skips it.
+    pub last_acquire: Option<AcquireMemo>,
 }
 
 impl WarpClock {
@@ -189,6 +214,7 @@ impl WarpClock {
             bulk_issued: 0,
             wg_issued: 0,
             lanes: LaneClock::default(),
+            last_acquire: None,
         }
     }
 
