@@ -286,3 +286,26 @@ fn residency_is_what_the_h100_driver_measured() {
     }
     assert_eq!(rows, 30);
 }
+
+#[test]
+fn init_writes_a_struct_entry_that_runs() {
+    // `ptxrun init` on a kernel taking two structs: each gets a `fields = []` entry (all zero
+    // bytes), so the written launch file runs as it is.
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/launch-params/init");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy(Path::new(AXPY).join("kernel.ptx"), d.join("kernel.ptx")).unwrap();
+    let ptxrun = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ptxrun"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let init = ptxrun(&["init", d.join("kernel.ptx").to_str().unwrap()]);
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let text = std::fs::read_to_string(d.join("launch.toml")).unwrap();
+    assert_eq!(text.matches("fields = []").count(), 2, "{text}");
+    assert!(text.contains("(64 bytes), aligned to 8: a by-value struct"), "{text}");
+    let run = ptxrun(&["run", d.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}

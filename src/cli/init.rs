@@ -113,7 +113,11 @@ fn param(t: &mut String, p: &Param, buffers: &mut Vec<String>) {
         _ => {
             let _ = writeln!(
                 t,
-                "# {declared}: a by-value struct or vector, which a launch file cannot give yet;\n# the Python API passes it as bytes (README \"From Python\")."
+                "# {declared}, aligned to {}: a by-value struct (README \"Launch files: structs\"): its bytes\n\
+                 # are zero but for its fields, each at its byte offset, e.g.\n\
+                 # fields = [{{ offset = 0, buffer = \"x\" }}, {{ offset = 8, type = \"i32\", value = 4 }}]\n\
+                 [[params]]\nfields = []              # TODO",
+                p.align
             );
         }
     }
