@@ -302,10 +302,21 @@ fn init_writes_a_struct_entry_that_runs() {
             .unwrap()
     };
     let init = ptxrun(&["init", d.join("kernel.ptx").to_str().unwrap()]);
-    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
     let text = std::fs::read_to_string(d.join("launch.toml")).unwrap();
     assert_eq!(text.matches("fields = []").count(), 2, "{text}");
-    assert!(text.contains("(64 bytes), aligned to 8: a by-value struct"), "{text}");
+    assert!(
+        text.contains("(64 bytes), aligned to 8: a by-value struct"),
+        "{text}"
+    );
     let run = ptxrun(&["run", d.to_str().unwrap()]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 }
