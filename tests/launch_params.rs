@@ -320,3 +320,42 @@ fn init_writes_a_struct_entry_that_runs() {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+#[test]
+fn tensormap_replace_forms_ptxas_rejects_are_load_errors() {
+    let module = |ins: &str| {
+        Module::parse(&format!(
+            ".version 8.3\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             .reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\n{ins}\nret;\n}}\n"
+        ))
+    };
+    assert!(module("tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 1, %r1;").is_ok());
+    for (bad, why) in [
+        (
+            "tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], %r1;",
+            "take [addr], ord, new_val",
+        ),
+        (
+            "tensormap.replace.tile.global_address.global.b1024.b32 [%rd1], %r1;",
+            "global_address and global_stride are .b64",
+        ),
+        (
+            "tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], %r1;",
+            "this field's new value is a constant",
+        ),
+        (
+            "tensormap.replace.tile.box_dim.global.b1024.b32 [%rd1], 5, %r1;",
+            "ord is a constant from 0 to 4",
+        ),
+        (
+            "tensormap.replace.global_dim.global.b1024.b32 [%rd1], 0, %r1;",
+            "it needs .tile and .b1024",
+        ),
+    ] {
+        let e = module(bad).err().unwrap();
+        assert!(
+            e.message().contains("ir::tensormap-replace-form") && e.message().contains(why),
+            "{bad}: {e}"
+        );
+    }
+}

@@ -53,6 +53,7 @@ mod spin;
 mod step;
 mod tcore;
 mod tensorops;
+mod tmapedit;
 mod translate;
 mod warpops;
 mod wgmma;

@@ -5,7 +5,7 @@
 //! as `cp.async.cg` copying exactly 16 bytes and every `mbarrier` object being `.b64`.
 //! Deliberately conservative: a false error on valid nvcc output is worse than a missed check.
 
-use super::mods::SubOp;
+use super::mods::{Flags, SubOp};
 use super::opcode::Op;
 use super::types::Type;
 use super::{Instr, Operand, RegInfo};
@@ -80,9 +80,12 @@ pub fn check_instr(
         | Op::MbarrierInit
         | Op::MbarrierInval
         | Op::MbarrierExpectTx
-        | Op::MbarrierCompleteTx => &[0],
+        | Op::MbarrierCompleteTx
+        | Op::TensormapReplace => &[0],
         Op::CpAsyncMbarrierArrive | Op::Prefetch | Op::Prefetchu => &[0],
-        Op::CpAsync | Op::CpAsyncBulk | Op::CpReduceAsyncBulk => &[0, 1],
+        Op::CpAsync | Op::CpAsyncBulk | Op::CpReduceAsyncBulk | Op::TensormapCpFenceproxy => {
+            &[0, 1]
+        }
         Op::StAsync | Op::RedAsync => &[0, 2],
         _ => &[],
     };
@@ -117,6 +120,8 @@ pub fn check_instr(
             | Op::Discard
             | Op::Applypriority
             | Op::FenceProxyTensormap
+            | Op::TensormapReplace
+            | Op::TensormapCpFenceproxy
             | Op::WgmmaWaitGroup
     ) && !ins.op.name().starts_with("cp.")
         && !ins.op.name().starts_with("mbarrier.")
@@ -283,6 +288,16 @@ pub fn check_instr(
     }
     if matches!(ins.op, Op::WmmaLoad | Op::WmmaStore | Op::WmmaMma) {
         check_wmma(ins, ops, src, &at)?;
+    }
+    if ins.op == Op::TensormapReplace {
+        if let Some(why) = tensormap_replace_form(ins, ops) {
+            return Err(Diag::error(
+                "ir::tensormap-replace-form",
+                format!("`{}` is not a form of tensormap.replace: {why}", src.opcode.text),
+            )
+            .label(src.opcode.span.clone(), why)
+            .help("PTX ISA 9.0 section 9.7.9.27: tensormap.replace.tile.FIELD{.global, .shared::cta}.b1024{.b32, .b64} [addr], {ord,} new_val"));
+        }
     }
     if ins.op == Op::Setmaxnreg
         && !matches!(ops[0], Operand::Imm(n) if (24..=256).contains(&n) && n % 8 == 0)
@@ -549,4 +564,36 @@ fn check_wmma(
         },
     };
     check_fragments(ops, src, at, &want)
+}
+
+/// What is wrong with a `tensormap.replace` (its field, operand count, type, `.tile.b1024`),
+/// as ptxas says it.
+fn tensormap_replace_form(ins: &Instr, ops: &[Operand]) -> Option<&'static str> {
+    use SubOp as F;
+    let field = ins.mods.sub?;
+    let with_ord = matches!(
+        field,
+        F::BoxDim | F::GlobalDim | F::GlobalStride | F::ElementStride
+    );
+    let wide = matches!(field, F::GlobalAddress | F::GlobalStride);
+    let enumerated = matches!(
+        field,
+        F::Elemtype | F::InterleaveLayout | F::SwizzleMode | F::SwizzleAtomicity | F::FillMode
+    );
+    if !ins.mods.has(Flags::TILE) || !ins.mods.has(Flags::B1024) {
+        return Some("it needs .tile and .b1024");
+    }
+    if ops.len() != if with_ord { 3 } else { 2 } {
+        return Some("box_dim, global_dim, global_stride and element_stride take [addr], ord, new_val; the other fields [addr], new_val");
+    }
+    if ins.mods.ty() != Some(if wide { Type::B64 } else { Type::B32 }) {
+        return Some("global_address and global_stride are .b64, the other fields .b32");
+    }
+    if with_ord && !matches!(ops[1], Operand::Imm(0..=4)) {
+        return Some("ord is a constant from 0 to 4");
+    }
+    if enumerated && !matches!(ops[ops.len() - 1], Operand::Imm(_)) {
+        return Some("this field's new value is a constant");
+    }
+    None
 }

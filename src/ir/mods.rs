@@ -81,6 +81,12 @@ word_enum!(
         Clamp = "clamp", Wrap = "wrap",
         // The fragment a `wmma.load`/`wmma.store` moves (section 9.7.14.4).
         FragA = "a", FragB = "b", FragC = "c", FragD = "d",
+        // The field a `tensormap.replace` writes (section 9.7.9.27).
+        GlobalAddress = "global_address", Rank = "rank", BoxDim = "box_dim",
+        GlobalDim = "global_dim", GlobalStride = "global_stride",
+        ElementStride = "element_stride", Elemtype = "elemtype",
+        InterleaveLayout = "interleave_layout", SwizzleMode = "swizzle_mode",
+        SwizzleAtomicity = "swizzle_atomicity", FillMode = "fill_mode",
     }
 );
 
@@ -132,7 +138,10 @@ flags! {
     IM2COL_NO_OFFS = 32, "im2col_no_offs";
     TILE_GATHER4 = 33, "tile::gather4";
     NON_BLOCKING = 36, "nonblocking";
+    // A tensor map's size in `tensormap.replace` and the proxy of `tensormap.cp_fenceproxy`.
+    B1024 = 38, "b1024";
     TRAP = 39, "trap";
+    TENSORMAP_GENERIC = 41, "tensormap::generic";
     ZERO = 40, "zero";
     CP_MASK = 42, "cp_mask";
     IGNORE_OOB = 43, "ignore_oob";

@@ -172,6 +172,9 @@ table! {
     FenceProxyAsyncGeneric "fence.proxy.async::generic", SEM.or(SCOPE), [], [SYNC_RESTRICT_CTA, SYNC_RESTRICT_CLUSTER], 0..0, 0..0;
     FenceProxyTensormap "fence.proxy.tensormap::generic", SEM.or(SCOPE), [], [], 0..0, 0..2;
     FenceMbarrierInit "fence.mbarrier_init", SEM.or(SCOPE), [], [], 0..0, 0..0;
+    // ---- tensor maps edited on the device (9.7.9.27-28) ----
+    TensormapReplace "tensormap.replace", T.or(SP), [GlobalAddress, Rank, BoxDim, GlobalDim, GlobalStride, ElementStride, Elemtype, InterleaveLayout, SwizzleMode, SwizzleAtomicity, FillMode], [TILE, B1024], 1..1, 2..3;
+    TensormapCpFenceproxy "tensormap.cp_fenceproxy", SP.or(SP2).or(SEM).or(SCOPE), [], [TENSORMAP_GENERIC, SYNC, ALIGNED], 0..0, 3..3;
     Atom "atom", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas], [NOFTZ, CACHE_HINT], 1..1, 3..5;
     Red "red", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor], [NOFTZ, CACHE_HINT], 1..1, 2..3;
     Vote "vote", T, [All, Any, Uni, Ballot], [SYNC], 1..1, 2..3;
@@ -222,8 +225,6 @@ table! {
     Istypep "istypep";
     Multimem "multimem";
     StBulk "st.bulk";
-    TensormapReplace "tensormap.replace";
-    TensormapCpFenceproxy "tensormap.cp_fenceproxy";
     Clusterlaunchcontrol "clusterlaunchcontrol";
     Vadd "vadd"; Vsub "vsub"; Vabsdiff "vabsdiff"; Vmin "vmin"; Vmax "vmax"; Vshl "vshl"; Vshr "vshr";
     Vmad "vmad"; Vset "vset"; Vadd2 "vadd2"; Vsub2 "vsub2"; Vavrg2 "vavrg2"; Vabsdiff2 "vabsdiff2";

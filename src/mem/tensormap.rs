@@ -83,6 +83,12 @@ const TYPES: &[(u8, Type)] = &[
 ];
 
 impl TensorMap {
+    /// The element type of a `CU_TENSOR_MAP_DATA_TYPE` code (0 to 9), as `tensormap.replace`
+    /// `.elemtype` takes it.
+    pub fn elem_of_code(code: u8) -> Option<Type> {
+        TYPES.iter().find(|(c, _)| *c == code).map(|(_, t)| *t)
+    }
+
     /// Checks the rules `cuTensorMapEncodeTiled` enforces; the message names what is wrong.
     pub fn validate(&self) -> Result<(), String> {
         let es = u64::from(self.elem.size());

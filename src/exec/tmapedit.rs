@@ -1,0 +1,159 @@
+//! Tensor maps edited on the device (PTX ISA 9.0 sections 9.7.9.27 `tensormap.replace` and
+//! 9.7.9.28 `tensormap.cp_fenceproxy`), as CUTLASS's grouped GEMMs retarget one map per group:
+//! copy the map to shared memory, replace fields, copy it back to global memory with a release
+//! to the tensor-map proxy, acquire it (`fence.proxy.tensormap::generic.acquire`) and copy with it.
+//!
+//! The map's bytes are ptxrun's own encoding (`mem::tensormap`), so a field is replaced by
+//! decoding, setting and encoding. Each field takes what `cuTensorMapEncodeTiled` takes, as
+//! measured on the H100 (docs/launch/tensormap-replace.md): `global_dim` and `box_dim` the size,
+//! `global_stride` bytes (of dimension ord + 1), `element_stride` the stride, `elemtype` the
+//! `CU_TENSOR_MAP_DATA_TYPE` code, `swizzle_mode` 0..3 (none, 32B, 64B, 128B), `fill_mode` 0
+//! (zero) or 1 (NaN). `.rank`, `.interleave_layout` other than 0 and `.swizzle_atomicity` stop as
+//! unsupported. The edited map is checked where a copy uses it, as a launch's maps are.
+
+use super::ctx::Ctx;
+use super::memops::{address, check_align, mem_fault, read, target, thread_of, write, Ranges};
+use super::step::{fault, lanes, Res};
+use super::FaultKind;
+use crate::ir::mods::SubOp;
+use crate::ir::{Op, Space, Type};
+use crate::mem::tensormap::{self, Swizzle, TensorMap};
+
+pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    match cx.ins.op {
+        Op::TensormapReplace => replace(cx),
+        _ => cp_fenceproxy(cx),
+    }
+}
+
+fn unsupported(cx: &Ctx<'_, '_>, why: &str) -> Box<super::Fault> {
+    let what = crate::ir::print_opcode(cx.func, cx.pc);
+    fault(
+        FaultKind::Unsupported,
+        format!("`{what}` is not supported by ptxrun: {why}"),
+    )
+}
+
+/// `tensormap.replace.tile.FIELD.SPACE.b1024.TYPE [addr], {ord,} new_val`.
+fn replace(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let field = cx.ins.mods.sub.unwrap_or(SubOp::GlobalAddress);
+    let ty = cx.ty();
+    let space = cx.ins.mods.space;
+    let mut ranges: Ranges = Ranges::new();
+    for lane in lanes(cx.active) {
+        let addr = address(cx, 0, lane);
+        let tg = target(cx, space, addr);
+        check_align(cx, addr, 128, lane, tg)?;
+        let mut bytes = [0u8; tensormap::SIZE];
+        read(cx, tg, lane, &mut bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        let mut map = TensorMap::decode(&bytes).map_err(|e| {
+            let mut f = fault(
+                FaultKind::Memory,
+                format!("tensormap.replace at {addr:#x}: {e}"),
+            );
+            f.linear_thread = Some(cx.thread_of(lane));
+            f
+        })?;
+        let (ord, value) = match cx.ops.len() {
+            3 => (cx.src(1, lane, Type::U32) as usize, cx.src(2, lane, ty)),
+            _ => (0, cx.src(1, lane, ty)),
+        };
+        set_field(&mut map, field, ord, value).map_err(|why| match why {
+            Bad::Unsupported(w) => unsupported(cx, w),
+            Bad::Invalid(m) => {
+                let mut f = fault(FaultKind::Memory, format!("tensormap.replace: {m}"));
+                f.linear_thread = Some(cx.thread_of(lane));
+                f
+            }
+        })?;
+        write(cx, tg, lane, &map.encode()).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        ranges.add(tg, tensormap::SIZE, lane);
+    }
+    if cx.hb.is_some() {
+        ranges.check(cx, (true, true), false);
+    }
+    Ok(())
+}
+
+enum Bad {
+    Unsupported(&'static str),
+    Invalid(String),
+}
+
+/// Sets one field of `map` as `tensormap.replace` does (values as `cuTensorMapEncodeTiled`
+/// takes them).
+fn set_field(map: &mut TensorMap, field: SubOp, ord: usize, value: u64) -> Result<(), Bad> {
+    let dim = |n: usize| {
+        if ord < n {
+            Ok(ord)
+        } else {
+            Err(Bad::Invalid(format!("ord {ord} is not below {n}")))
+        }
+    };
+    match field {
+        SubOp::GlobalAddress => map.addr = value,
+        SubOp::GlobalDim => map.dims[dim(5)?] = value & 0xffff_ffff,
+        SubOp::BoxDim => map.boxdim[dim(5)?] = value as u32,
+        SubOp::ElementStride => map.estrides[dim(5)?] = value as u32,
+        // The stride of dimension ord + 1 (dimension 0's is the element size).
+        SubOp::GlobalStride => map.strides[dim(4)? + 1] = value,
+        SubOp::Elemtype => {
+            map.elem = TensorMap::elem_of_code(value as u8).ok_or(Bad::Unsupported(
+                "element types 10 to 12 (f32 with ftz, tf32) are not modelled",
+            ))?
+        }
+        SubOp::SwizzleMode => {
+            map.swizzle = match value {
+                0 => Swizzle::None,
+                1 => Swizzle::B32,
+                2 => Swizzle::B64,
+                3 => Swizzle::B128,
+                _ => return Err(Bad::Invalid(format!("swizzle mode {value}"))),
+            }
+        }
+        SubOp::FillMode => map.nan_fill = value == 1,
+        SubOp::InterleaveLayout if value == 0 => {}
+        SubOp::InterleaveLayout => {
+            return Err(Bad::Unsupported("interleaved tensor maps are not modelled"))
+        }
+        SubOp::Rank => return Err(Bad::Unsupported("replacing the rank is not measured yet")),
+        _ => return Err(Bad::Unsupported("this field is sm_100's")),
+    }
+    Ok(())
+}
+
+/// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE.sync.aligned
+/// [dst], [src], 128`: copies a map from shared to global memory and releases it to the
+/// tensor-map proxy, as `fence.proxy.tensormap::generic.release` after a copy would.
+fn cp_fenceproxy(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let Some(lane) = lanes(cx.active).next() else {
+        return Ok(());
+    };
+    let size = cx.src(2, lane, Type::U32);
+    if size != tensormap::SIZE as u64 {
+        return Err(unsupported(cx, "a size other than 128"));
+    }
+    let (dst, src) = (address(cx, 0, lane), address(cx, 1, lane));
+    let (to, from) = (
+        target(cx, Some(Space::Global), dst),
+        target(cx, Some(Space::Shared), src),
+    );
+    check_align(cx, dst, 128, lane, to)?;
+    check_align(cx, src, 128, lane, from)?;
+    let mut bytes = [0u8; tensormap::SIZE];
+    read(cx, from, lane, &mut bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+    write(cx, to, lane, &bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+    if cx.hb.is_some() {
+        let mut reads: Ranges = Ranges::new();
+        reads.add(from, tensormap::SIZE, lane);
+        reads.check(cx, (false, true), false);
+        let mut writes: Ranges = Ranges::new();
+        writes.add(to, tensormap::SIZE, lane);
+        writes.check(cx, (true, false), false);
+    }
+    let (rank, warp) = (cx.rank, cx.warp_index);
+    if let Some(hb) = cx.hb.as_mut() {
+        hb.tensormap_release(rank, warp);
+    }
+    Ok(())
+}
