@@ -46,7 +46,9 @@ fn replace(cx: &mut Ctx<'_, '_>) -> Res<()> {
         check_align(cx, addr, 128, lane, tg)?;
         let mut bytes = [0u8; tensormap::SIZE];
         read(cx, tg, lane, &mut bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
-        let mut map = TensorMap::decode(&bytes).map_err(|e| {
+        // Checked where a copy uses it: replacing dims and strides one by one passes through
+        // maps no copy may use.
+        let mut map = TensorMap::decode_fields(&bytes).map_err(|e| {
             let mut f = fault(
                 FaultKind::Memory,
                 format!("tensormap.replace at {addr:#x}: {e}"),
@@ -156,4 +158,59 @@ fn cp_fenceproxy(cx: &mut Ctx<'_, '_>) -> Res<()> {
         hb.tensormap_release(rank, warp);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map() -> TensorMap {
+        let bytes = TensorMap {
+            elem: Type::F32,
+            rank: 2,
+            addr: 0x1000,
+            dims: [64, 32, 1, 1, 1],
+            strides: [4, 256, 0, 0, 0],
+            boxdim: [16, 8, 1, 1, 1],
+            estrides: [1; 5],
+            swizzle: Swizzle::None,
+            nan_fill: false,
+        }
+        .encode();
+        TensorMap::decode_fields(&bytes).unwrap()
+    }
+
+    #[test]
+    fn fields_take_what_the_driver_takes_and_may_pass_through_invalid_maps() {
+        let mut m = map();
+        // A box of zero is no map a copy may use, but the next replacement mends it.
+        assert!(set_field(&mut m, SubOp::BoxDim, 0, 0).is_ok());
+        assert!(TensorMap::decode(&m.encode()).is_err());
+        let m2 = TensorMap::decode_fields(&m.encode()).unwrap();
+        assert_eq!(m2.boxdim[0], 0);
+        assert!(set_field(&mut m, SubOp::BoxDim, 0, 8).is_ok());
+        assert!(set_field(&mut m, SubOp::GlobalStride, 0, 512).is_ok());
+        assert!(set_field(&mut m, SubOp::Elemtype, 0, 6).is_ok());
+        assert!(set_field(&mut m, SubOp::SwizzleMode, 0, 2).is_ok());
+        let m = TensorMap::decode(&m.encode()).unwrap();
+        assert_eq!((m.boxdim[0], m.strides[1], m.elem), (8, 512, Type::F16));
+        assert_eq!(m.swizzle, Swizzle::B64);
+        let mut m = map();
+        assert!(matches!(
+            set_field(&mut m, SubOp::Elemtype, 0, 11),
+            Err(Bad::Unsupported(_))
+        ));
+        assert!(matches!(
+            set_field(&mut m, SubOp::SwizzleMode, 0, 4),
+            Err(Bad::Invalid(_))
+        ));
+        assert!(matches!(
+            set_field(&mut m, SubOp::GlobalStride, 4, 16),
+            Err(Bad::Invalid(_))
+        ));
+        assert!(matches!(
+            set_field(&mut m, SubOp::Rank, 0, 1),
+            Err(Bad::Unsupported(_))
+        ));
+    }
 }
