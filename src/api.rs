@@ -583,9 +583,6 @@ fn check_limits(func: &ir::Function, l: &Launch) -> Result<(), Error> {
     Ok(())
 }
 
-/// The most bytes a struct argument may have (PTX kernel parameters total at most 32764).
-const MAX_STRUCT_BYTES: u64 = 1 << 16;
-
 /// The bytes one argument puts in the parameter buffer; errors continue `params[i]`.
 fn arg_bytes(
     arg: &Arg,
@@ -694,6 +691,7 @@ fn struct_bytes(
         .max()
         .unwrap_or(0);
     let size = size.map_or(natural, |s| s as u64);
+    use crate::launch::MAX_STRUCT_BYTES;
     if size > MAX_STRUCT_BYTES {
         return Err(format!(
             ": {what} would be {size} bytes; kernel parameters hold at most {MAX_STRUCT_BYTES}"

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 mod params;
 
+pub use params::MAX_STRUCT_BYTES;
+
 /// A problem with a launch file or its inputs: "bad input", exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchError(pub String);

@@ -293,6 +293,12 @@ fn bad_launch_files_exit_2_naming_the_field() {
             "`bytes` holds 9 bytes, more than kernel parameter",
         ),
         (
+            "map-key-on-a-buffer",
+            format!("grid = 1\nblock = 64\n{buf}dims = [4]\n"),
+            vec![],
+            "params[0].dims: only a `tensormap` parameter takes `dims`",
+        ),
+        (
             "cooperative-not-a-bool",
             format!("grid = 1\nblock = 64\ncooperative = 1\n{buf}"),
             vec![],

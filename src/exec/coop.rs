@@ -26,9 +26,9 @@ pub fn resident_ctas(m: &Module, entry: FuncId, grid: &Grid) -> (u64, &'static s
     let threads: u64 = grid.block.iter().map(|&d| u64::from(d)).product();
     let warps = threads.div_ceil(32).max(1);
     // Only the shared-memory size is wanted: variables go to a scratch memory.
-    let static_shared = Layout::new(m, entry, &mut Global::new())
-        .map_or(0, |l| l.dynamic_offset.max(l.static_shared));
-    let shared = static_shared + u64::from(grid.dynamic_shared_bytes) + RESERVED_SHARED_PER_CTA;
+    let shared = Layout::new(m, entry, &mut Global::new())
+        .map_or(0, |l| l.cta_shared_bytes(grid.dynamic_shared_bytes))
+        + RESERVED_SHARED_PER_CTA;
     let mut limits = vec![
         (CTAS_PER_SM, "CTAs per SM"),
         (WARPS_PER_SM / warps, "threads per SM"),

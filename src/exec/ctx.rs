@@ -59,11 +59,7 @@ impl Ctx<'_, '_> {
     /// The executing CTA's rank in its cluster. `rank` is its index in the scheduling unit:
     /// the same, except in a cooperative launch, whose unit is the grid of one-CTA clusters.
     pub fn cluster_rank(&self) -> u32 {
-        if self.grid.cooperative.is_some() {
-            0
-        } else {
-            self.rank
-        }
+        self.to_real(self.rank)
     }
 
     /// The unit index of the CTA of cluster rank `real` (out of range if the cluster has no

@@ -31,6 +31,12 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Shared memory one CTA needs: the static variables (or where the dynamic area starts,
+    /// past them) plus the launch's dynamic bytes.
+    pub fn cta_shared_bytes(&self, dynamic: u32) -> u64 {
+        self.dynamic_offset.max(self.static_shared) + u64::from(dynamic)
+    }
+
     /// Lays the module out for a launch of `entry`, placing global and constant variables into
     /// `global`. Shared memory holds the module's shared variables and those of `entry` and of
     /// device functions, never those another kernel declares in its body (each kernel's static

@@ -447,8 +447,7 @@ impl<'m> Machine<'m> {
         if let Some(e) = &self.layout_error {
             return Err(with_cta(fault(FaultKind::Memory, e.clone()), first));
         }
-        let shared_bytes = self.layout.dynamic_offset.max(self.layout.static_shared)
-            + u64::from(self.grid.dynamic_shared_bytes);
+        let shared_bytes = self.layout.cta_shared_bytes(self.grid.dynamic_shared_bytes);
         if shared_bytes > super::layout::MAX_SHARED_BYTES {
             return Err(with_cta(fault(FaultKind::Memory, format!("the launch needs {shared_bytes} bytes of shared memory; an sm_90 CTA has at most {}", super::layout::MAX_SHARED_BYTES)), first));
         }
@@ -1453,6 +1452,7 @@ pub(crate) fn expected(cta: &Cta, b: u8) -> u32 {
         n => n,
     }
 }
+
 /// Every warp of the unit with a group ready to run, in (CTA, warp) order.
 fn list_runnable(cl: &Cluster, out: &mut Vec<(usize, usize)>) {
     out.clear();

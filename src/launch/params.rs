@@ -14,8 +14,11 @@ use crate::ir::Type;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 
-/// Bytes a struct's `bytes` may give (the largest `.param` struct is 32 KiB in PTX).
-const MAX_STRUCT_BYTES: u64 = 1 << 16;
+/// The most bytes a by-value struct may have, its `bytes` included (PTX kernel parameters total
+/// at most 32764 bytes).
+pub const MAX_STRUCT_BYTES: u64 = 1 << 16;
+/// Where the tensor-map keys start in [`RawParam::keys`].
+const MAP_KEYS: usize = 6;
 /// Nesting of structs in structs.
 const MAX_DEPTH: usize = 8;
 
@@ -47,7 +50,8 @@ pub(super) struct RawParam {
 }
 
 impl RawParam {
-    /// The keys set, by name, of those that only some kinds of entry take.
+    /// The keys set, by name, of those that only some kinds of entry take; from index
+    /// [`MAP_KEYS`] on, those only a `tensormap` entry takes.
     fn keys(&self) -> [(&'static str, bool); 14] {
         [
             ("buffer", self.buffer.is_some()),
@@ -131,7 +135,7 @@ impl Params<'_, '_> {
         if let Some(name) = &p.tensormap {
             return self.tensormap(p, name, field);
         }
-        if let Some((k, _)) = p.keys()[6..].iter().find(|(_, set)| *set) {
+        if let Some((k, _)) = p.keys()[MAP_KEYS..].iter().find(|(_, set)| *set) {
             return err(format!(
                 "{field}.{k}: only a `tensormap` parameter takes `{k}`"
             ));

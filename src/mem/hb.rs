@@ -159,10 +159,10 @@ impl Scope {
     }
 }
 
-/// The happens-before state of one warp (one agent) and its mechanism clocks.
 /// What [`WarpClock::last_acquire`] remembers.
 pub type AcquireMemo = ((u32, u64), u64, Scope, u32, (u32, u32));
 
+/// The happens-before state of one warp (one agent) and its mechanism clocks.
 #[derive(Debug, Clone)]
 pub struct WarpClock {
     /// The warp's own agent, and the agents counting its completed non-bulk operations, its
