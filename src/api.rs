@@ -59,6 +59,7 @@
 use crate::exec::{self, Grid, Options, Outcome};
 use crate::ir::{self, Type};
 use crate::mem::tensormap::TensorMap;
+use crate::mem::texture::TexObject;
 use crate::mem::Global;
 use crate::source::Compiled;
 use std::fmt;
@@ -230,6 +231,13 @@ pub enum Arg {
     Struct {
         bytes: Vec<u8>,
         fields: Vec<(u64, Arg)>,
+    },
+    /// A texture or surface object (an 8-byte handle) whose texels start `offset` bytes into
+    /// `Launch::buffers[buffer]`.
+    Texture {
+        buffer: usize,
+        offset: u64,
+        object: TexObject,
     },
 }
 
@@ -438,7 +446,7 @@ impl Kernel {
         let size = func.params.iter().map(|p| p.offset + p.size).max();
         let mut kparams = vec![0u8; size.unwrap_or(0) as usize];
         for (i, (arg, param)) in launch.args.iter().zip(&func.params).enumerate() {
-            let bytes = arg_bytes(arg, param, &buffers)
+            let bytes = arg_bytes(arg, param, &buffers, &mut grid.objects)
                 .map_err(|m| Error::InvalidLaunch(format!("params[{i}]{m}")))?;
             let off = param.offset as usize;
             kparams[off..off + bytes.len()].copy_from_slice(&bytes);
@@ -508,6 +516,7 @@ impl Kernel {
             cluster,
             explicit_cluster,
             cooperative: None,
+            objects: Vec::new(),
         };
         if l.cooperative {
             self.check_co_resident(&grid, ctas)?;
@@ -588,13 +597,14 @@ fn arg_bytes(
     arg: &Arg,
     param: &ir::Param,
     buffers: &[(String, Type, u64, usize)],
+    objs: &mut Vec<TexObject>,
 ) -> Result<Vec<u8>, String> {
     let size = param.size as usize;
     if let Arg::Struct { bytes, fields } = arg {
         let what = format!("kernel parameter `{}` ({size} bytes)", param.name);
-        return struct_bytes(bytes, fields, Some(size), &what, buffers);
+        return struct_bytes(bytes, fields, Some(size), &what, buffers, objs);
     }
-    let out = field_bytes(arg, buffers)?;
+    let out = field_bytes(arg, buffers, objs)?;
     if out.len() == size {
         return Ok(out);
     }
@@ -618,7 +628,12 @@ fn arg_bytes(
 }
 
 /// The bytes of one argument, at its own size (a struct: its bytes and fields, no padding).
-fn field_bytes(arg: &Arg, buffers: &[(String, Type, u64, usize)]) -> Result<Vec<u8>, String> {
+/// Texture and surface objects are appended to `objs`; the argument holds the handle.
+fn field_bytes(
+    arg: &Arg,
+    buffers: &[(String, Type, u64, usize)],
+    objs: &mut Vec<TexObject>,
+) -> Result<Vec<u8>, String> {
     let buffer = |index: usize| {
         buffers
             .get(index)
@@ -652,7 +667,27 @@ fn field_bytes(arg: &Arg, buffers: &[(String, Type, u64, usize)]) -> Result<Vec<
             }
             Ok(m.encode().to_vec())
         }
-        Arg::Struct { bytes, fields } => struct_bytes(bytes, fields, None, "the struct", buffers),
+        Arg::Struct { bytes, fields } => {
+            struct_bytes(bytes, fields, None, "the struct", buffers, objs)
+        }
+        Arg::Texture {
+            buffer: index,
+            offset,
+            object,
+        } => {
+            let (name, _, addr, len) = buffer(*index)?;
+            let mut o = object.clone();
+            o.base = addr.saturating_add(*offset);
+            if o.extent().saturating_add(*offset) > *len as u64 {
+                return Err(format!(
+                    ": the texels span {} bytes from offset {offset} but buffer `{name}` has {len}",
+                    o.extent()
+                ));
+            }
+            objs.push(o);
+            // Handles count from 1, as CUDA's do.
+            Ok((objs.len() as u64).to_le_bytes().to_vec())
+        }
     }
 }
 
@@ -664,10 +699,11 @@ fn struct_bytes(
     size: Option<usize>,
     what: &str,
     buffers: &[(String, Type, u64, usize)],
+    objs: &mut Vec<TexObject>,
 ) -> Result<Vec<u8>, String> {
     let mut placed: Vec<(u64, Vec<u8>)> = Vec::with_capacity(fields.len());
     for (i, (off, f)) in fields.iter().enumerate() {
-        let b = field_bytes(f, buffers).map_err(|e| format!(".fields[{i}]{e}"))?;
+        let b = field_bytes(f, buffers, objs).map_err(|e| format!(".fields[{i}]{e}"))?;
         if matches!(f, Arg::TensorMap { .. }) && off % 64 != 0 {
             return Err(format!(
                 ".fields[{i}]: a CUtensorMap must be 64-byte aligned, and offset {off} is not"

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 mod params;
+mod texture;
 
 pub use params::MAX_STRUCT_BYTES;
 
@@ -191,6 +192,13 @@ pub enum LaunchParam {
         created: Option<(Type, Vec<u8>)>,
         map: TensorMapDesc,
     },
+    /// A texture or surface object (an 8-byte handle) over buffer `buffer`; `created` as for
+    /// tensor maps.
+    Texture {
+        buffer: String,
+        created: Option<(Type, Vec<u8>)>,
+        object: crate::mem::texture::TexObject,
+    },
     /// The address of a buffer another entry declares.
     Pointer {
         buffer: String,
@@ -209,6 +217,11 @@ impl LaunchParam {
         match self {
             LaunchParam::Buffer { name, .. } => out.push(name),
             LaunchParam::TensorMap {
+                buffer,
+                created: Some(_),
+                ..
+            }
+            | LaunchParam::Texture {
                 buffer,
                 created: Some(_),
                 ..

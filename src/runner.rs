@@ -213,6 +213,11 @@ fn take_buffers(lp: &mut LaunchParam, out: &mut Vec<api::Buffer>) {
             buffer,
             created: Some((ty, data)),
             ..
+        }
+        | LaunchParam::Texture {
+            buffer,
+            created: Some((ty, data)),
+            ..
         } => (buffer, *ty, data),
         LaunchParam::Struct { fields, .. } => {
             for (_, f) in fields {
@@ -246,6 +251,11 @@ fn arg_of(lp: &LaunchParam, buffers: &[api::Buffer]) -> Result<Arg, String> {
             buffer: index(buffer, "tensormap")?,
             offset: 0,
             map: map.clone(),
+        },
+        LaunchParam::Texture { buffer, object, .. } => Arg::Texture {
+            buffer: index(buffer, if object.surface { "surface" } else { "texture" })?,
+            offset: 0,
+            object: object.clone(),
         },
         LaunchParam::Struct { bytes, fields } => Arg::Struct {
             bytes: bytes.clone(),

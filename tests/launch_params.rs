@@ -278,6 +278,7 @@ fn residency_is_what_the_h100_driver_measured() {
             cluster: [1, 1, 1],
             explicit_cluster: false,
             cooperative: None,
+            objects: Vec::new(),
         };
         let (most, _) = ptxrun::exec::resident_ctas(m.ir(), ptxrun::ir::FuncId(0), &grid);
         assert_eq!(most, num(4), "{line}");

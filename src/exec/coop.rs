@@ -61,6 +61,7 @@ mod tests {
             cluster: [1, 1, 1],
             explicit_cluster: false,
             cooperative: None,
+            objects: Vec::new(),
         }
     }
 

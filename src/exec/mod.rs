@@ -54,6 +54,7 @@ mod spin;
 mod step;
 mod tcore;
 mod tensorops;
+mod texops;
 mod tmapedit;
 mod translate;
 mod warpops;
@@ -156,6 +157,8 @@ pub struct Grid {
     /// the whole grid runs as one scheduling unit, and `%envreg1:%envreg2` hold the address of
     /// the grid workspace `this_grid().sync()` counts arrivals in (0 otherwise).
     pub cooperative: Option<u64>,
+    /// The launch's texture and surface objects; handle `h` is `objects[h - 1]`.
+    pub objects: Vec<crate::mem::texture::TexObject>,
 }
 
 impl Grid {

@@ -123,6 +123,8 @@ pub fn check_instr(
             | Op::TensormapReplace
             | Op::TensormapCpFenceproxy
             | Op::WgmmaWaitGroup
+            | Op::Sust
+            | Op::Sured
     ) && !ins.op.name().starts_with("cp.")
         && !ins.op.name().starts_with("mbarrier.")
         && !ins.op.name().starts_with("fence");

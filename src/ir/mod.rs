@@ -15,6 +15,7 @@ pub mod mma;
 pub mod mods;
 pub mod opcode;
 mod print;
+pub mod texture;
 pub mod types;
 pub mod wgmma;
 
@@ -258,6 +259,9 @@ impl Instr {
             Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),
             Op::WgmmaMmaAsync => wgmma::form(&self.mods, false).is_ok(),
             Op::WgmmaMmaAsyncSp => wgmma::form(&self.mods, true).is_ok(),
+            Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust | Op::Sured | Op::Suq => {
+                texture::form(self.op, &self.mods, nops).is_ok()
+            }
             // Opaque words, but executed: the policy is a value with no effect on results.
             Op::Createpolicy => true,
             op => !op.is_opaque(),

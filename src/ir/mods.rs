@@ -87,7 +87,23 @@ word_enum!(
         ElementStride = "element_stride", Elemtype = "elemtype",
         InterleaveLayout = "interleave_layout", SwizzleMode = "swizzle_mode",
         SwizzleAtomicity = "swizzle_atomicity", FillMode = "fill_mode",
+        // Textures and surfaces (section 9.7.10): `tld4`'s component (`.r` above, `.a`/`.b`
+        // are `FragA`/`FragB`), `.p` formatted surface access (`.b` is `FragB`), `tex`'s
+        // mipmap forms and the `txq`/`suq` queries.
+        G = "g", P = "p", Base = "base", Level = "level", Grad = "grad",
+        Width = "width", Height = "height", Depth = "depth",
+        ChannelDataType = "channel_data_type", ChannelOrder = "channel_order",
+        NormalizedCoords = "normalized_coords", ArraySize = "array_size",
+        NumMipmapLevels = "num_mipmap_levels", NumSamples = "num_samples",
+        FilterMode = "filter_mode", AddrMode0 = "addr_mode_0", AddrMode1 = "addr_mode_1",
+        AddrMode2 = "addr_mode_2", ForceUnnormalizedCoords = "force_unnormalized_coords",
+        MemoryLayout = "memory_layout",
     }
+);
+
+word_enum!(
+    /// What a surface access out of bounds does (`.trap`, `.clamp`, `.zero`; section 9.7.10.5).
+    Oob { Trap = "trap", Clamp = "clamp", Zero = "zero" }
 );
 
 /// Boolean modifiers, one bit each.
@@ -223,8 +239,11 @@ pub enum Mod {
     Cache(CacheOp),
     Sub(SubOp),
     Flag(Flags),
-    /// Tensor dimensionality of `cp.async.bulk.tensor.Nd`.
+    /// Tensor dimensionality of `cp.async.bulk.tensor.Nd`, or a texture geometry
+    /// (`.a1d` and the others above 5: see `ir::texture::Geom`).
     Dim(u8),
+    /// A surface instruction's out-of-bounds mode.
+    Oob(Oob),
     /// A matrix shape `.mMnNkK` (an index into [`MatShape::ALL`]).
     Shape(u8),
     /// A matrix operand layout: `.row` (false) or `.col` (true).
@@ -252,6 +271,7 @@ impl Classes {
     pub const DIM: Classes = Classes(1 << 10);
     /// Matrix shapes and layouts (`mma`, `wmma`, `wgmma`); bit 11 is the opcode table's SP2.
     pub const SHAPE: Classes = Classes(1 << 12);
+    pub const OOB: Classes = Classes(1 << 13);
     pub const NONE: Classes = Classes(0);
 
     pub const fn or(self, o: Classes) -> Classes {
@@ -277,6 +297,7 @@ impl Mod {
             Mod::Cache(_) => Classes::CACHE,
             Mod::Hint => Classes::HINT,
             Mod::Dim(_) => Classes::DIM,
+            Mod::Oob(_) => Classes::OOB,
             Mod::Shape(_) | Mod::Layout(_) => Classes::SHAPE,
             // Sub-operations and flags are allowed one by one, not by class.
             Mod::Sub(_) | Mod::Flag(_) => return None,
@@ -316,6 +337,12 @@ pub fn vocabulary(word: &str) -> Vec<Mod> {
     }
     if let Some(f) = Flags::parse(word) {
         out.push(Mod::Flag(f));
+    }
+    if let Some(o) = Oob::parse(word) {
+        out.push(Mod::Oob(o));
+    }
+    if let Some(g) = super::texture::Geom::parse(word) {
+        out.push(Mod::Dim(g as u8));
     }
     match word {
         "v2" => out.push(Mod::Vec(2)),
@@ -363,8 +390,10 @@ pub struct Mods {
     pub sub2: Option<SubOp>,
     /// Vector width: 1 for scalar.
     pub vec: u8,
-    /// Tensor dimensionality, 0 when absent.
+    /// Tensor dimensionality or texture geometry, 0 when absent.
     pub dim: u8,
+    /// A surface instruction's out-of-bounds mode.
+    pub oob: Option<Oob>,
     pub flags: Flags,
 }
 

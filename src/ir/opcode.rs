@@ -27,6 +27,7 @@ const CACHE: Classes = Classes::CACHE;
 const HINT: Classes = Classes::HINT;
 const DIM: Classes = Classes::DIM;
 const SHAPE: Classes = Classes::SHAPE;
+const OOB: Classes = Classes::OOB;
 const NO: Classes = Classes::NONE;
 
 /// One row of the table.
@@ -185,6 +186,14 @@ table! {
     Nanosleep "nanosleep", T, [], [], 1..1, 1..1;
     Griddepcontrol "griddepcontrol", NO, [LaunchDependents, Wait], [], 0..0, 0..0;
     Setmaxnreg "setmaxnreg", T, [Inc, Dec], [SYNC, ALIGNED], 1..1, 1..1;
+    // ---- texture and surface instructions (9.7.10); forms in ir/texture.rs ----
+    Tex "tex", DIM.or(VEC).or(T), [Base, Level, Grad], [], 2..2, 2..5;
+    Tld4 "tld4", DIM.or(VEC).or(T), [R, G, FragB, FragA], [], 2..2, 2..4;
+    Txq "txq", T, [Level, Width, Height, Depth, ChannelDataType, ChannelOrder, NormalizedCoords, ArraySize, NumMipmapLevels, NumSamples, FilterMode, AddrMode0, AddrMode1, AddrMode2, ForceUnnormalizedCoords], [], 1..1, 2..3;
+    Suld "suld", DIM.or(VEC).or(T).or(CACHE).or(OOB), [FragB], [], 1..1, 2..2;
+    Sust "sust", DIM.or(VEC).or(T).or(CACHE).or(OOB), [FragB, P], [], 1..1, 2..2;
+    Sured "sured", DIM.or(T).or(OOB), [FragB, P, Add, Min, Max, And, Or], [], 1..1, 2..2;
+    Suq "suq", T, [Width, Height, Depth, ChannelDataType, ChannelOrder, ArraySize, MemoryLayout], [], 1..1, 2..2;
     // ---- warp-level matrix multiply-accumulate (9.7.14.5.14); forms in ir/mma.rs ----
     Mma "mma", T.or(SHAPE).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
     // ---- warp-level matrix load, store and multiply-accumulate (9.7.14.4); forms in ir/mma.rs ----
@@ -215,13 +224,6 @@ table! {
     Createpolicy "createpolicy";
     MmaSp "mma.sp";
     Tcgen05 "tcgen05";
-    Tex "tex";
-    Tld4 "tld4";
-    Txq "txq";
-    Suld "suld";
-    Sust "sust";
-    Sured "sured";
-    Suq "suq";
     Istypep "istypep";
     Multimem "multimem";
     StBulk "st.bulk";
@@ -421,7 +423,7 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
         Mod::Sub(s) => {
             if m.sub.is_none() {
                 m.sub = Some(s);
-            } else if matches!(spec.op, Op::Bar | Op::Barrier)
+            } else if matches!(spec.op, Op::Bar | Op::Barrier | Op::Txq | Op::Sured)
                 || (matches!(spec.op, Op::Shf) && m.sub2.is_none())
             {
                 once!(m.sub2, s)
@@ -452,6 +454,7 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
             };
             m.flags = m.flags | flag;
         }
+        Mod::Oob(o) => once!(m.oob, o),
         Mod::Dim(d) => {
             if m.dim != 0 {
                 return Err(conflict(&format!(".{}d", m.dim)));
@@ -595,9 +598,28 @@ mod tests {
 
     #[test]
     fn opaque_instructions_keep_their_words() {
-        let w = d("tex.2d.v4.f32.f32");
-        assert_eq!(w.op, Op::Tex);
+        let w = d("vadd.s32.s32.s32.sat");
+        assert_eq!(w.op, Op::Vadd);
         assert!(w.op.is_opaque());
-        assert_eq!(w.raw[0], "2d");
+        assert_eq!(w.raw[0], "s32");
+    }
+
+    #[test]
+    fn texture_instructions_decode_their_words() {
+        let w = d("tex.a2d.v4.f32.f32");
+        assert_eq!((w.op, w.mods.vec), (Op::Tex, 4));
+        assert_eq!(w.mods.types[..2], [Some(Type::F32), Some(Type::F32)]);
+        let s = d("suld.b.2d.v2.b32.clamp");
+        assert_eq!(
+            (s.op, s.mods.oob),
+            (Op::Suld, Some(super::super::mods::Oob::Clamp))
+        );
+        let r = d("sured.b.add.2d.u32.zero");
+        assert_eq!(
+            (r.mods.sub, r.mods.sub2),
+            (Some(SubOp::FragB), Some(SubOp::Add))
+        );
+        assert_eq!(d("txq.level.width.b32").mods.sub2, Some(SubOp::Width));
+        assert_eq!(d("tld4.r.2d.v4.f32.f32").mods.sub, Some(SubOp::R));
     }
 }

@@ -248,8 +248,13 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
         for col in m.layouts().into_iter().flatten() {
             push(&if col { ".col" } else { ".row" });
         }
+    } else if let Some(g) = super::texture::Geom::of(m.dim).filter(|_| m.dim > 5) {
+        push(&format_args!(".{}", g.name()));
     } else if m.dim != 0 {
         push(&format_args!(".{}d", m.dim));
+    }
+    if let Some(o) = m.oob {
+        push(&o);
     }
     if m.vec > 1 {
         push(&format_args!(".v{}", m.vec));

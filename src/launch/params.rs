@@ -19,6 +19,8 @@ use std::collections::BTreeSet;
 pub const MAX_STRUCT_BYTES: u64 = 1 << 16;
 /// Where the tensor-map keys start in [`RawParam::keys`].
 const MAP_KEYS: usize = 6;
+/// Where the texture and surface keys start in [`RawParam::keys`].
+pub(super) const TEX_KEYS: usize = 14;
 /// Nesting of structs in structs.
 const MAX_DEPTH: usize = 8;
 
@@ -33,7 +35,7 @@ pub(super) struct RawParam {
     value: Option<toml::Value>,
     /// A CUDA tensor map over the named buffer (the arguments of `cuTensorMapEncodeTiled`).
     tensormap: Option<String>,
-    dims: Option<Vec<u64>>,
+    pub(super) dims: Option<Vec<u64>>,
     strides: Option<Vec<u64>>,
     #[serde(rename = "box")]
     boxdim: Option<Vec<u32>>,
@@ -47,12 +49,24 @@ pub(super) struct RawParam {
     fields: Option<Vec<RawParam>>,
     /// A field's place in its struct, in bytes.
     offset: Option<u64>,
+    /// A texture or surface object over the named buffer (see `launch/texture.rs`).
+    pub(super) texture: Option<String>,
+    pub(super) surface: Option<String>,
+    pub(super) channels: Option<u8>,
+    pub(super) layers: Option<u32>,
+    pub(super) pitch: Option<u64>,
+    pub(super) resource: Option<String>,
+    pub(super) filter: Option<String>,
+    pub(super) address: Option<toml::Value>,
+    pub(super) normalized: Option<bool>,
+    pub(super) read: Option<String>,
+    pub(super) border: Option<Vec<f32>>,
 }
 
 impl RawParam {
     /// The keys set, by name, of those that only some kinds of entry take; from index
     /// [`MAP_KEYS`] on, those only a `tensormap` entry takes.
-    fn keys(&self) -> [(&'static str, bool); 14] {
+    pub(super) fn keys(&self) -> [(&'static str, bool); 25] {
         [
             ("buffer", self.buffer.is_some()),
             ("type", self.ty.is_some()),
@@ -68,10 +82,21 @@ impl RawParam {
             ("oob_fill", self.oob_fill.is_some()),
             ("interleave", self.interleave.is_some()),
             ("l2_promotion", self.l2_promotion.is_some()),
+            ("texture", self.texture.is_some()),
+            ("surface", self.surface.is_some()),
+            ("channels", self.channels.is_some()),
+            ("layers", self.layers.is_some()),
+            ("pitch", self.pitch.is_some()),
+            ("resource", self.resource.is_some()),
+            ("filter", self.filter.is_some()),
+            ("address", self.address.is_some()),
+            ("normalized", self.normalized.is_some()),
+            ("read", self.read.is_some()),
+            ("border", self.border.is_some()),
         ]
     }
 
-    fn ty(&self, field: &str) -> Result<Type, LaunchError> {
+    pub(super) fn ty(&self, field: &str) -> Result<Type, LaunchError> {
         match &self.ty {
             Some(t) => parse_type(t, &format!("{field}.type")),
             None => err(format!(
@@ -132,12 +157,26 @@ impl Params<'_, '_> {
         if p.fields.is_some() || p.bytes.is_some() {
             return self.structure(p, field, depth);
         }
+        if let Some(name) = p.texture.as_ref().or(p.surface.as_ref()) {
+            let object = super::texture::object(p, field)?;
+            let created = self.created(p, name, field, object.1)?;
+            return Ok(LaunchParam::Texture {
+                buffer: name.clone(),
+                created,
+                object: object.0,
+            });
+        }
         if let Some(name) = &p.tensormap {
+            if let Some((k, _)) = p.keys()[TEX_KEYS..].iter().find(|(_, set)| *set) {
+                return err(format!(
+                    "{field}.{k}: only a `texture` or `surface` parameter takes `{k}`"
+                ));
+            }
             return self.tensormap(p, name, field);
         }
         if let Some((k, _)) = p.keys()[MAP_KEYS..].iter().find(|(_, set)| *set) {
             return err(format!(
-                "{field}.{k}: only a `tensormap` parameter takes `{k}`"
+                "{field}.{k}: only a `tensormap`, `texture` or `surface` parameter takes `{k}`"
             ));
         }
         match &p.buffer {
@@ -187,6 +226,31 @@ impl Params<'_, '_> {
             ty,
             data,
         })
+    }
+
+    /// The buffer a texture or surface entry declares (with `len` or `init`; `len` defaults to
+    /// `texels` elements of `type`), or `None` when it names one declared elsewhere.
+    fn created(
+        &mut self,
+        p: &RawParam,
+        name: &str,
+        field: &str,
+        texels: u64,
+    ) -> Result<Option<(Type, Vec<u8>)>, LaunchError> {
+        if p.len.is_none() && p.init.is_none() {
+            return Ok(None);
+        }
+        let ty = p.ty(field)?;
+        let len = p.len.unwrap_or(texels);
+        if !self.declared.insert(name.to_string()) {
+            return err(format!("{field}: buffer `{name}` is declared twice"));
+        }
+        let bytes = len.saturating_mul(u64::from(ty.size()));
+        if bytes > MAX_BUFFER_BYTES {
+            return err(format!("{field}.len: {bytes} bytes is too large"));
+        }
+        let data = init_buffer(self.src, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
+        Ok(Some((ty, data)))
     }
 
     /// A by-value struct: `bytes` (else zeros), then each field at its offset.
@@ -335,6 +399,11 @@ fn check_references(
             created: None,
             ..
         } => ("tensormap", buffer),
+        LaunchParam::Texture {
+            buffer,
+            created: None,
+            object,
+        } => (if object.surface { "surface" } else { "texture" }, buffer),
         LaunchParam::Struct { fields, .. } => {
             for (i, (_, f)) in fields.iter().enumerate() {
                 check_references(f, declared, &format!("{field}.fields[{i}]"))?;

@@ -24,6 +24,7 @@ pub mod reduce;
 pub mod shadow;
 pub mod stamp;
 pub mod tensormap;
+pub mod texture;
 
 use std::collections::BTreeMap;
 use std::fmt;

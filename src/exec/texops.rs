@@ -1,0 +1,449 @@
+//! Texture and surface instructions (PTX ISA 9.0 section 9.7.10) on the launch's objects
+//! (`Grid::objects`, handle `h` is object `h - 1`): `tex` and `tld4` sample through
+//! `mem::texture`'s measured arithmetic, `suld`/`sust`/`sured` address texels by byte (`.b`),
+//! `txq`/`suq` answer `width`, `height` and `depth`. Texels live in global memory, so the
+//! checker sees texture and surface reads and writes as ordinary accesses of their bytes.
+//! Forms `ir::texture::form` refuses, and objects the arithmetic does not cover (see
+//! `mem::texture`), stop with `unsupported`.
+
+use super::asyncops::lane_fault;
+use super::ctx::Ctx;
+use super::memops::{mem_fault, read, thread_of, write, Ranges, Target};
+use super::step::{fault, lanes, Res, WARP};
+use super::FaultKind;
+use crate::ir::mods::{Oob, SubOp};
+use crate::ir::texture::{self, Geom};
+use crate::ir::{Op, Operand, Type};
+use crate::mem::texture::{self as tx, TexObject};
+
+pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    if let Err(why) = texture::form(cx.ins.op, &cx.ins.mods, cx.ops.len()) {
+        return Err(unsupported(cx, &why));
+    }
+    match cx.ins.op {
+        Op::Tex | Op::Tld4 => sample(cx),
+        Op::Txq | Op::Suq => query(cx),
+        _ => surface(cx),
+    }
+}
+
+fn unsupported(cx: &Ctx<'_, '_>, why: &str) -> Box<super::Fault> {
+    let what = crate::ir::print_opcode(cx.func, cx.pc);
+    fault(
+        FaultKind::Unsupported,
+        format!("`{what}` is not supported by ptxrun: {why}"),
+    )
+}
+
+fn geom(cx: &Ctx<'_, '_>) -> Geom {
+    Geom::of(cx.ins.mods.dim).unwrap_or(Geom::D1)
+}
+
+/// The object of handle `h`, of the kind the instruction takes, matching its geometry.
+fn object<'a>(cx: &Ctx<'a, '_>, h: u64, lane: usize, surface: bool) -> Res<&'a TexObject> {
+    let grid: &'a super::Grid = cx.grid;
+    let kind = if surface { "surface" } else { "texture" };
+    let found = h
+        .checked_sub(1)
+        .and_then(|i| grid.objects.get(usize::try_from(i).ok()?))
+        .filter(|o| o.surface == surface);
+    let Some(o) = found else {
+        return Err(lane_fault(
+            cx,
+            lane,
+            FaultKind::Memory,
+            format!(
+                "`{}`: {h:#x} is not a {kind} object of this launch",
+                op_name(cx)
+            ),
+        ));
+    };
+    if let Some(g) = Geom::of(cx.ins.mods.dim) {
+        if g.dims() != usize::from(o.ndim) || g.layered() != o.layers.is_some() {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Memory,
+                format!(
+                    "`{}` on a {kind} of {} dimension(s){}",
+                    op_name(cx),
+                    o.ndim,
+                    if o.layers.is_some() { ", layered" } else { "" }
+                ),
+            ));
+        }
+    }
+    Ok(o)
+}
+
+fn op_name(cx: &Ctx<'_, '_>) -> String {
+    crate::ir::print_opcode(cx.func, cx.pc)
+}
+
+/// The `[handle, {coordinates}]` (or `[handle]`) operand `k`: the handle and the coordinate
+/// operands.
+fn handle_and_coords(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> (u64, Vec<Operand>) {
+    match cx.ops.get(k) {
+        Some(Operand::AddrList(r)) => {
+            let items = cx.func.sub_ops(*r);
+            let h = items.first().map_or(0, |o| cx.value(o, lane, Type::U64));
+            let coords = match items.get(1) {
+                Some(Operand::Vector(v)) => cx.func.sub_ops(*v).to_vec(),
+                Some(o) => vec![*o],
+                None => Vec::new(),
+            };
+            (h, coords)
+        }
+        Some(Operand::Addr(..)) => (super::memops::address(cx, k, lane), Vec::new()),
+        _ => (0, Vec::new()),
+    }
+}
+
+/// Writes element `e` of the destination vector (or the scalar destination) of operand `k`.
+fn set_elem(cx: &mut Ctx<'_, '_>, k: usize, e: usize, lane: usize, v: u64) {
+    match cx.ops.get(k).copied() {
+        Some(Operand::Vector(r)) => {
+            if let Some(Operand::Reg(reg)) = cx.func.sub_ops(r).get(e).copied() {
+                cx.set_reg(reg, lane, v);
+            }
+        }
+        Some(Operand::Reg(reg)) if e == 0 => cx.set_reg(reg, lane, v),
+        _ => {}
+    }
+}
+
+/// Reads element `e` of the source vector (or scalar) of operand `k`.
+fn get_elem(cx: &Ctx<'_, '_>, k: usize, e: usize, lane: usize, ty: Type) -> u64 {
+    match cx.ops.get(k) {
+        Some(Operand::Vector(r)) => cx
+            .func
+            .sub_ops(*r)
+            .get(e)
+            .map_or(0, |o| cx.value(o, lane, ty)),
+        Some(o) if e == 0 => cx.value(o, lane, ty),
+        _ => 0,
+    }
+}
+
+/// The spatial coordinates and the layer of a `tex`/`tld4`/surface operand list.
+fn split_coords(g: Geom, coords: &[Operand]) -> (Vec<Operand>, Option<Operand>) {
+    let n = g.dims();
+    if g.layered() {
+        let layer = coords.first().copied();
+        (coords.iter().skip(1).take(n).copied().collect(), layer)
+    } else {
+        (coords.iter().take(n).copied().collect(), None)
+    }
+}
+
+fn layer_of(cx: &Ctx<'_, '_>, o: &TexObject, layer: Option<Operand>, lane: usize) -> u32 {
+    match (layer, o.layers) {
+        // Measured: the layer clamps as an unsigned number (a negative one is the last).
+        (Some(op), Some(n)) => (cx.value(&op, lane, Type::U32) as u32).min(n - 1),
+        _ => 0,
+    }
+}
+
+/// A texel's bytes, or `None` for the border.
+fn fetch(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    pos: [i64; 3],
+    layer: u32,
+    lane: usize,
+    ranges: &mut Ranges<{ 4 * WARP }>,
+) -> Res<Option<[u8; 16]>> {
+    let mut at = [0u32; 3];
+    for ax in 0..usize::from(o.ndim) {
+        match tx::resolve(o.address[ax], o.normalized, pos[ax], o.size[ax]) {
+            Some(i) => at[ax] = i,
+            None => return Ok(None),
+        }
+    }
+    let z = if o.layers.is_some() { layer } else { at[2] };
+    let addr = o.base + o.offset(at[0], at[1], z);
+    let n = o.elem_bytes() as usize;
+    let mut buf = [0u8; 16];
+    read(cx, Target::Global(addr), lane, &mut buf[..n])
+        .map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+    ranges.add(Target::Global(addr), n, lane);
+    Ok(Some(buf))
+}
+
+/// Channel `ch` of a fetched texel (the border colour outside).
+fn chan(o: &TexObject, t: &Option<[u8; 16]>, ch: usize) -> u32 {
+    match t {
+        Some(b) => tx::channel(o, b, ch),
+        None if ch < usize::from(o.channels) => o.border[ch],
+        None => 0,
+    }
+}
+
+/// `tex.geom.v4.dtype.ctype d, [h, {c}]` and `tld4.comp.2d.v4.dtype.f32 d, [h, {c}]`.
+fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let g = geom(cx);
+    let dty = cx.ins.mods.types[0].unwrap_or(Type::F32);
+    let cty = cx.ins.mods.types[1].unwrap_or(Type::F32);
+    let gather = cx.ins.op == Op::Tld4;
+    let mut ranges: Ranges<{ 4 * WARP }> = Ranges::new();
+    for lane in lanes(cx.active) {
+        let (h, coords) = handle_and_coords(cx, 1, lane);
+        let o = object(cx, h, lane, false)?;
+        if tx::returns_float(o) != (dty == Type::F32) {
+            return Err(unsupported(
+                cx,
+                "the result type does not match the texture's (`.f32` for float texels and normalized-float reads, `.s32`/`.u32` for integer texels)",
+            ));
+        }
+        let (spatial, layer) = split_coords(g, &coords);
+        let layer = layer_of(cx, o, layer, lane);
+        let n = spatial.len();
+        let c: Vec<f64> = spatial
+            .iter()
+            .enumerate()
+            .map(|(ax, op)| {
+                let v = cx.value(op, lane, cty);
+                match cty {
+                    Type::S32 => f64::from(v as u32 as i32),
+                    _ => tx::texel_coord(f32::from_bits(v as u32), o.normalized, o.size[ax]),
+                }
+            })
+            .collect();
+        let out: [u32; 4] = if gather {
+            let comp = match cx.ins.mods.sub {
+                Some(SubOp::G) => 1,
+                Some(SubOp::FragB) => 2,
+                Some(SubOp::FragA) => 3,
+                _ => 0,
+            };
+            let (i, j) = (tx::gather_pos(c[0]), tx::gather_pos(c[1]));
+            // Measured order: (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+            let mut r = [0u32; 4];
+            for (e, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
+                let t = fetch(cx, o, [i + di, j + dj, 0], layer, lane, &mut ranges)?;
+                r[e] = chan(o, &t, comp);
+            }
+            r
+        } else if o.linear && cty == Type::F32 {
+            if let Some(why) = tx::linear_unsupported(o, n) {
+                return Err(unsupported(cx, why));
+            }
+            linear(cx, o, &c, layer, lane, &mut ranges)?
+        } else {
+            let mut pos = [0i64; 3];
+            for ax in 0..n {
+                pos[ax] = tx::point_pos(c[ax]);
+            }
+            let t = fetch(cx, o, pos, layer, lane, &mut ranges)?;
+            [0, 1, 2, 3].map(|ch| chan(o, &t, ch))
+        };
+        for (e, v) in out.into_iter().enumerate() {
+            set_elem(cx, 0, e, lane, u64::from(v));
+        }
+    }
+    if cx.hb.is_some() {
+        // (write, read)
+        ranges.check(cx, (false, true), false);
+    }
+    Ok(())
+}
+
+/// Linear filtering of an f32 texture in 1D or 2D.
+fn linear(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    c: &[f64],
+    layer: u32,
+    lane: usize,
+    ranges: &mut Ranges<{ 4 * WARP }>,
+) -> Res<[u32; 4]> {
+    let (i, k) = tx::lerp_pos(c[0]);
+    let mut texels = Vec::with_capacity(4);
+    let weights: Vec<u32> = if c.len() == 1 {
+        for di in 0..2 {
+            texels.push(fetch(cx, o, [i + di, 0, 0], layer, lane, ranges)?);
+        }
+        vec![256 - k, k]
+    } else {
+        let (j, l) = tx::lerp_pos(c[1]);
+        for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            texels.push(fetch(cx, o, [i + di, j + dj, 0], layer, lane, ranges)?);
+        }
+        tx::weights_2d(k, l).to_vec()
+    };
+    Ok([0, 1, 2, 3].map(|ch| {
+        let vals: Vec<f32> = texels
+            .iter()
+            .map(|t| f32::from_bits(chan(o, t, ch)))
+            .collect();
+        tx::blend(&vals, &weights).to_bits()
+    }))
+}
+
+/// `txq.query.b32 d, [h]` and `suq.query.b32 d, [h]`.
+fn query(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let q = texture::query(&cx.ins.mods).unwrap_or(SubOp::Width);
+    let surface = cx.ins.op == Op::Suq;
+    for lane in lanes(cx.active) {
+        let (h, _) = handle_and_coords(cx, 1, lane);
+        let o = object(cx, h, lane, surface)?;
+        let (axis, need) = match q {
+            SubOp::Height => (1, 2),
+            SubOp::Depth => (2, 3),
+            _ => (0, 1),
+        };
+        if usize::from(o.ndim) < need || o.layers.is_some() && axis > 0 {
+            return Err(unsupported(
+                cx,
+                "this query of an object with fewer dimensions, or of a layered one, is not measured",
+            ));
+        }
+        cx.dst(0, lane, u64::from(o.size[axis]));
+    }
+    Ok(())
+}
+
+/// `suld.b`, `sust.b`, `sured.b`: byte x coordinate, element y and z (or layer).
+fn surface(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let op = cx.ins.op;
+    let g = geom(cx);
+    let ty = cx.ty();
+    let vec = usize::from(cx.ins.mods.vec.max(1));
+    let size = ty.size() as usize;
+    let access = size * vec;
+    let oob = cx.ins.mods.oob.unwrap_or(Oob::Trap);
+    let (hk, vk) = if op == Op::Suld { (1, 0) } else { (0, 1) };
+    let mut ranges: Ranges<WARP> = Ranges::new();
+    for lane in lanes(cx.active) {
+        let (h, coords) = handle_and_coords(cx, hk, lane);
+        let o = object(cx, h, lane, true)?;
+        let (spatial, layer) = split_coords(g, &coords);
+        let mut c = [0i64; 3];
+        for (ax, opd) in spatial.iter().enumerate() {
+            c[ax] = i64::from(cx.value(opd, lane, Type::S32) as u32 as i32);
+        }
+        if c[0].rem_euclid(access as i64) != 0 {
+            return Err(lane_fault(
+                cx,
+                lane,
+                FaultKind::Memory,
+                format!(
+                    "`{}`: misaligned address: x = {} bytes is not a multiple of the {access}-byte access (the H100 fails the launch)",
+                    op_name(cx),
+                    c[0]
+                ),
+            ));
+        }
+        let row_bytes = i64::from(o.size[0]) * o.elem_bytes() as i64;
+        let mut limits = [row_bytes - access as i64, i64::from(o.size[1]) - 1, 0];
+        limits[2] = i64::from(o.size[2]) - 1;
+        let mut layer_v = layer.map_or(0, |l| i64::from(cx.value(&l, lane, Type::U32) as u32));
+        let out_of = (0..usize::from(o.ndim)).any(|ax| c[ax] < 0 || c[ax] > limits[ax])
+            || o.layers.is_some_and(|n| layer_v >= i64::from(n))
+            || limits[0] < 0;
+        if out_of {
+            match oob {
+                Oob::Trap => {
+                    return Err(lane_fault(
+                        cx,
+                        lane,
+                        FaultKind::Memory,
+                        format!(
+                            "`{}`: surface coordinates ({}, {}, {}) out of bounds (.trap)",
+                            op_name(cx),
+                            c[0],
+                            c[1],
+                            c[2]
+                        ),
+                    ))
+                }
+                Oob::Zero => {
+                    if op == Op::Suld {
+                        for e in 0..vec {
+                            set_elem(cx, 0, e, lane, 0);
+                        }
+                    }
+                    continue;
+                }
+                Oob::Clamp => {
+                    for ax in 0..usize::from(o.ndim) {
+                        c[ax] = c[ax].clamp(0, limits[ax].max(0));
+                    }
+                    c[0] -= c[0].rem_euclid(access as i64);
+                    if let Some(n) = o.layers {
+                        layer_v = layer_v.min(i64::from(n) - 1);
+                    }
+                }
+            }
+        }
+        let z = if o.layers.is_some() { layer_v } else { c[2] } as u32;
+        let addr = o.base + o.offset(0, c[1] as u32, z) + c[0] as u64;
+        let tg = Target::Global(addr);
+        let mut buf = [0u8; 32];
+        let bytes = &mut buf[..access];
+        match op {
+            Op::Suld => {
+                read(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+                for e in 0..vec {
+                    let v = le(&bytes[e * size..(e + 1) * size]);
+                    set_elem(cx, 0, e, lane, v);
+                }
+            }
+            Op::Sust => {
+                for e in 0..vec {
+                    let v = get_elem(cx, vk, e, lane, ty);
+                    bytes[e * size..(e + 1) * size].copy_from_slice(&v.to_le_bytes()[..size]);
+                }
+                write(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+            }
+            _ => {
+                read(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+                let old = le(bytes);
+                let v = get_elem(cx, vk, 0, lane, ty);
+                let new = reduce(cx.ins.mods.sub2, ty, old, v);
+                let nb = new.to_le_bytes();
+                write(cx, tg, lane, &nb[..size]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+            }
+        }
+        ranges.add(tg, access, lane);
+    }
+    if cx.hb.is_some() {
+        // (write, read)
+        let access = match op {
+            Op::Suld => (false, true),
+            Op::Sust => (true, false),
+            _ => (true, true),
+        };
+        ranges.check(cx, access, op == Op::Sured);
+    }
+    Ok(())
+}
+
+fn le(b: &[u8]) -> u64 {
+    b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x))
+}
+
+/// `sured`'s operation on the element's old value.
+fn reduce(op: Option<SubOp>, ty: Type, old: u64, v: u64) -> u64 {
+    let wide = ty.size() == 8;
+    let signed = matches!(ty, Type::S32 | Type::S64);
+    let sx = |x: u64| {
+        if wide {
+            x as i64
+        } else {
+            i64::from(x as u32 as i32)
+        }
+    };
+    let zx = |x: u64| if wide { x } else { x & 0xffff_ffff };
+    let r = match op {
+        Some(SubOp::Add) => old.wrapping_add(v),
+        Some(SubOp::Min) if signed => sx(old).min(sx(v)) as u64,
+        Some(SubOp::Max) if signed => sx(old).max(sx(v)) as u64,
+        Some(SubOp::Min) => zx(old).min(zx(v)),
+        Some(SubOp::Max) => zx(old).max(zx(v)),
+        Some(SubOp::And) => old & v,
+        Some(SubOp::Or) => old | v,
+        _ => old,
+    };
+    zx(r)
+}

@@ -1,0 +1,154 @@
+//! Texture and surface instruction forms (PTX ISA 9.0 section 9.7.10: `tex` 9.7.10.3, `tld4`
+//! 9.7.10.4, `txq` 9.7.10.5, `suld` 9.7.10.6, `sust` 9.7.10.7, `sured` 9.7.10.8, `suq`
+//! 9.7.10.9), in unified mode: the handle is a 64-bit texture or surface object that carries
+//! its sampler state (what CUDA's `cudaTextureObject_t` and `cudaSurfaceObject_t` are).
+//!
+//! [`form`] settles what ptxrun executes from the modifiers alone, so a form it does not run is
+//! known before the run: mipmaps (`.level`, `.grad`), cube maps and multisample geometries,
+//! `tex`'s offset and depth-compare operands, formatted surface stores (`.p`), and the queries
+//! an H100's driver refuses to load (every `txq`/`suq` query but `width`, `height` and `depth`:
+//! a module with any other one fails with `CUDA_ERROR_NOT_FOUND` or `CUDA_ERROR_NOT_SUPPORTED`,
+//! measured with driver 580, see `docs/launch/textures.md`).
+
+use super::mods::{Mods, SubOp};
+use super::opcode::Op;
+use super::types::Type;
+
+/// A texture or surface geometry (`.1d` ... `.a2dms`), kept in [`Mods::dim`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Geom {
+    D1 = 1,
+    D2 = 2,
+    D3 = 3,
+    A1d = 6,
+    A2d = 7,
+    Cube = 8,
+    ACube = 9,
+    D2ms = 10,
+    A2dms = 11,
+}
+
+impl Geom {
+    const ALL: [Geom; 9] = [
+        Geom::D1,
+        Geom::D2,
+        Geom::D3,
+        Geom::A1d,
+        Geom::A2d,
+        Geom::Cube,
+        Geom::ACube,
+        Geom::D2ms,
+        Geom::A2dms,
+    ];
+
+    /// The geometries that are no tensor dimensionality (`.1d`..`.3d` are read as `Dim`).
+    pub fn parse(word: &str) -> Option<Geom> {
+        Geom::ALL
+            .into_iter()
+            .find(|g| g.name() == word && *g as u8 > 5)
+    }
+
+    pub fn of(dim: u8) -> Option<Geom> {
+        Geom::ALL.into_iter().find(|g| *g as u8 == dim)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Geom::D1 => "1d",
+            Geom::D2 => "2d",
+            Geom::D3 => "3d",
+            Geom::A1d => "a1d",
+            Geom::A2d => "a2d",
+            Geom::Cube => "cube",
+            Geom::ACube => "acube",
+            Geom::D2ms => "2dms",
+            Geom::A2dms => "a2dms",
+        }
+    }
+
+    /// Spatial dimensions (an array's layer index is not one).
+    pub fn dims(self) -> usize {
+        match self {
+            Geom::D1 | Geom::A1d => 1,
+            Geom::D2 | Geom::A2d | Geom::D2ms | Geom::A2dms => 2,
+            Geom::D3 | Geom::Cube | Geom::ACube => 3,
+        }
+    }
+
+    pub fn layered(self) -> bool {
+        matches!(self, Geom::A1d | Geom::A2d | Geom::ACube | Geom::A2dms)
+    }
+}
+
+/// Why a form does not run.
+pub type FormError = String;
+
+/// Checks the form of a texture or surface instruction with `nops` operands.
+pub fn form(op: Op, m: &Mods, nops: usize) -> Result<(), FormError> {
+    match op {
+        Op::Txq | Op::Suq => query(m).map(|_| ()),
+        Op::Tex | Op::Tld4 => {
+            let g = geom(m)?;
+            if matches!(m.sub, Some(SubOp::Level | SubOp::Grad)) {
+                return Err("mipmapped textures (`.level`, `.grad`) are not modelled".into());
+            }
+            if !matches!(g, Geom::D1 | Geom::D2 | Geom::D3 | Geom::A1d | Geom::A2d) {
+                return Err(format!("`.{}` textures are not modelled", g.name()));
+            }
+            if op == Op::Tld4 && !matches!(g, Geom::D2 | Geom::A2d) {
+                return Err("`tld4` gathers from 2D textures only".into());
+            }
+            if nops > 2 {
+                return Err("the offset and depth-compare operands are not modelled".into());
+            }
+            if m.vec != 4 {
+                return Err("only the `.v4` result form is modelled".into());
+            }
+            match (m.types[0], m.types[1]) {
+                (Some(Type::F32 | Type::S32 | Type::U32), Some(Type::F32 | Type::S32)) => Ok(()),
+                _ => Err("results `.f32`/`.s32`/`.u32` from `.f32`/`.s32` coordinates only".into()),
+            }
+        }
+        _ => {
+            let g = geom(m)?;
+            if !matches!(g, Geom::D1 | Geom::D2 | Geom::D3 | Geom::A1d | Geom::A2d) {
+                return Err(format!("`.{}` surfaces do not exist", g.name()));
+            }
+            if m.sub == Some(SubOp::P) {
+                return Err("formatted surface access (`.p`) is not modelled".into());
+            }
+            if m.oob.is_none() {
+                return Err("missing `.trap`, `.clamp` or `.zero`".into());
+            }
+            match (op, m.ty()) {
+                (Op::Sured, Some(Type::U32 | Type::S32 | Type::B32 | Type::U64 | Type::S64)) => {
+                    Ok(())
+                }
+                (Op::Suld | Op::Sust, Some(Type::B8 | Type::B16 | Type::B32 | Type::B64)) => Ok(()),
+                _ => Err("unsupported type".into()),
+            }
+        }
+    }
+}
+
+fn geom(m: &Mods) -> Result<Geom, FormError> {
+    Geom::of(m.dim).ok_or_else(|| "missing geometry (`.1d`, `.2d`, ...)".to_string())
+}
+
+/// The query of `txq`/`suq`: only those an H100 loads.
+pub fn query(m: &Mods) -> Result<SubOp, FormError> {
+    let q = if m.sub == Some(SubOp::Level) {
+        return Err("mipmap-level queries are not modelled".into());
+    } else {
+        m.sub
+    };
+    match q {
+        Some(q @ (SubOp::Width | SubOp::Height | SubOp::Depth)) => Ok(q),
+        Some(q) => Err(format!(
+            "an H100 refuses to load a module with the `.{}` query (measured, driver 580)",
+            q.name()
+        )),
+        None => Err("missing query".into()),
+    }
+}

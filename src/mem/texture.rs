@@ -1,0 +1,405 @@
+//! Texture and surface objects (what `cudaCreateTextureObject` / `cudaCreateSurfaceObject`
+//! make; PTX ISA 9.0 section 5.3 "Texture Sampler and Surface Types", 9.7.10) and the sampling
+//! arithmetic of an H100, as measured (`scripts/probes/tex_probe.cu`, results in
+//! `docs/launch/textures.md`).
+//!
+//! An object's texels live in a device buffer, densely, x fastest, then y, then z or the layer
+//! (a `pitch` may space the rows). Sampling, as the H100 does it:
+//! - A coordinate `c` (normalized ones times the size first) picks texel `floor(c)` (point), or
+//!   texels `i = floor(c - 0.5)` and `i + 1` with weight `k / 256` on the second, where
+//!   `k = round-half-up(frac(c - 0.5) * 256)` (0..=256). In 2D the four weights are
+//!   `w11 = round-half-up(k*l/256)`, `w10 = k - w11`, `w01 = l - w11`,
+//!   `w00 = 256 - k - l + w11`.
+//! - Float texels are blended exactly as this: subnormals flushed to zero; every texel with a
+//!   nonzero weight truncated toward zero to a multiple of `2^(E - 28)`, `E` the largest binary
+//!   exponent (`frexp`) among them; the weighted sum rounded to f32 to nearest, ties away
+//!   from zero; a subnormal result flushed; a NaN texel gives `0x7FFFFFFF`.
+//! - Address modes: clamp, wrap and mirror (normalized coordinates only: unnormalized ones
+//!   clamp), border (the border colour). Layers clamp as unsigned (a negative layer is the
+//!   last). Missing channels read as 0.
+//! - Unsigned/signed normalized reads divide by 2^n - 1 (f32, correctly rounded); signed ones
+//!   clamp at -1.
+//!
+//! Linear filtering of other formats (half, normalized integers), of 3D textures, in border mode
+//! and with normalized coordinates over a size that is not a power of two does not follow these
+//! rules on the H100 and is not modelled: it is an `unsupported` error, never an approximation.
+
+use crate::ir::Type;
+
+/// A channel's storage format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chan {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    F16,
+    F32,
+}
+
+impl Chan {
+    pub fn of(t: Type) -> Option<Chan> {
+        Some(match t {
+            Type::U8 => Chan::U8,
+            Type::S8 => Chan::S8,
+            Type::U16 => Chan::U16,
+            Type::S16 => Chan::S16,
+            Type::U32 => Chan::U32,
+            Type::S32 => Chan::S32,
+            Type::F16 => Chan::F16,
+            Type::F32 => Chan::F32,
+            _ => return None,
+        })
+    }
+
+    pub fn bytes(self) -> usize {
+        match self {
+            Chan::U8 | Chan::S8 => 1,
+            Chan::U16 | Chan::S16 | Chan::F16 => 2,
+            Chan::U32 | Chan::S32 | Chan::F32 => 4,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Chan::F16 | Chan::F32)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddrMode {
+    Wrap,
+    Clamp,
+    Mirror,
+    Border,
+}
+
+impl AddrMode {
+    pub fn parse(s: &str) -> Option<AddrMode> {
+        Some(match s {
+            "wrap" => AddrMode::Wrap,
+            "clamp" => AddrMode::Clamp,
+            "mirror" => AddrMode::Mirror,
+            "border" => AddrMode::Border,
+            _ => return None,
+        })
+    }
+}
+
+/// One texture or surface object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TexObject {
+    pub surface: bool,
+    /// Global address of texel (0, 0, 0) (set when the launch places the buffer).
+    pub base: u64,
+    pub chan: Chan,
+    pub channels: u8,
+    /// Width, height, depth (1 where the geometry has fewer dimensions).
+    pub size: [u32; 3],
+    /// Spatial dimensions: 1..3.
+    pub ndim: u8,
+    /// Layers of a layered object.
+    pub layers: Option<u32>,
+    /// Bytes from one row to the next.
+    pub pitch: u64,
+    pub linear: bool,
+    pub normalized: bool,
+    pub address: [AddrMode; 3],
+    /// `cudaReadModeNormalizedFloat`.
+    pub read_float: bool,
+    /// The border colour's f32 bits, per channel.
+    pub border: [u32; 4],
+}
+
+impl TexObject {
+    /// Bytes of one texel.
+    pub fn elem_bytes(&self) -> u64 {
+        (self.chan.bytes() * usize::from(self.channels)) as u64
+    }
+
+    /// Bytes from the first texel to the end of the last.
+    pub fn extent(&self) -> u64 {
+        let slices = u64::from(self.size[2]) * u64::from(self.layers.unwrap_or(1));
+        let rows = u64::from(self.size[1]) * slices;
+        (rows - 1) * self.pitch + u64::from(self.size[0]) * self.elem_bytes()
+    }
+
+    /// Byte offset of texel (x, y, z or layer), all in range.
+    pub fn offset(&self, x: u32, y: u32, z: u32) -> u64 {
+        let row = u64::from(z) * u64::from(self.size[1]) + u64::from(y);
+        row * self.pitch + u64::from(x) * self.elem_bytes()
+    }
+}
+
+/// A texel position along one axis after the address mode: an index, or the border.
+pub fn resolve(mode: AddrMode, normalized: bool, i: i64, n: u32) -> Option<u32> {
+    let n = i64::from(n);
+    let mode = match mode {
+        // Measured: wrap and mirror clamp unnormalized coordinates.
+        AddrMode::Wrap | AddrMode::Mirror if !normalized => AddrMode::Clamp,
+        m => m,
+    };
+    let j = match mode {
+        AddrMode::Clamp => i.clamp(0, n - 1),
+        AddrMode::Wrap => i.rem_euclid(n),
+        AddrMode::Mirror => {
+            let m = i.rem_euclid(2 * n);
+            if m < n {
+                m
+            } else {
+                2 * n - 1 - m
+            }
+        }
+        AddrMode::Border if i < 0 || i >= n => return None,
+        AddrMode::Border => i,
+    };
+    Some(j as u32)
+}
+
+/// A coordinate in texel space (normalized ones scaled by the size). A NaN coordinate is 0.
+pub fn texel_coord(c: f32, normalized: bool, n: u32) -> f64 {
+    let c = if c.is_nan() { 0.0 } else { f64::from(c) };
+    if normalized {
+        c * f64::from(n)
+    } else {
+        c
+    }
+}
+
+/// Beyond any texture on either side (sizes are below 2^17).
+const FAR: f64 = (1u64 << 40) as f64;
+
+/// The pair of texels of linear filtering along one axis and the weight `k` (of 256) of the
+/// second. Saturates far outside any texture (where every mode gives the same texels).
+pub fn lerp_pos(c: f64) -> (i64, u32) {
+    let b = c - 0.5;
+    let i = b.floor();
+    let k = ((b - i) * 256.0 + 0.5).floor() as u32;
+    (i.clamp(-FAR, FAR) as i64, k)
+}
+
+/// The first texel of a gather (`tld4`) along one axis: the coordinate is rounded to 1/256 of a
+/// texel first, so a weight that rounds up to a whole texel moves the footprint (measured).
+pub fn gather_pos(c: f64) -> i64 {
+    let (i, k) = lerp_pos(c);
+    if k == 256 {
+        i + 1
+    } else {
+        i
+    }
+}
+
+/// The point-sampled texel along one axis.
+pub fn point_pos(c: f64) -> i64 {
+    c.floor().clamp(-FAR, FAR) as i64
+}
+
+/// The four weights (of 256) of 2D linear filtering: texels (i, j), (i+1, j), (i, j+1),
+/// (i+1, j+1).
+pub fn weights_2d(k: u32, l: u32) -> [u32; 4] {
+    let w11 = (k * l + 128) >> 8;
+    [256 - k - l + w11, k - w11, l - w11, w11]
+}
+
+/// The blend of float texels with integer weights summing to 256, as the H100 computes it.
+pub fn blend(texels: &[f32], weights: &[u32]) -> f32 {
+    let mut terms: [(f32, u32); 4] = [(0.0, 0); 4];
+    let mut n = 0;
+    for (&t, &w) in texels.iter().zip(weights) {
+        if w > 0 && n < 4 {
+            let t = if t.is_subnormal() {
+                0.0f32.copysign(t)
+            } else {
+                t
+            };
+            terms[n] = (t, w);
+            n += 1;
+        }
+    }
+    let terms = &terms[..n];
+    if terms.iter().any(|(t, _)| t.is_nan()) {
+        return f32::from_bits(0x7FFF_FFFF);
+    }
+    let infs: Vec<f32> = terms
+        .iter()
+        .filter(|(t, _)| t.is_infinite())
+        .map(|t| t.0)
+        .collect();
+    if let Some(&first) = infs.first() {
+        return if infs.iter().all(|&x| x == first) {
+            first
+        } else {
+            f32::from_bits(0x7FFF_FFFF)
+        };
+    }
+    if terms.iter().all(|(t, _)| *t == 0.0) {
+        let all_neg = terms.iter().all(|(t, _)| t.is_sign_negative());
+        return if all_neg { -0.0 } else { 0.0 };
+    }
+    // Exponent of the largest texel, as frexp gives it (value = m * 2^e, 0.5 <= |m| < 1).
+    let e = terms
+        .iter()
+        .filter(|(t, _)| *t != 0.0)
+        .map(|(t, _)| frexp_exp(*t))
+        .max()
+        .unwrap_or(0);
+    // Each texel as a multiple of 2^(e - 28), truncated toward zero: |t| < 2^e, so the
+    // integer has at most 28 bits; times a weight of at most 9 bits, summed over 4: < 2^39.
+    let mut acc: i64 = 0;
+    for &(t, w) in terms {
+        let q = scaled_trunc(t, 28 - e);
+        acc += q * i64::from(w);
+    }
+    // The value is acc * 2^(e - 28 - 8).
+    round_to_f32(acc, e - 36)
+}
+
+fn frexp_exp(t: f32) -> i32 {
+    let bits = t.to_bits();
+    let biased = ((bits >> 23) & 0xff) as i32;
+    biased - 126
+}
+
+/// trunc(t * 2^s) for a normal (or zero) f32 `t`.
+fn scaled_trunc(t: f32, s: i32) -> i64 {
+    if t == 0.0 {
+        return 0;
+    }
+    let bits = t.to_bits();
+    let mant = i64::from((bits & 0x7f_ffff) | 0x80_0000);
+    // t = mant * 2^(exp - 150)
+    let exp = ((bits >> 23) & 0xff) as i32 - 150 + s;
+    let mag = if exp >= 0 {
+        mant << exp.min(40)
+    } else if exp > -40 {
+        mant >> -exp
+    } else {
+        0
+    };
+    if t < 0.0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// `acc * 2^p` rounded to f32: to nearest, ties away from zero; subnormal results flushed to
+/// zero, overflow to infinity.
+fn round_to_f32(acc: i64, p: i32) -> f32 {
+    if acc == 0 {
+        return 0.0;
+    }
+    let neg = acc < 0;
+    let mut m = acc.unsigned_abs();
+    let mut p = p;
+    let bits = 64 - m.leading_zeros() as i32;
+    if bits > 24 {
+        let drop = bits - 24;
+        let half = 1u64 << (drop - 1);
+        let rest = m & ((1u64 << drop) - 1);
+        m >>= drop;
+        if rest >= half {
+            m += 1;
+        }
+        p += drop;
+        if m == 1 << 24 {
+            m >>= 1;
+            p += 1;
+        }
+    }
+    // value = m * 2^p, m < 2^24
+    let v = (m as f64) * 2f64.powi(p);
+    let f = v as f32; // exact: m has at most 24 bits (or overflow to inf)
+    let f = if f.is_subnormal() { 0.0 } else { f };
+    if neg {
+        -f
+    } else {
+        f
+    }
+}
+
+/// A texel's channel `ch` as the result register holds it: f32 bits (float formats, or any
+/// format read as normalized float), else the integer (sign- or zero-extended).
+pub fn channel(obj: &TexObject, texel: &[u8], ch: usize) -> u32 {
+    if ch >= usize::from(obj.channels) {
+        return 0;
+    }
+    let b = obj.chan.bytes();
+    let at = &texel[ch * b..(ch + 1) * b];
+    let u = at
+        .iter()
+        .rev()
+        .fold(0u32, |acc, &x| (acc << 8) | u32::from(x));
+    let unorm = |max: f32| (u as f32 / max).to_bits();
+    let snorm = |v: i32, max: f32| (v as f32 / max).max(-1.0).to_bits();
+    match (obj.chan, obj.read_float) {
+        (Chan::F32, _) => u,
+        (Chan::F16, _) => half::f16::from_bits(u as u16).to_f32().to_bits(),
+        (Chan::U8, true) => unorm(255.0),
+        (Chan::U16, true) => unorm(65535.0),
+        (Chan::S8, true) => snorm(i32::from(u as u8 as i8), 127.0),
+        (Chan::S16, true) => snorm(i32::from(u as u16 as i16), 32767.0),
+        (Chan::S8, false) => u as u8 as i8 as i32 as u32,
+        (Chan::S16, false) => u as u16 as i16 as i32 as u32,
+        _ => u,
+    }
+}
+
+/// Whether results come back as f32 (else as integers).
+pub fn returns_float(obj: &TexObject) -> bool {
+    obj.chan.is_float() || obj.read_float
+}
+
+/// Why linear filtering of this object is not modelled, if it is not.
+pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static str> {
+    if obj.chan != Chan::F32 || obj.read_float {
+        return Some("linear filtering of a texture whose texels are not 32-bit floats");
+    }
+    if spatial == 3 {
+        return Some("linear filtering of a 3D texture");
+    }
+    if obj.address[..spatial].contains(&AddrMode::Border) {
+        return Some("linear filtering in border address mode");
+    }
+    if obj.normalized && obj.size[..spatial].iter().any(|n| !n.is_power_of_two()) {
+        return Some(
+            "linear filtering with normalized coordinates over a size that is not a power of two",
+        );
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_follow_the_measured_rounding() {
+        assert_eq!(lerp_pos(0.5), (0, 0));
+        assert_eq!(lerp_pos(1.5 - 1.0 / 512.0), (0, 256));
+        assert_eq!(lerp_pos(0.25), (-1, 192));
+        assert_eq!(weights_2d(54, 192), [51, 13, 151, 41]);
+        assert_eq!(weights_2d(0, 0), [256, 0, 0, 0]);
+    }
+
+    #[test]
+    fn blend_truncates_small_texels_to_the_largest_exponent() {
+        // Measured on the H100 (probe B_lin): k = 252, t0 = 12.044498, t1 = 1.617775e-7.
+        let (t0, t1) = (f32::from_bits(0x4140_b644), f32::from_bits(0x342d_b510));
+        assert_eq!(blend(&[t0, t1], &[4, 252]).to_bits(), 0x3e40_b64c);
+        // A subnormal texel is flushed, keeping its sign.
+        assert_eq!(blend(&[-3e-39, 0.5], &[256, 0]).to_bits(), 0x8000_0000);
+        assert_eq!(blend(&[f32::NAN, 1.0], &[128, 128]).to_bits(), 0x7FFF_FFFF);
+        assert_eq!(blend(&[1.0, 3.0], &[128, 128]), 2.0);
+    }
+
+    #[test]
+    fn mirror_and_wrap_fold_indices() {
+        assert_eq!(resolve(AddrMode::Mirror, true, -1, 4), Some(0));
+        assert_eq!(resolve(AddrMode::Mirror, true, 4, 4), Some(3));
+        assert_eq!(resolve(AddrMode::Wrap, true, -1, 4), Some(3));
+        assert_eq!(resolve(AddrMode::Wrap, false, -1, 4), Some(0));
+        assert_eq!(resolve(AddrMode::Border, true, 4, 4), None);
+    }
+}
