@@ -742,7 +742,7 @@ fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             (Loc::Shared { rank: r, off: o }, Vec::new(), dst)
         } else {
             let (r, o) = shared_loc(cx, Some(Space::SharedCluster), dst, size, lane)?;
-            let src_loc = if m.space2 == Some(Space::Global) {
+            let src_loc = if m.space2() == Some(Space::Global) {
                 global_range(cx, src, size, false, lane)?;
                 Loc::Global(src)
             } else {

@@ -259,24 +259,28 @@ fn linear(
 ) -> Res<[u32; 4]> {
     let (i, k) = tx::lerp_pos(c[0]);
     let mut texels = Vec::with_capacity(4);
-    let weights: Vec<u32> = if c.len() == 1 {
+    let (weights, in_footprint): (Vec<u32>, Vec<bool>) = if c.len() == 1 {
         for di in 0..2 {
             texels.push(fetch(cx, o, [i + di, 0, 0], layer, lane, ranges)?);
         }
-        vec![256 - k, k]
+        (vec![256 - k, k], vec![k < 256, k > 0])
     } else {
         let (j, l) = tx::lerp_pos(c[1]);
+        let mut foot = Vec::with_capacity(4);
         for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
             texels.push(fetch(cx, o, [i + di, j + dj, 0], layer, lane, ranges)?);
+            let x_on = if di == 0 { k < 256 } else { k > 0 };
+            let y_on = if dj == 0 { l < 256 } else { l > 0 };
+            foot.push(x_on && y_on);
         }
-        tx::weights_2d(k, l).to_vec()
+        (tx::weights_2d(k, l).to_vec(), foot)
     };
     Ok([0, 1, 2, 3].map(|ch| {
         let vals: Vec<f32> = texels
             .iter()
             .map(|t| f32::from_bits(chan(o, t, ch)))
             .collect();
-        tx::blend(&vals, &weights).to_bits()
+        tx::blend(&vals, &weights, &in_footprint).to_bits()
     }))
 }
 
@@ -311,7 +315,7 @@ fn surface(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let vec = usize::from(cx.ins.mods.vec.max(1));
     let size = ty.size() as usize;
     let access = size * vec;
-    let oob = cx.ins.mods.oob.unwrap_or(Oob::Trap);
+    let oob = cx.ins.mods.oob().unwrap_or(Oob::Trap);
     let (hk, vk) = if op == Op::Suld { (1, 0) } else { (0, 1) };
     let mut ranges: Ranges<WARP> = Ranges::new();
     for lane in lanes(cx.active) {

@@ -377,8 +377,11 @@ pub struct Mods {
     /// Instruction types in written order (`cvt.f32.s32`: destination then source).
     pub types: [Option<Type>; 4],
     pub space: Option<Space>,
-    /// The second state space of copies: `cp.async.bulk.<dst>.<src>`.
-    pub space2: Option<Space>,
+    /// The second state space of copies, or a surface instruction's out-of-bounds mode (no
+    /// instruction has both; one byte keeps `Instr` at 48 bytes): see [`Mods::space2`] and
+    /// [`Mods::oob`].
+    /// 0: neither; `1 + Space as u8`; `0x80 + Oob as u8`.
+    pub second: u8,
     pub rnd: Option<Rounding>,
     pub cmp: Option<Cmp>,
     pub bool_op: Option<BoolOp>,
@@ -392,12 +395,33 @@ pub struct Mods {
     pub vec: u8,
     /// Tensor dimensionality or texture geometry, 0 when absent.
     pub dim: u8,
-    /// A surface instruction's out-of-bounds mode.
-    pub oob: Option<Oob>,
     pub flags: Flags,
 }
 
 impl Mods {
+    /// The second state space of copies: `cp.async.bulk.<dst>.<src>`.
+    pub fn space2(&self) -> Option<Space> {
+        match self.second {
+            1..0x80 => Space::from_index(self.second - 1),
+            _ => None,
+        }
+    }
+
+    pub fn set_space2(&mut self, s: Space) {
+        self.second = 1 + s as u8;
+    }
+
+    /// A surface instruction's out-of-bounds mode.
+    pub fn oob(&self) -> Option<Oob> {
+        [Oob::Trap, Oob::Clamp, Oob::Zero]
+            .get(usize::from(self.second.wrapping_sub(0x80)))
+            .copied()
+    }
+
+    pub fn set_oob(&mut self, o: Oob) {
+        self.second = 0x80 + o as u8;
+    }
+
     pub fn ty(&self) -> Option<Type> {
         self.types[0]
     }

@@ -409,7 +409,10 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
             if m.space.is_none() {
                 m.space = Some(s);
             } else if spec.classes.has(SP2) {
-                once!(m.space2, s)
+                match m.space2() {
+                    Some(old) => return Err(conflict(&old)),
+                    None => m.set_space2(s),
+                }
             } else {
                 return Err(conflict(&m.space.map_or(String::new(), |s| s.to_string())));
             }
@@ -454,7 +457,10 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
             };
             m.flags = m.flags | flag;
         }
-        Mod::Oob(o) => once!(m.oob, o),
+        Mod::Oob(o) => match m.oob() {
+            Some(old) => return Err(conflict(&old)),
+            None => m.set_oob(o),
+        },
         Mod::Dim(d) => {
             if m.dim != 0 {
                 return Err(conflict(&format!(".{}d", m.dim)));
@@ -540,7 +546,7 @@ mod tests {
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
         );
         assert_eq!(
-            (x.mods.space, x.mods.space2),
+            (x.mods.space, x.mods.space2()),
             (Some(Space::SharedCluster), Some(Space::Global))
         );
         assert!(x.mods.has(Flags::COMPLETE_TX) && x.mods.has(Flags::MULTICAST));
@@ -611,7 +617,7 @@ mod tests {
         assert_eq!(w.mods.types[..2], [Some(Type::F32), Some(Type::F32)]);
         let s = d("suld.b.2d.v2.b32.clamp");
         assert_eq!(
-            (s.op, s.mods.oob),
+            (s.op, s.mods.oob()),
             (Op::Suld, Some(super::super::mods::Oob::Clamp))
         );
         let r = d("sured.b.add.2d.u32.zero");

@@ -221,7 +221,7 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     if m.has(Flags::TO) {
         push(&".to");
     }
-    for sp in [m.space, m.space2].into_iter().flatten() {
+    for sp in [m.space, m.space2()].into_iter().flatten() {
         push(&sp);
     }
     if let Some(v) = m.cache {
@@ -253,7 +253,7 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
     } else if m.dim != 0 {
         push(&format_args!(".{}d", m.dim));
     }
-    if let Some(o) = m.oob {
+    if let Some(o) = m.oob() {
         push(&o);
     }
     if m.vec > 1 {

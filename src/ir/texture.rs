@@ -118,7 +118,7 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<(), FormError> {
             if m.sub == Some(SubOp::P) {
                 return Err("formatted surface access (`.p`) is not modelled".into());
             }
-            if m.oob.is_none() {
+            if m.oob().is_none() {
                 return Err("missing `.trap`, `.clamp` or `.zero`".into());
             }
             match (op, m.ty()) {

@@ -164,6 +164,13 @@ pub enum Space {
     Tex,
 }
 
+impl Space {
+    /// The space whose discriminant is `i`.
+    pub fn from_index(i: u8) -> Option<Space> {
+        SPACE_NAMES.iter().map(|p| p.0).find(|s| *s as u8 == i)
+    }
+}
+
 const SPACE_NAMES: &[(Space, &str)] = &[
     (Space::Reg, "reg"),
     (Space::Sreg, "sreg"),

@@ -203,7 +203,25 @@ pub fn weights_2d(k: u32, l: u32) -> [u32; 4] {
 }
 
 /// The blend of float texels with integer weights summing to 256, as the H100 computes it.
-pub fn blend(texels: &[f32], weights: &[u32]) -> f32 {
+/// `in_footprint` marks the texels whose own axis weights are all nonzero: a NaN or infinity
+/// among them reaches the result even where the combined 2D weight rounds to 0 (measured).
+pub fn blend(texels: &[f32], weights: &[u32], in_footprint: &[bool]) -> f32 {
+    let specials = texels
+        .iter()
+        .zip(in_footprint)
+        .filter(|(t, &p)| p && !t.is_finite())
+        .map(|(t, _)| *t);
+    if specials.clone().any(f32::is_nan) {
+        return f32::from_bits(0x7FFF_FFFF);
+    }
+    let infs: Vec<f32> = specials.collect();
+    if let Some(&first) = infs.first() {
+        return if infs.iter().all(|&x| x == first) {
+            first
+        } else {
+            f32::from_bits(0x7FFF_FFFF)
+        };
+    }
     let mut terms: [(f32, u32); 4] = [(0.0, 0); 4];
     let mut n = 0;
     for (&t, &w) in texels.iter().zip(weights) {
@@ -218,21 +236,6 @@ pub fn blend(texels: &[f32], weights: &[u32]) -> f32 {
         }
     }
     let terms = &terms[..n];
-    if terms.iter().any(|(t, _)| t.is_nan()) {
-        return f32::from_bits(0x7FFF_FFFF);
-    }
-    let infs: Vec<f32> = terms
-        .iter()
-        .filter(|(t, _)| t.is_infinite())
-        .map(|t| t.0)
-        .collect();
-    if let Some(&first) = infs.first() {
-        return if infs.iter().all(|&x| x == first) {
-            first
-        } else {
-            f32::from_bits(0x7FFF_FFFF)
-        };
-    }
     if terms.iter().all(|(t, _)| *t == 0.0) {
         let all_neg = terms.iter().all(|(t, _)| t.is_sign_negative());
         return if all_neg { -0.0 } else { 0.0 };
@@ -387,11 +390,22 @@ mod tests {
     fn blend_truncates_small_texels_to_the_largest_exponent() {
         // Measured on the H100 (probe B_lin): k = 252, t0 = 12.044498, t1 = 1.617775e-7.
         let (t0, t1) = (f32::from_bits(0x4140_b644), f32::from_bits(0x342d_b510));
-        assert_eq!(blend(&[t0, t1], &[4, 252]).to_bits(), 0x3e40_b64c);
+        let all = [true; 4];
+        assert_eq!(blend(&[t0, t1], &[4, 252], &all).to_bits(), 0x3e40_b64c);
         // A subnormal texel is flushed, keeping its sign.
-        assert_eq!(blend(&[-3e-39, 0.5], &[256, 0]).to_bits(), 0x8000_0000);
-        assert_eq!(blend(&[f32::NAN, 1.0], &[128, 128]).to_bits(), 0x7FFF_FFFF);
-        assert_eq!(blend(&[1.0, 3.0], &[128, 128]), 2.0);
+        assert_eq!(
+            blend(&[-3e-39, 0.5], &[256, 0], &[true, false]).to_bits(),
+            0x8000_0000
+        );
+        assert_eq!(
+            blend(&[f32::NAN, 1.0], &[128, 128], &all).to_bits(),
+            0x7FFF_FFFF
+        );
+        assert_eq!(blend(&[1.0, 3.0], &[128, 128], &all), 2.0);
+        // Measured (filter_adversarial, sample 2324): k = 251, l = 10 gives texel (i, j+1) a
+        // weight of 0, but its infinity still reaches the result.
+        let t = [278.110_7, -0.498_498, f32::INFINITY, 0.000_514_394_3];
+        assert_eq!(blend(&t, &weights_2d(251, 10), &all), f32::INFINITY);
     }
 
     #[test]
