@@ -8,7 +8,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 mod params;
-mod texture;
+pub mod texture;
 
 pub use params::MAX_STRUCT_BYTES;
 

@@ -296,7 +296,31 @@ fn bad_launch_files_exit_2_naming_the_field() {
             "map-key-on-a-buffer",
             format!("grid = 1\nblock = 64\n{buf}dims = [4]\n"),
             vec![],
-            "params[0].dims: only a `tensormap` parameter takes `dims`",
+            "params[0].dims: only a `tensormap`, `texture` or `surface` parameter takes `dims`",
+        ),
+        (
+            "texture-three-channels",
+            "grid = 1\nblock = 64\n[[params]]\ntexture = \"t\"\ntype = \"f32\"\nchannels = 3\ndims = [4]\ninit = \"zeros\"\n".to_string(),
+            vec![],
+            "params[0].channels: 1, 2 or 4, not 3",
+        ),
+        (
+            "texture-linear-integers",
+            "grid = 1\nblock = 64\n[[params]]\ntexture = \"t\"\ntype = \"u8\"\ndims = [4]\nfilter = \"linear\"\ninit = \"zeros\"\n".to_string(),
+            vec![],
+            "linear filtering needs float channels",
+        ),
+        (
+            "surface-with-a-filter",
+            "grid = 1\nblock = 64\n[[params]]\nsurface = \"s\"\ntype = \"u32\"\ndims = [4]\nfilter = \"point\"\n".to_string(),
+            vec![],
+            "params[0].filter: a surface does not take `filter`",
+        ),
+        (
+            "texture-of-no-buffer",
+            "grid = 1\nblock = 64\n[[params]]\ntexture = \"t\"\ntype = \"f32\"\ndims = [4]\n".to_string(),
+            vec![],
+            "params[0].texture: no buffer named `t`",
         ),
         (
             "cooperative-not-a-bool",

@@ -36,6 +36,8 @@ __all__ = [
     "Report",
     "Diagnostic",
     "TensorMap",
+    "Texture",
+    "Surface",
     "Struct",
     "PtxrunError",
     "HazardError",
@@ -214,6 +216,55 @@ class TensorMap:
         return _ptxrun.Arg.tensormap(index, offset, spec)
 
 
+class Texture:
+    """A texture object (`cudaTextureObject_t`) over `array`'s texels, x fastest: `dims`
+    (width, height, depth), `channels` (1, 2, 4; the channel type is the array's dtype),
+    `layers`, `filter` (`point`, `linear`), `address` (a mode or one per dimension: `wrap`,
+    `clamp`, `mirror`, `border`), `normalized`, `read` (`element`, `normalized-float`),
+    `border` (four floats), `resource` (`array`, or `linear` for `tex1Dfetch`). The kernel
+    receives an 8-byte handle; `array` goes to device memory with the launch."""
+
+    surface = False
+
+    def __init__(
+        self,
+        array: np.ndarray,
+        dims: Sequence[int],
+        channels: int = 1,
+        layers: Optional[int] = None,
+        filter: str = "point",
+        address: Any = "clamp",
+        normalized: bool = False,
+        read: str = "element",
+        border: Optional[Sequence[float]] = None,
+        resource: str = "array",
+    ):
+        self.array = array
+        self.spec = {
+            "surface": self.surface, "type": _type_name(array.dtype), "channels": int(channels),
+            "dims": [int(d) for d in dims], "layers": None if layers is None else int(layers), "pitch": None,
+            "resource": resource, "filter": filter,
+            "address": [address] if isinstance(address, str) else list(address),
+            "normalized": bool(normalized), "read": read,
+            "border": None if border is None else [float(b) for b in border],
+        }
+
+    def _arg(self, index: int, offset: int) -> Any:
+        return _ptxrun.Arg.texture(index, offset, self.spec)
+
+
+class Surface(Texture):
+    """A surface object (`cudaSurfaceObject_t`) over `array`'s texels, x fastest: `dims`,
+    `channels`, `layers`. Surface writes land in `array` when the launch returns."""
+
+    surface = True
+
+    def __init__(self, array: np.ndarray, dims: Sequence[int], channels: int = 1, layers: Optional[int] = None):
+        super().__init__(array, dims, channels=channels, layers=layers)
+        for k in ("resource", "filter", "address", "normalized", "read", "border"):
+            self.spec[k] = None
+
+
 _TYPE_NAMES = {
     np.dtype(np.uint8): "u8",
     np.dtype(np.int8): "i8",
@@ -387,7 +438,7 @@ def _collect(a: Any, name: str, regions: "_Regions", spots: Dict[int, int]) -> N
     if isinstance(a, np.ndarray):
         spots[id(a)] = len(regions.arrays)
         regions.add(a, name)
-    elif isinstance(a, TensorMap):
+    elif isinstance(a, (TensorMap, Texture)):
         spots[id(a)] = len(regions.arrays)
         regions.add(a.array, name)
     elif isinstance(a, Struct):
@@ -399,7 +450,7 @@ def _convert(a: Any, ty: str, size: int, name: str, regions: "_Regions", spots: 
     """One argument as a `_ptxrun.Arg` (after `regions.layout()`)."""
     if isinstance(a, np.ndarray):
         return _ptxrun.Arg.buffer(*regions.where[spots[id(a)]])
-    if isinstance(a, TensorMap):
+    if isinstance(a, (TensorMap, Texture)):
         return a._arg(*regions.where[spots[id(a)]])
     if isinstance(a, Struct):
         fields = []

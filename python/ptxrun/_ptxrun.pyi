@@ -33,6 +33,20 @@ class _MapSpec(TypedDict):
     interleave: Optional[str]
     l2_promotion: Optional[str]
 
+class _TexSpec(TypedDict):
+    surface: bool
+    type: str
+    channels: int
+    dims: List[int]
+    layers: Optional[int]
+    pitch: Optional[int]
+    resource: Optional[str]
+    filter: Optional[str]
+    address: Optional[List[str]]
+    normalized: Optional[bool]
+    read: Optional[str]
+    border: Optional[List[float]]
+
 class Arg:
     @staticmethod
     def buffer(index: int, offset: int = 0) -> Arg: ...
@@ -44,6 +58,8 @@ class Arg:
     def structure(data: bytes, fields: List[Tuple[int, Arg]]) -> Arg: ...
     @staticmethod
     def tensormap(index: int, offset: int, spec: _MapSpec) -> Arg: ...
+    @staticmethod
+    def texture(index: int, offset: int, spec: _TexSpec) -> Arg: ...
 
 class RunResult:
     status: str

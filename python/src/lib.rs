@@ -7,6 +7,7 @@
 
 use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
 use ptxrun::explore::{explore_prepared, schedules};
+use ptxrun::launch::texture::TexSpec;
 use ptxrun::launch::{parse_type, MapShape, TensorMapDesc};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -108,6 +109,39 @@ impl PyArg {
         })
     }
 
+    /// A texture or surface object whose texels start `offset` bytes into buffer `index`;
+    /// `spec` is a dict: surface, type, channels, dims, layers, pitch, resource, filter,
+    /// address (a list), normalized, read, border (the last eight may be None).
+    #[staticmethod]
+    fn texture(index: usize, offset: u64, spec: TexDict) -> PyResult<Self> {
+        let ty = parse_type(&spec.r#type, "texture channel type")
+            .map_err(|e| PyValueError::new_err(e.0))?;
+        let address = spec.address.clone().unwrap_or_else(|| vec!["clamp".into()]);
+        let built = TexSpec {
+            surface: spec.surface,
+            ty,
+            channels: spec.channels,
+            dims: spec.dims.clone(),
+            layers: spec.layers,
+            pitch: spec.pitch,
+            resource: spec.resource.as_deref().unwrap_or("array"),
+            filter: spec.filter.as_deref().unwrap_or("point"),
+            address: address.iter().map(String::as_str).collect(),
+            normalized: spec.normalized.unwrap_or(false),
+            read: spec.read.as_deref().unwrap_or("element"),
+            border: spec.border.clone(),
+        }
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("texture{e}")))?;
+        Ok(PyArg {
+            inner: Arg::Texture {
+                buffer: index,
+                offset,
+                object: built.0,
+            },
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("{:?}", self.inner)
     }
@@ -149,6 +183,24 @@ struct MapSpec {
     oob_fill: Option<String>,
     interleave: Option<String>,
     l2_promotion: Option<String>,
+}
+
+/// A texture or surface object as Python passes it (a dict).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct TexDict {
+    surface: bool,
+    r#type: String,
+    channels: u8,
+    dims: Vec<u64>,
+    layers: Option<u32>,
+    pitch: Option<u64>,
+    resource: Option<String>,
+    filter: Option<String>,
+    address: Option<Vec<String>>,
+    normalized: Option<bool>,
+    read: Option<String>,
+    border: Option<Vec<f32>>,
 }
 
 /// A launch's shape as Python passes it (a dict).

@@ -126,8 +126,9 @@ def test_an_unsupported_instruction_is_an_error_naming_it():
 .visible .entry k(.param .u64 p)
 {
     .reg .b32 %r<2>;
-    .reg .f64 %fd<2>;
-    tex.1d.v4.s32.s32 {%r1, %r1, %r1, %r1}, [%fd1, {%r1}];
+    .reg .f32 %f<2>;
+    .reg .b64 %rd<2>;
+    tex.level.1d.v4.s32.f32 {%r1, %r1, %r1, %r1}, [%rd1, {%f1}], %f1;
     ret;
 }
 """
@@ -304,6 +305,42 @@ def test_a_struct_argument_carries_pointers_scalars_and_nested_structs():
         m.launch(None, 5, 128, [axpy, ptxrun.Struct({24: -7})])
     with pytest.raises(ValueError, match=r"fields\[1\]: bytes 12..13 overlap fields\[0\]"):
         m.launch(None, 5, 128, [axpy, ptxrun.Struct({8: hits, 12: np.int8(1)})])
+
+
+def test_texture_and_surface_objects_give_the_h100_bytes():
+    # cuda-samples' simpleSurfaceWrite kernels: rotate an image through a texture object
+    # (normalized coordinates, bilinear, wrap), and write one through a surface object.
+    d = SAMPLES / "texture" / "cuda_transform"
+    image = ptxrun_random(22, 0.0, 1.0, 128 * 128)
+    out = np.zeros(128 * 128, np.float32)
+    tex = ptxrun.Texture(image, dims=[128, 128], filter="linear", address="wrap", normalized=True)
+    m = ptxrun.Module.from_file(d / "kernel.ptx")
+    m.launch("_Z15transformKernelPfiify", (16, 16), (8, 8), [out, np.int32(128), np.int32(128), np.float32(0.5), tex])
+    assert out.tobytes() == (d / "expected" / "out.bin").read_bytes()
+    d = SAMPLES / "texture" / "cuda_surface_write"
+    array = np.zeros(128 * 128, np.float32)
+    surf = ptxrun.Surface(array, dims=[128, 128])
+    m = ptxrun.Module.from_file(d / "kernel.ptx")
+    image = ptxrun_random(21, 0.0, 1.0, 128 * 128)
+    m.launch("_Z18surfaceWriteKernelPfiiy", (16, 16), (8, 8), [image, np.int32(128), np.int32(128), surf])
+    assert array.tobytes() == (d / "expected" / "array.bin").read_bytes()
+    with pytest.raises(ValueError, match=r"texture.channels: 1, 2 or 4, not 3"):
+        m.launch("_Z18surfaceWriteKernelPfiiy", 1, 1,
+                 [image, np.int32(1), np.int32(1), ptxrun.Surface(array, dims=[4], channels=3)])
+
+
+def ptxrun_random(seed: int, lo: float, hi: float, n: int) -> np.ndarray:
+    """The launch files' `{ random = { seed, min, max } }` for f32 (SplitMix64, as src/launch.rs)."""
+    out = np.empty(n, np.float32)
+    state = seed
+    for i in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        z ^= z >> 31
+        out[i] = lo + (z >> 11) * 2.0**-53 * (hi - lo)
+    return out
 
 
 def test_a_cooperative_launch_syncs_the_grid():

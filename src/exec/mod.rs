@@ -21,7 +21,7 @@
 //! (floating point), `cvt.rs` (conversions), `memops.rs` (loads, stores, atomics, addresses),
 //! `warpops.rs` (shuffles, votes, reductions), `matrix.rs` (`ldmatrix`/`stmatrix`), `control.rs` (branches, calls, barriers),
 //! `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `tmapedit.rs`
-//! (tensor maps edited on the device), `mbarops.rs` (mbarriers and the
+//! (tensor maps edited on the device), `texops.rs` (textures and surfaces), `mbarops.rs` (mbarriers and the
 //! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
 //! groups and reports deadlocks. The hottest instructions also have warp-wide fast forms
 //! (`fast.rs`, chosen once per launch by `translate.rs`; loads and stores in `memfast.rs`) that

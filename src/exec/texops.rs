@@ -125,15 +125,28 @@ fn get_elem(cx: &Ctx<'_, '_>, k: usize, e: usize, lane: usize, ty: Type) -> u64 
     }
 }
 
-/// The spatial coordinates and the layer of a `tex`/`tld4`/surface operand list.
-fn split_coords(g: Geom, coords: &[Operand]) -> (Vec<Operand>, Option<Operand>) {
+/// The spatial coordinates and the layer of a `tex`/`tld4`/surface operand list, or a fault
+/// when it holds too few.
+fn split_coords(
+    cx: &Ctx<'_, '_>,
+    g: Geom,
+    coords: &[Operand],
+) -> Res<(Vec<Operand>, Option<Operand>)> {
     let n = g.dims();
-    if g.layered() {
-        let layer = coords.first().copied();
-        (coords.iter().skip(1).take(n).copied().collect(), layer)
-    } else {
-        (coords.iter().take(n).copied().collect(), None)
+    let skip = usize::from(g.layered());
+    if coords.len() < n + skip {
+        return Err(unsupported(
+            cx,
+            &format!(
+                "`.{}` takes {} coordinates, {} given",
+                g.name(),
+                n + skip,
+                coords.len()
+            ),
+        ));
     }
+    let layer = g.layered().then(|| coords[0]);
+    Ok((coords[skip..skip + n].to_vec(), layer))
 }
 
 fn layer_of(cx: &Ctx<'_, '_>, o: &TexObject, layer: Option<Operand>, lane: usize) -> u32 {
@@ -195,7 +208,7 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 "the result type does not match the texture's (`.f32` for float texels and normalized-float reads, `.s32`/`.u32` for integer texels)",
             ));
         }
-        let (spatial, layer) = split_coords(g, &coords);
+        let (spatial, layer) = split_coords(cx, g, &coords)?;
         let layer = layer_of(cx, o, layer, lane);
         let n = spatial.len();
         let c: Vec<f64> = spatial
@@ -321,7 +334,7 @@ fn surface(cx: &mut Ctx<'_, '_>) -> Res<()> {
     for lane in lanes(cx.active) {
         let (h, coords) = handle_and_coords(cx, hk, lane);
         let o = object(cx, h, lane, true)?;
-        let (spatial, layer) = split_coords(g, &coords);
+        let (spatial, layer) = split_coords(cx, g, &coords)?;
         let mut c = [0i64; 3];
         for (ax, opd) in spatial.iter().enumerate() {
             c[ax] = i64::from(cx.value(opd, lane, Type::S32) as u32 as i32);

@@ -118,6 +118,9 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<(), FormError> {
             if m.sub == Some(SubOp::P) {
                 return Err("formatted surface access (`.p`) is not modelled".into());
             }
+            if ![1, 2, 4].contains(&m.vec) {
+                return Err("surface accesses are scalar, `.v2` or `.v4`".into());
+            }
             if m.oob().is_none() {
                 return Err("missing `.trap`, `.clamp` or `.zero`".into());
             }

@@ -212,20 +212,34 @@ impl Params<'_, '_> {
                 buffer: b.to_string(),
             });
         };
+        let (ty, data) = self.declare(p, b, len, field, "buffer")?;
+        Ok(LaunchParam::Buffer {
+            name: b.to_string(),
+            ty,
+            data,
+        })
+    }
+
+    /// Declares buffer `name` of `len` elements of the entry's `type`, filled from its `init`;
+    /// `key` names the entry's key that named it, for messages.
+    fn declare(
+        &mut self,
+        p: &RawParam,
+        name: &str,
+        len: u64,
+        field: &str,
+        key: &str,
+    ) -> Result<(Type, Vec<u8>), LaunchError> {
         let ty = p.ty(field)?;
-        if !self.declared.insert(b.to_string()) {
-            return err(format!("{field}.buffer: `{b}` is declared twice"));
+        if !self.declared.insert(name.to_string()) {
+            return err(format!("{field}.{key}: buffer `{name}` is declared twice"));
         }
         let bytes = len.saturating_mul(u64::from(ty.size()));
         if bytes > MAX_BUFFER_BYTES {
             return err(format!("{field}.len: {bytes} bytes is too large"));
         }
         let data = init_buffer(self.src, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
-        Ok(LaunchParam::Buffer {
-            name: b.to_string(),
-            ty,
-            data,
-        })
+        Ok((ty, data))
     }
 
     /// The buffer a texture or surface entry declares (with `len` or `init`; `len` defaults to
@@ -240,17 +254,13 @@ impl Params<'_, '_> {
         if p.len.is_none() && p.init.is_none() {
             return Ok(None);
         }
-        let ty = p.ty(field)?;
+        let key = if p.surface.is_some() {
+            "surface"
+        } else {
+            "texture"
+        };
         let len = p.len.unwrap_or(texels);
-        if !self.declared.insert(name.to_string()) {
-            return err(format!("{field}: buffer `{name}` is declared twice"));
-        }
-        let bytes = len.saturating_mul(u64::from(ty.size()));
-        if bytes > MAX_BUFFER_BYTES {
-            return err(format!("{field}.len: {bytes} bytes is too large"));
-        }
-        let data = init_buffer(self.src, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
-        Ok(Some((ty, data)))
+        self.declare(p, name, len, field, key).map(Some)
     }
 
     /// A by-value struct: `bytes` (else zeros), then each field at its offset.
@@ -342,20 +352,7 @@ impl Params<'_, '_> {
         };
         let desc = TensorMapDesc::new(shape).map_err(|e| LaunchError(format!("{field}{e}")))?;
         let created = match p.len {
-            Some(len) => {
-                if !self.declared.insert(name.to_string()) {
-                    return err(format!(
-                        "{field}.tensormap: buffer `{name}` is declared twice"
-                    ));
-                }
-                let bytes = len.saturating_mul(u64::from(ty.size()));
-                if bytes > MAX_BUFFER_BYTES {
-                    return err(format!("{field}.len: {bytes} bytes is too large"));
-                }
-                let data =
-                    init_buffer(self.src, p.init.as_ref(), ty, len, &format!("{field}.init"))?;
-                Some((ty, data))
-            }
+            Some(len) => Some(self.declare(p, name, len, field, "tensormap")?),
             None if p.init.is_some() => {
                 return err(format!(
                     "{field}.init: give `len` too to declare the buffer here"

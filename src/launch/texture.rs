@@ -1,14 +1,157 @@
 //! A launch file's texture and surface objects: `texture = "buffer"` or `surface = "buffer"`
 //! with the object's shape and sampler, as `cudaCreateTextureObject` and
 //! `cudaCreateSurfaceObject` take them (a CUDA array's or pitched buffer's texels, densely, x
-//! fastest). The kernel receives an 8-byte handle.
+//! fastest). The kernel receives an 8-byte handle. [`TexSpec`] is the one place these are
+//! checked, for launch files and for the Python package.
 
 use super::params::RawParam;
 use super::{err, LaunchError};
+use crate::ir::Type;
 use crate::mem::texture::{AddrMode, Chan, TexObject};
 
 /// Largest size per dimension (an H100's `maxTexture1D`/`2D` width is 131072).
 const MAX_SIZE: u64 = 1 << 17;
+
+/// A texture or surface object as a user describes it, before any checks.
+#[derive(Debug, Clone)]
+pub struct TexSpec<'a> {
+    pub surface: bool,
+    /// The channel type.
+    pub ty: Type,
+    pub channels: u8,
+    /// Width, height, depth: 1 to 3 sizes.
+    pub dims: Vec<u64>,
+    pub layers: Option<u32>,
+    /// Bytes from row to row; default dense.
+    pub pitch: Option<u64>,
+    /// `array` or `linear` (a 1D `cudaResourceTypeLinear` buffer).
+    pub resource: &'a str,
+    /// `point` or `linear`.
+    pub filter: &'a str,
+    /// One mode for every dimension, or one per dimension (the rest `clamp`).
+    pub address: Vec<&'a str>,
+    pub normalized: bool,
+    /// `element` or `normalized-float`.
+    pub read: &'a str,
+    pub border: Option<Vec<f32>>,
+}
+
+impl TexSpec<'_> {
+    /// The object (its `base` still 0) and how many channel values its texels hold. Errors
+    /// start with the key at fault: `.channels: ...`.
+    pub fn build(&self) -> Result<(TexObject, u64), String> {
+        let Some(chan) = Chan::of(self.ty) else {
+            return Err(format!(
+                ".type: textures hold u8 i8 u16 i16 u32 i32 f16 f32 channels, not {}",
+                self.ty
+            ));
+        };
+        let channels = self.channels;
+        if ![1, 2, 4].contains(&channels) {
+            return Err(format!(".channels: 1, 2 or 4, not {channels}"));
+        }
+        let dims = &self.dims;
+        if !(1..=3).contains(&dims.len()) {
+            return Err(".dims: 1 to 3 sizes (width, height, depth)".into());
+        }
+        if let Some(d) = dims.iter().find(|&&d| d == 0 || d > MAX_SIZE) {
+            return Err(format!(".dims: {d} is not 1 to {MAX_SIZE}"));
+        }
+        let layers = self.layers;
+        if layers == Some(0) || layers.is_some_and(|l| l > 2048) {
+            return Err(".layers: 1 to 2048".into());
+        }
+        if layers.is_some() && dims.len() == 3 {
+            return Err(".layers: layered objects are 1D or 2D".into());
+        }
+        let mut size = [1u32; 3];
+        for (s, d) in size.iter_mut().zip(dims) {
+            *s = *d as u32;
+        }
+        let elem = chan.bytes() as u64 * u64::from(channels);
+        let row = u64::from(size[0]) * elem;
+        let pitch = self.pitch.unwrap_or(row);
+        if pitch < row || pitch > MAX_SIZE * 16 {
+            return Err(format!(
+                ".pitch: {pitch} is less than a row ({row} bytes) or too large"
+            ));
+        }
+        let mut o = TexObject {
+            surface: self.surface,
+            base: 0,
+            chan,
+            channels,
+            size,
+            ndim: dims.len() as u8,
+            layers,
+            pitch,
+            linear: false,
+            normalized: self.normalized,
+            address: [AddrMode::Clamp; 3],
+            read_float: false,
+            border: [0; 4],
+        };
+        self.sampler(&mut o)?;
+        let texels = o.extent().div_ceil(chan.bytes() as u64);
+        Ok((o, texels))
+    }
+
+    /// The texture-only settings: resource, filter, address modes, read mode, border colour.
+    fn sampler(&self, o: &mut TexObject) -> Result<(), String> {
+        o.linear = match self.filter {
+            "point" => false,
+            "linear" => true,
+            f => return Err(format!(".filter: `point` or `linear`, not `{f}`")),
+        };
+        if self.address.is_empty() || self.address.len() > 3 {
+            return Err(".address: a mode or a list of up to 3 (wrap clamp mirror border)".into());
+        }
+        // One mode is every dimension's; a shorter list leaves the rest `clamp`.
+        for i in 0..3 {
+            let m = match self.address.len() {
+                1 => self.address[0],
+                _ => self.address.get(i).copied().unwrap_or("clamp"),
+            };
+            o.address[i] = AddrMode::parse(m)
+                .ok_or_else(|| format!(".address: `{m}` is not wrap, clamp, mirror or border"))?;
+        }
+        match self.resource {
+            "array" => {}
+            // cudaResourceTypeLinear (tex1Dfetch): integer coordinates, zero outside (measured).
+            "linear" => {
+                if o.ndim != 1 || o.layers.is_some() {
+                    return Err(".resource: a linear resource is 1D".into());
+                }
+                o.address = [AddrMode::Border; 3];
+            }
+            r => return Err(format!(".resource: `array` or `linear`, not `{r}`")),
+        }
+        o.read_float = match self.read {
+            "element" => false,
+            "normalized-float" if matches!(o.chan, Chan::U8 | Chan::S8 | Chan::U16 | Chan::S16) => {
+                true
+            }
+            "normalized-float" => {
+                return Err(
+                    ".read: normalized-float reads 8- and 16-bit integer channels only".into(),
+                )
+            }
+            r => return Err(format!(".read: `element` or `normalized-float`, not `{r}`")),
+        };
+        if o.linear && !o.chan.is_float() && !o.read_float {
+            return Err(".filter: linear filtering needs float channels or `read = \"normalized-float\"` (CUDA refuses it too)".into());
+        }
+        if let Some(b) = &self.border {
+            if b.len() != 4 {
+                return Err(".border: four values (r, g, b, a)".into());
+            }
+            for (d, v) in o.border.iter_mut().zip(b) {
+                *d = v.to_bits();
+            }
+        }
+        Ok(())
+    }
+}
 
 /// The object an entry describes (its `base` still 0), and how many channel values its texels
 /// hold (the default `len` of a buffer it declares).
@@ -20,138 +163,44 @@ pub(super) fn object(p: &RawParam, field: &str) -> Result<(TexObject, u64), Laun
     for (k, set) in p.keys() {
         let ok = matches!(
             k,
-            "type" | "len" | "init" | "dims" | "channels" | "layers" | "pitch"
-        ) || matches!(k, "texture" | "surface")
-            || (!surface
-                && matches!(
-                    k,
-                    "resource" | "filter" | "address" | "normalized" | "read" | "border"
-                ));
+            "type"
+                | "len"
+                | "init"
+                | "dims"
+                | "channels"
+                | "layers"
+                | "pitch"
+                | "texture"
+                | "surface"
+        ) || (!surface
+            && matches!(
+                k,
+                "resource" | "filter" | "address" | "normalized" | "read" | "border"
+            ));
         if set && !ok {
             let what = if surface { "a surface" } else { "a texture" };
             return err(format!("{field}.{k}: {what} does not take `{k}`"));
         }
     }
-    let ty = p.ty(field)?;
-    let Some(chan) = Chan::of(ty) else {
-        return err(format!(
-            "{field}.type: textures hold u8 i8 u16 i16 u32 i32 f16 f32 channels, not {ty}"
-        ));
+    let address: Vec<&str> = match &p.address {
+        None => vec!["clamp"],
+        Some(toml::Value::String(s)) => vec![s.as_str()],
+        Some(toml::Value::Array(v)) => v.iter().map(|x| x.as_str().unwrap_or("?")).collect(),
+        Some(_) => Vec::new(),
     };
-    let channels = p.channels.unwrap_or(1);
-    if ![1, 2, 4].contains(&channels) {
-        return err(format!("{field}.channels: 1, 2 or 4, not {channels}"));
-    }
-    let Some(dims) = p.dims.clone().filter(|d| (1..=3).contains(&d.len())) else {
-        return err(format!(
-            "{field}.dims: missing or not 1 to 3 sizes (width, height, depth)"
-        ));
-    };
-    if let Some(d) = dims.iter().find(|&&d| d == 0 || d > MAX_SIZE) {
-        return err(format!("{field}.dims: {d} is not 1 to {MAX_SIZE}"));
-    }
-    let layers = p.layers;
-    if layers == Some(0) || layers.is_some_and(|l| u64::from(l) > 2048) {
-        return err(format!("{field}.layers: 1 to 2048"));
-    }
-    if layers.is_some() && dims.len() == 3 {
-        return err(format!("{field}.layers: layered objects are 1D or 2D"));
-    }
-    let mut size = [1u32; 3];
-    for (s, d) in size.iter_mut().zip(&dims) {
-        *s = *d as u32;
-    }
-    let elem = chan.bytes() as u64 * u64::from(channels);
-    let row = u64::from(size[0]) * elem;
-    let pitch = p.pitch.unwrap_or(row);
-    if pitch < row {
-        return err(format!(
-            "{field}.pitch: {pitch} is less than a row ({row} bytes)"
-        ));
-    }
-    let mut o = TexObject {
+    let spec = TexSpec {
         surface,
-        base: 0,
-        chan,
-        channels,
-        size,
-        ndim: dims.len() as u8,
-        layers,
-        pitch,
-        linear: false,
+        ty: p.ty(field)?,
+        channels: p.channels.unwrap_or(1),
+        dims: p.dims.clone().unwrap_or_default(),
+        layers: p.layers,
+        pitch: p.pitch,
+        resource: p.resource.as_deref().unwrap_or("array"),
+        filter: p.filter.as_deref().unwrap_or("point"),
+        address,
         normalized: p.normalized.unwrap_or(false),
-        address: [AddrMode::Clamp; 3],
-        read_float: false,
-        border: [0; 4],
+        read: p.read.as_deref().unwrap_or("element"),
+        border: p.border.clone(),
     };
-    sampler(p, field, &mut o)?;
-    let texels = o.extent().div_ceil(chan.bytes() as u64);
-    Ok((o, texels))
-}
-
-/// The texture-only keys: resource, filter, address modes, read mode, border colour.
-fn sampler(p: &RawParam, field: &str, o: &mut TexObject) -> Result<(), LaunchError> {
-    match p.resource.as_deref().unwrap_or("array") {
-        "array" => {}
-        // cudaResourceTypeLinear (tex1Dfetch): integer coordinates, zero outside (measured).
-        "linear" => {
-            if o.ndim != 1 || o.layers.is_some() {
-                return err(format!("{field}.resource: a linear resource is 1D"));
-            }
-            o.address = [AddrMode::Border; 3];
-        }
-        r => return err(format!("{field}.resource: `array` or `linear`, not `{r}`")),
-    }
-    o.linear = match p.filter.as_deref().unwrap_or("point") {
-        "point" => false,
-        "linear" => true,
-        f => return err(format!("{field}.filter: `point` or `linear`, not `{f}`")),
-    };
-    if let Some(a) = &p.address {
-        let modes: Vec<&str> = match a {
-            toml::Value::String(s) => vec![s.as_str(); 3],
-            toml::Value::Array(v) => v.iter().filter_map(|x| x.as_str()).collect(),
-            _ => Vec::new(),
-        };
-        if modes.is_empty() || modes.len() > 3 {
-            return err(format!(
-                "{field}.address: a mode or a list of up to 3 (wrap clamp mirror border)"
-            ));
-        }
-        for (i, m) in modes.iter().enumerate() {
-            o.address[i] = AddrMode::parse(m).ok_or_else(|| {
-                LaunchError(format!(
-                    "{field}.address: `{m}` is not wrap, clamp, mirror or border"
-                ))
-            })?;
-        }
-    }
-    o.read_float = match p.read.as_deref().unwrap_or("element") {
-        "element" => false,
-        "normalized-float" if matches!(o.chan, Chan::U8 | Chan::S8 | Chan::U16 | Chan::S16) => true,
-        "normalized-float" => {
-            return err(format!(
-                "{field}.read: normalized-float reads 8- and 16-bit integer channels only"
-            ))
-        }
-        r => {
-            return err(format!(
-                "{field}.read: `element` or `normalized-float`, not `{r}`"
-            ))
-        }
-    };
-    if o.linear && !o.chan.is_float() && !o.read_float {
-        return err(format!(
-            "{field}.filter: linear filtering needs float channels or `read = \"normalized-float\"` (CUDA refuses it too)"
-        ));
-    }
-    if let Some(b) = &p.border {
-        if b.len() != 4 {
-            return err(format!("{field}.border: four values (r, g, b, a)"));
-        }
-        for (d, v) in o.border.iter_mut().zip(b) {
-            *d = v.to_bits();
-        }
-    }
-    Ok(())
+    spec.build().map_err(|e| LaunchError(format!("{field}{e}")))
 }

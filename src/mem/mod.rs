@@ -12,7 +12,8 @@
 //! makes such addresses; generic addresses carry them inside the shared window.
 //!
 //! The asynchronous copy engine is `copy.rs`, the mbarrier object `mbarrier.rs`, the CUDA tensor
-//! map `tensormap.rs`, and read-modify-write arithmetic `reduce.rs`; the happens-before checker's
+//! map `tensormap.rs`, texture and surface objects and their sampling arithmetic `texture.rs`,
+//! and read-modify-write arithmetic `reduce.rs`; the happens-before checker's
 //! vector clocks are `hb.rs` and its shadow memory `shadow.rs`.
 
 pub mod budget;

@@ -174,9 +174,10 @@ const FAR: f64 = (1u64 << 40) as f64;
 /// second. Saturates far outside any texture (where every mode gives the same texels).
 pub fn lerp_pos(c: f64) -> (i64, u32) {
     let b = c - 0.5;
-    let i = b.floor();
-    let k = ((b - i) * 256.0 + 0.5).floor() as u32;
-    (i.clamp(-FAR, FAR) as i64, k)
+    let f = b.floor();
+    // 0..=256; 0 for an infinite coordinate (the texels are those of the nearest edge).
+    let k = (((b - f) * 256.0 + 0.5).floor() as u32).min(256);
+    (f.clamp(-FAR, FAR) as i64, k)
 }
 
 /// The first texel of a gather (`tld4`) along one axis: the coordinate is rounded to 1/256 of a
@@ -382,6 +383,8 @@ mod tests {
         assert_eq!(lerp_pos(0.5), (0, 0));
         assert_eq!(lerp_pos(1.5 - 1.0 / 512.0), (0, 256));
         assert_eq!(lerp_pos(0.25), (-1, 192));
+        assert_eq!(lerp_pos(1e30).1, 0);
+        assert_eq!(lerp_pos(f64::INFINITY).1, 0);
         assert_eq!(weights_2d(54, 192), [51, 13, 151, 41]);
         assert_eq!(weights_2d(0, 0), [256, 0, 0, 0]);
     }

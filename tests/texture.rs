@@ -1,0 +1,227 @@
+//! Texture and surface objects through the library facade: what ptxrun does not model stops
+//! with an error naming it (never a nearby answer), surface misuse faults as the H100 does,
+//! and texture reads take part in race checking. The sampling arithmetic itself is pinned by
+//! the H100 goldens under `ptx-samples/texture`.
+
+use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
+use ptxrun::ir::Type;
+use ptxrun::mem::texture::{AddrMode, Chan, TexObject};
+
+/// A kernel of one instruction `ins` between loading the handle (`%rd1`), the output address
+/// (`%rd2`) and the texture's buffer (`%rd3`), and storing `%f3..%f6` and `%r1`.
+fn kernel(ins: &str) -> String {
+    format!(
+        ".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 t, .param .u64 o, .param .u64 b) {{
+  .reg .pred %p<4>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  .reg .b32 %r<8>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [o];
+  ld.param.u64 %rd3, [b];
+  mov.f32 %f1, 0f3FC00000;
+  mov.f32 %f2, 0f3F000000;
+  mov.b32 %r1, 0;
+  mov.b32 %r2, 2;
+  mov.b32 %r3, 1;
+  mov.u32 %r4, %ctaid.x;
+  setp.eq.u32 %p1, %r4, 0;
+  {ins}
+  st.global.v4.f32 [%rd2], {{%f3, %f4, %f5, %f6}};
+  st.global.u32 [%rd2+16], %r1;
+  ret;
+}}
+"
+    )
+}
+
+fn object(chan: Chan, size: [u32; 3], ndim: u8) -> TexObject {
+    TexObject {
+        surface: false,
+        base: 0,
+        chan,
+        channels: 1,
+        size,
+        ndim,
+        layers: None,
+        pitch: u64::from(size[0]) * chan.bytes() as u64,
+        linear: false,
+        normalized: false,
+        address: [AddrMode::Clamp; 3],
+        read_float: false,
+        border: [0; 4],
+    }
+}
+
+fn run(ins: &str, o: TexObject, grid: u32, check: bool) -> Report {
+    let m = Module::parse(&kernel(ins)).unwrap_or_else(|e| panic!("{ins}: {e:?}"));
+    let bytes = o.extent() as usize;
+    let launch = Launch {
+        grid: [grid, 1, 1],
+        block: [1, 1, 1],
+        buffers: vec![
+            Buffer {
+                name: "texels".into(),
+                ty: Type::U8,
+                data: (0..bytes).map(|i| i as u8).collect(),
+            },
+            Buffer {
+                name: "out".into(),
+                ty: Type::U8,
+                data: vec![0; 32],
+            },
+        ],
+        args: vec![
+            Arg::Texture {
+                buffer: 0,
+                offset: 0,
+                object: o,
+            },
+            Arg::buffer(1),
+            Arg::buffer(0),
+        ],
+        ..Launch::default()
+    };
+    let opts = RunOptions {
+        check,
+        ..RunOptions::default()
+    };
+    m.kernel(None).unwrap().launch(&launch, &opts).unwrap()
+}
+
+/// The one diagnostic of a run that stopped: (kind, message).
+fn stopped(r: &Report) -> (String, String) {
+    let d = r.diagnostics();
+    assert_eq!(d.len(), 1, "{d:?}");
+    (d[0].kind.clone(), d[0].message.clone())
+}
+
+const TEX2D: &str = "tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];";
+
+#[test]
+fn what_is_not_modelled_is_an_error_naming_it() {
+    let f32_2d = object(Chan::F32, [4, 4, 1], 2);
+    let linear = |mut o: TexObject| {
+        o.linear = true;
+        o
+    };
+    let cases: Vec<(&str, TexObject, &str)> = vec![
+        (
+            "tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}], %f1;",
+            f32_2d.clone(),
+            "mipmapped textures",
+        ),
+        (
+            TEX2D,
+            linear(object(Chan::F16, [4, 4, 1], 2)),
+            "texels are not 32-bit floats",
+        ),
+        (
+            TEX2D,
+            TexObject {
+                address: [AddrMode::Border; 3],
+                ..linear(f32_2d.clone())
+            },
+            "border address mode",
+        ),
+        (
+            TEX2D,
+            TexObject {
+                normalized: true,
+                ..linear(object(Chan::F32, [48, 4, 1], 2))
+            },
+            "not a power of two",
+        ),
+        (
+            "tex.3d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f2, %f2}];",
+            linear(object(Chan::F32, [4, 4, 4], 3)),
+            "3D texture",
+        ),
+        (
+            "txq.channel_order.b32 %r1, [%rd1];",
+            f32_2d.clone(),
+            "refuses to load a module with the `.channel_order` query",
+        ),
+        (
+            "tex.2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1, %f2}];",
+            f32_2d.clone(),
+            "result type does not match",
+        ),
+    ];
+    for (ins, o, want) in cases {
+        let r = run(ins, o, 1, false);
+        let (kind, msg) = stopped(&r);
+        assert_eq!(kind, "unsupported", "{ins}: {msg}");
+        assert!(msg.contains(want), "{ins}: {msg}");
+    }
+}
+
+#[test]
+fn point_sampling_reads_the_texel_under_the_coordinate() {
+    // Texel (1, 0) of a 4x4 f32 texture: bytes 4..8 of the buffer, which holds i at byte i.
+    let r = run(TEX2D, object(Chan::F32, [4, 4, 1], 2), 1, true);
+    assert_eq!(r.status(), "ok", "{:?}", r.diagnostics());
+    let out = r.buffer("out").unwrap();
+    assert_eq!(&out[..4], &[4, 5, 6, 7]);
+    // Missing channels read as 0.
+    assert_eq!(&out[4..16], &[0; 12]);
+    let r = run(
+        "txq.height.b32 %r1, [%rd1];",
+        object(Chan::F32, [4, 3, 1], 2),
+        1,
+        false,
+    );
+    assert_eq!(r.buffer("out").unwrap()[16], 3);
+}
+
+#[test]
+fn surface_misuse_faults_as_on_the_h100() {
+    let surface = TexObject {
+        surface: true,
+        ..object(Chan::U32, [4, 4, 1], 2)
+    };
+    let cases = [
+        // x is in bytes: 2 is not a multiple of the 4-byte access.
+        (
+            "suld.b.2d.b32.zero {%r1}, [%rd1, {%r2, %r3}];",
+            "misaligned",
+        ),
+        (
+            "suld.b.2d.b32.trap {%r1}, [%rd1, {%r1, %r4}]; mov.b32 %r5, 16; suld.b.2d.b32.trap {%r1}, [%rd1, {%r5, %r1}];",
+            "out of bounds (.trap)",
+        ),
+        (
+            "sust.p.2d.b32.trap [%rd1, {%r1, %r1}], {%r1};",
+            "formatted surface access",
+        ),
+        // A surface handle where a texture is expected.
+        (TEX2D, "is not a texture object"),
+    ];
+    for (ins, want) in cases {
+        let r = run(ins, surface.clone(), 1, false);
+        let (_, msg) = stopped(&r);
+        assert!(msg.contains(want), "{ins}: {msg}");
+    }
+    // Zero mode: loads outside read 0 and stores outside are dropped.
+    let r = run(
+        "mov.b32 %r5, 16; sust.b.2d.b32.zero [%rd1, {%r5, %r1}], %r5; suld.b.2d.b32.zero {%r1}, [%rd1, {%r5, %r1}];",
+        surface,
+        1,
+        true,
+    );
+    assert_eq!(r.status(), "ok", "{:?}", r.diagnostics());
+    assert_eq!(&r.buffer("out").unwrap()[16..20], &[0; 4]);
+    assert_eq!(r.buffer("texels").unwrap()[..4], [0, 1, 2, 3]);
+}
+
+#[test]
+fn a_texture_read_races_with_a_store_to_its_texels() {
+    // CTA 0 stores to texel (1, 0) while CTA 1 samples it: nothing orders them.
+    let ins = format!("@%p1 st.global.f32 [%rd3+4], %f1; @!%p1 {TEX2D}");
+    let r = run(&ins, object(Chan::F32, [4, 4, 1], 2), 2, true);
+    let kinds: Vec<String> = r.diagnostics().iter().map(|d| d.kind.clone()).collect();
+    assert!(kinds.contains(&"data-race".to_string()), "{kinds:?}");
+}
