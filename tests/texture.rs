@@ -117,7 +117,7 @@ fn what_is_not_modelled_is_an_error_naming_it() {
         (
             TEX2D,
             linear(object(Chan::F16, [4, 4, 1], 2)),
-            "texels are not 32-bit floats",
+            "half and s8 texels filter differently",
         ),
         (
             TEX2D,

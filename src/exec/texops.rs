@@ -261,7 +261,7 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
     Ok(())
 }
 
-/// Linear filtering of an f32 texture in 1D or 2D.
+/// Linear filtering in 1D or 2D: f32 texels, or 8/16-bit normalized ones.
 fn linear(
     cx: &Ctx<'_, '_>,
     o: &TexObject,
@@ -289,6 +289,11 @@ fn linear(
         (tx::weights_2d(k, l).to_vec(), foot)
     };
     Ok([0, 1, 2, 3].map(|ch| {
+        if o.read_float {
+            // Texels are in range (border mode is refused): each one is there.
+            let vals: Vec<[u8; 16]> = texels.iter().map(|t| t.unwrap_or([0; 16])).collect();
+            return tx::blend_normalized(o, &vals, &weights, ch).to_bits();
+        }
         let vals: Vec<f32> = texels
             .iter()
             .map(|t| f32::from_bits(chan(o, t, ch)))

@@ -18,9 +18,11 @@
 //!   clamp), border (the border colour). Layers clamp as unsigned (a negative layer is the
 //!   last). Missing channels read as 0.
 //! - Unsigned/signed normalized reads divide by 2^n - 1 (f32, correctly rounded); signed ones
-//!   clamp at -1.
+//!   clamp at -1. Linear filtering of u8, u16 and s16 read as normalized floats widens texels
+//!   to 16 bits (u8: `v * 257`), sums them with the weights, rounds half up to 16 bits and
+//!   divides in f32.
 //!
-//! Linear filtering of other formats (half, normalized integers), of 3D textures, in border mode
+//! Linear filtering of other formats (half, s8), of 3D textures, in border mode
 //! and with normalized coordinates over a size that is not a power of two does not follow these
 //! rules on the H100 and is not modelled: it is an `unsupported` error, never an approximation.
 
@@ -200,7 +202,7 @@ pub fn point_pos(c: f64) -> i64 {
 /// (i+1, j+1).
 pub fn weights_2d(k: u32, l: u32) -> [u32; 4] {
     let w11 = (k * l + 128) >> 8;
-    [256 - k - l + w11, k - w11, l - w11, w11]
+    [256 + w11 - k - l, k - w11, l - w11, w11]
 }
 
 /// The blend of float texels with integer weights summing to 256, as the H100 computes it.
@@ -355,10 +357,43 @@ pub fn returns_float(obj: &TexObject) -> bool {
     obj.chan.is_float() || obj.read_float
 }
 
+/// A normalized texel channel widened to 16 bits as the filter does (measured): u8 by bit
+/// replication (`v * 257`), u16 and s16 as they are; and the divisor back to [0, 1] / [-1, 1].
+fn widen16(obj: &TexObject, texel: &[u8], ch: usize) -> (i64, f32) {
+    if ch >= usize::from(obj.channels) {
+        return (0, 1.0);
+    }
+    let b = obj.chan.bytes();
+    let at = &texel[ch * b..(ch + 1) * b];
+    match obj.chan {
+        Chan::U8 => (i64::from(at[0]) * 257, 65535.0),
+        Chan::S16 => (i64::from(i16::from_le_bytes([at[0], at[1]])), 32767.0),
+        _ => (i64::from(u16::from_le_bytes([at[0], at[1]])), 65535.0),
+    }
+}
+
+/// Linear filtering of u8, u16 or s16 texels read as normalized floats, as the H100 does it
+/// (measured): the texels widened to 16 bits, summed with the integer weights, rounded to a
+/// 16-bit value (half up), divided in f32 and clamped at -1.
+pub fn blend_normalized(obj: &TexObject, texels: &[[u8; 16]], weights: &[u32], ch: usize) -> f32 {
+    let mut acc: i64 = 0;
+    let mut den = 1.0;
+    for (t, &w) in texels.iter().zip(weights) {
+        let (v, d) = widen16(obj, t, ch);
+        acc += v * i64::from(w);
+        den = d;
+    }
+    let q = (acc + 128).div_euclid(256);
+    (q as f32 / den).max(-1.0)
+}
+
 /// Why linear filtering of this object is not modelled, if it is not.
 pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static str> {
-    if obj.chan != Chan::F32 || obj.read_float {
-        return Some("linear filtering of a texture whose texels are not 32-bit floats");
+    let normalized16 = obj.read_float && matches!(obj.chan, Chan::U8 | Chan::U16 | Chan::S16);
+    if obj.chan != Chan::F32 && !normalized16 {
+        return Some(
+            "linear filtering of texels that are not 32-bit floats or u8/u16/s16 read as normalized floats (half and s8 texels filter differently on the H100)",
+        );
     }
     if spatial == 3 {
         return Some("linear filtering of a 3D texture");
@@ -409,6 +444,44 @@ mod tests {
         // weight of 0, but its infinity still reaches the result.
         let t = [278.110_7, -0.498_498, f32::INFINITY, 0.000_514_394_3];
         assert_eq!(blend(&t, &weights_2d(251, 10), &all), f32::INFINITY);
+    }
+
+    #[test]
+    fn normalized_texels_blend_at_16_bits() {
+        let mut o = TexObject {
+            surface: false,
+            base: 0,
+            chan: Chan::U8,
+            channels: 1,
+            size: [2, 1, 1],
+            ndim: 1,
+            layers: None,
+            pitch: 2,
+            linear: true,
+            normalized: false,
+            address: [AddrMode::Clamp; 3],
+            read_float: true,
+            border: [0; 4],
+        };
+        let t = |b: &[u8]| {
+            let mut x = [0u8; 16];
+            x[..b.len()].copy_from_slice(b);
+            x
+        };
+        // A texel's own value at its centre: 1/255.
+        assert_eq!(
+            blend_normalized(&o, &[t(&[1]), t(&[9])], &[256, 0], 0),
+            1.0 / 255.0
+        );
+        // 200*257 and 7*257 at k = 77: (179*51400 + 77*1799 + 128) / 256 = 36481 (half up).
+        let r = blend_normalized(&o, &[t(&[200]), t(&[7])], &[179, 77], 0);
+        assert_eq!(r, 36481.0 / 65535.0);
+        o.chan = Chan::S16;
+        let min = i16::MIN.to_le_bytes();
+        assert_eq!(
+            blend_normalized(&o, &[t(&min), t(&min)], &[128, 128], 0),
+            -1.0
+        );
     }
 
     #[test]
