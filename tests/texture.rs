@@ -150,6 +150,15 @@ fn what_is_not_modelled_is_an_error_naming_it() {
             f32_2d.clone(),
             "result type does not match",
         ),
+        (
+            "tex.2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1, %f2}];",
+            TexObject {
+                address: [AddrMode::Border; 3],
+                border: [1, 0, 0, 0],
+                ..object(Chan::S32, [4, 4, 1], 2)
+            },
+            "border colour read into integer registers",
+        ),
     ];
     for (ins, o, want) in cases {
         let r = run(ins, o, 1, false);

@@ -208,6 +208,13 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 "the result type does not match the texture's (`.f32` for float texels and normalized-float reads, `.s32`/`.u32` for integer texels)",
             ));
         }
+        let border_colour = o.address.contains(&tx::AddrMode::Border) && o.border != [0; 4];
+        if border_colour && !tx::returns_float(o) {
+            return Err(unsupported(
+                cx,
+                "a border colour read into integer registers (not measured on the H100)",
+            ));
+        }
         let (spatial, layer) = split_coords(cx, g, &coords)?;
         let layer = layer_of(cx, o, layer, lane);
         let n = spatial.len();
