@@ -85,6 +85,24 @@ fn unexecuted_cvt_form_is_unsupported_naming_it() {
     );
 }
 
+/// A range-based `createpolicy` (whose encoding ptxrun does not model) stops as unsupported,
+/// naming the form, instead of making up a policy value; `parse --emit ir` marks it.
+#[test]
+fn range_createpolicy_is_unsupported_naming_it() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/createpolicy_range"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`createpolicy.range.global.L2::evict_last.L2::evict_first.b64` is not")
+            && stderr.contains("kernel.ptx:12:5"),
+        "{stderr}"
+    );
+    let kernel = "tests/run/createpolicy_range/kernel.ptx";
+    let (code, ir, _) = ptxrun(&["parse", "--emit", "ir", kernel]);
+    assert_eq!(code, 0);
+    let line = ir.lines().find(|l| l.contains("createpolicy")).unwrap_or("");
+    assert!(line.ends_with("(not executable)"), "{ir}");
+}
+
 /// `mma` is `.sync.aligned`: half a warp executing it is a `divergent-aligned` hazard at the
 /// mma's line, even when the other half completes the rendezvous by exiting.
 #[test]
@@ -97,6 +115,35 @@ fn mma_by_half_a_warp_is_divergent_aligned() {
             && stderr.contains("kernel.ptx:21:5"),
         "{stderr}"
     );
+}
+
+/// `setmaxnreg` is aligned over the warpgroup: one warp executing it alone is `divergent-aligned`
+/// at its line; two in a row need the warps synchronized between them (a `bar.sync`).
+#[test]
+fn setmaxnreg_needs_the_whole_warpgroup_and_a_sync_between_two() {
+    // The report wraps its message: join the lines again.
+    let unwrap = |s: String| s.replace("\n  | ", " ");
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/setmaxnreg_one_warp"]);
+    let stderr = unwrap(stderr);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("divergent-aligned")
+            && stderr.contains("warp 1 of the warpgroup exited without executing it")
+            && stderr.contains("kernel.ptx:15:5"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = ptxrun(&["--color", "never", "check", "tests/run/setmaxnreg_twice"]);
+    let stderr = unwrap(stderr);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("divergent-aligned")
+            && stderr.contains("no synchronization after warp")
+            && stderr.contains("kernel.ptx:15:5"),
+        "{stderr}"
+    );
+    let synced = "tests/run/setmaxnreg_twice_synced";
+    let (code, _, stderr) = ptxrun(&["check", synced, "--explore", "20"]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 /// Every row `ldmatrix .x4` reads is checked, also the last row of the fourth matrix (lane 31's

@@ -175,6 +175,10 @@ malformed!(mbarrier_b32, [21]);
 malformed!(cp_async_cg_size8, [21]);
 // `cvt.rn.e4m3x2.f32`: fp8 results need `.rn.satfinite` (PTX ISA 9.7.9.21).
 malformed!(cvt_fp8_without_satfinite, [9]);
+// `createpolicy`: the secondary priority is evict_first or evict_unchanged (as ptxas says).
+malformed!(createpolicy_secondary_last, [8]);
+// `createpolicy.range` takes the policy, an address and two sizes.
+malformed!(createpolicy_range_operands, [7]);
 // `mma ... .f32.f16.f16.f16`: ptxas wants D and C of one type.
 malformed!(mma_mixed_accumulator, [9]);
 // `m16n8k16` bf16 takes four A registers per lane; two are given.

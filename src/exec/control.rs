@@ -138,10 +138,10 @@ pub(crate) fn branch(
 }
 
 /// When the last warp of a warpgroup exits: every warp must have executed the same
-/// `wgmma.mma_async` (a warp that skipped one is `divergent-aligned` there).
+/// warpgroup-aligned instructions (a warp that skipped one is `divergent-aligned` there).
 fn warpgroup_done(cta: &Cta, wi: usize) -> Res<()> {
     let group = cta.warps[wi].index as usize / 4;
-    let Some(log) = cta.wgmma.get(group) else {
+    let Some(log) = cta.warpgroups.get(group) else {
         return Ok(());
     };
     let members = cta.warps.iter().filter(|w| w.index as usize / 4 == group);

@@ -5,6 +5,7 @@
 use super::ctx::Ctx;
 use super::layout::Layout;
 use super::park::AsyncWait;
+use super::warpgroup::{Participation, Site};
 use super::{Fault, FaultKind, Grid, Options, Scheduler, Stats};
 use crate::ir::{FuncId, Function, Instr, Module, Op, OpRange, Type};
 use crate::mem::copy::{Engine, OpId};
@@ -224,8 +225,8 @@ pub(crate) struct Cta {
     pub bars: [Barrier; BARRIERS],
     pub nthreads: u32,
     pub exited: u32,
-    /// Per warpgroup, the `wgmma.mma_async` its warps executed (made on first use).
-    pub wgmma: Vec<super::wgmma::Participation>,
+    /// Per warpgroup, the warpgroup-aligned instructions its warps executed (made on first use).
+    pub warpgroups: Vec<Participation>,
 }
 
 /// The CTAs of one cluster, which run together: they share distributed shared memory and the
@@ -410,7 +411,7 @@ impl<'m> Machine<'m> {
             bars: [Barrier::default(); BARRIERS],
             nthreads,
             exited: 0,
-            wgmma: Vec::new(),
+            warpgroups: Vec::new(),
         };
         let nwarps = nthreads.div_ceil(WARP as u32);
         for w in 0..nwarps {
@@ -822,6 +823,9 @@ impl<'m> Machine<'m> {
             // virtual registers do not change; the whole warp must execute it together.
             Setmaxnreg => {
                 self.whole_warp(cl, ci, wi, gi, ins, func, active)?;
+                if active != 0 {
+                    self.warpgroup_issue(&mut cl.ctas[ci], wi, gi, "setmaxnreg")?;
+                }
                 cl.ctas[ci].warps[wi].groups[gi].pc += 1;
                 return Ok(());
             }
@@ -845,12 +849,7 @@ impl<'m> Machine<'m> {
                 Tex | Tld4 | Txq | Suld | Sust | Sured | Suq => super::texops::exec(&mut cx)?,
                 Cvt | CvtPack => super::cvt::exec(&mut cx)?,
                 WmmaLoad | WmmaStore => super::wmma::load_store(&mut cx)?,
-                // An L2 eviction policy is an opaque 64-bit value; hints do not change results.
-                Createpolicy => {
-                    for lane in lanes(active) {
-                        cx.dst(0, lane, 0x1000_0000_0000_0000);
-                    }
-                }
+                Createpolicy => super::policy::exec(&mut cx)?,
                 Membar
                 | Fence
                 | FenceProxyAlias
@@ -1000,7 +999,7 @@ impl<'m> Machine<'m> {
                         cl.ctas[ci].warps[wi].groups[gi].wait = Wait::Async(AsyncWait::Groups);
                         return Ok(());
                     }
-                    self.warpgroup_issue(&mut cl.ctas[ci], wi, gi)?;
+                    self.warpgroup_issue(&mut cl.ctas[ci], wi, gi, "wgmma.mma_async")?;
                 }
                 let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
                 if super::matrix::is_matrix(ins.op) {
@@ -1203,20 +1202,45 @@ impl<'m> Machine<'m> {
         Err(super::mma::partial_warp(&cx, missing, "part"))
     }
 
-    /// A warp executes a `wgmma.mma_async`: the four warps of its warpgroup must execute the same
-    /// ones (`divergent-aligned` at the one where they part, or a warpgroup of fewer warps).
-    fn warpgroup_issue(&mut self, cta: &mut Cta, wi: usize, gi: usize) -> Res<()> {
+    /// A warp executes a warpgroup-aligned instruction (`wgmma.mma_async`, `setmaxnreg`): the
+    /// four warps of its warpgroup must execute the same ones (`divergent-aligned` at the one
+    /// where they part, or a warpgroup of fewer warps); a `setmaxnreg` must also be ordered after
+    /// the previous one of every other warp of the group.
+    fn warpgroup_issue(
+        &mut self,
+        cta: &mut Cta,
+        wi: usize,
+        gi: usize,
+        name: &'static str,
+    ) -> Res<()> {
         let (fid, pc, first) = self.group_site(cta, wi, gi);
         let index = cta.warps[wi].index as usize;
         let (group, w) = (index / 4, index % 4);
         let present = (cta.warps.len() - 4 * group).min(4);
-        if cta.wgmma.len() <= group {
-            cta.wgmma.resize(group + 1, Default::default());
+        if cta.warpgroups.len() <= group {
+            cta.warpgroups.resize(group + 1, Default::default());
         }
-        match cta.wgmma[group].issue(w, present, (fid.0, pc)) {
-            None => Ok(()),
-            Some((site, why)) => Err(warpgroup_fault(site, first, why)),
+        let log = &mut cta.warpgroups[group];
+        let site = Site {
+            at: (fid.0, pc),
+            name,
+        };
+        if let Some((site, why)) = log.issue(w, present, site) {
+            return Err(warpgroup_fault(site, first, why));
         }
+        let Some(hb) = self.hb.as_mut().filter(|_| name == "setmaxnreg") else {
+            return Ok(());
+        };
+        let clock = hb.warp(cta.rank, index as u32);
+        let Some(v) = log.setmaxnreg(w, clock.now(), &clock.vc) else {
+            return Ok(());
+        };
+        let why = format!(
+            "warp {w} of the warpgroup executed it again with no synchronization after warp {v}'s \
+             previous `setmaxnreg` (the ISA asks all warps of the warpgroup to synchronize, with \
+             `bar.sync` for example, between two of them)"
+        );
+        Err(warpgroup_fault(site, first, why))
     }
 
     /// Shows an instruction to the warp's `wgmma` register watch (`wgmma::watch`), reporting
@@ -1370,12 +1394,16 @@ pub(crate) fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<F
     f
 }
 
-/// The `divergent-aligned` fault of a `wgmma.mma_async` the warps of a warpgroup did not
-/// execute together, located at `(function, pc)`.
-pub(crate) fn warpgroup_fault((func, pc): (u32, u32), thread: u32, why: String) -> Box<Fault> {
+/// The `divergent-aligned` fault of a warpgroup-aligned instruction the warps of a warpgroup
+/// did not execute together, located at its site.
+pub(crate) fn warpgroup_fault(site: Site, thread: u32, why: String) -> Box<Fault> {
+    let (func, pc) = site.at;
     let f = fault(
         FaultKind::Hazard("divergent-aligned"),
-        format!("`wgmma.mma_async` is .sync.aligned over the warpgroup, but {why}"),
+        format!(
+            "`{}` is .sync.aligned over the warpgroup, but {why}",
+            site.name
+        ),
     );
     at(f, FuncId(func), pc, thread)
 }

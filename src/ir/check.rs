@@ -25,6 +25,9 @@ pub fn check_instr(
     if ins.is_b128() {
         check_b128(ins, src)?;
     }
+    if ins.op == Op::Createpolicy {
+        return check_createpolicy(ops.len(), src);
+    }
     if spec.opaque {
         return Ok(());
     }
@@ -598,4 +601,40 @@ fn tensormap_replace_form(ins: &Instr, ops: &[Operand]) -> Option<&'static str> 
         return Some("this field's new value is a constant");
     }
     None
+}
+
+/// `createpolicy` is opaque to the opcode table; its words are decoded by `policy::form`, and
+/// its operand count depends on the form.
+fn check_createpolicy(n: usize, src: &ast::Instr<'_>) -> Result<(), Diag> {
+    let mut text = src.opcode.text.to_string();
+    for m in &src.mods {
+        text.push_str(m.text);
+    }
+    let help =
+        "PTX ISA 9.0, createpolicy: createpolicy.fractional.L2::primary{.L2::secondary}.b64 \
+                d{, fraction}; createpolicy.range{.global}.L2::primary{.L2::secondary}.b64 d, [a], \
+                primary-size, total-size; createpolicy.cvt.L2.b64 d, access-property";
+    let form = super::policy::form(&text).map_err(|why| {
+        Diag::error(
+            "ir::createpolicy-form",
+            format!("`{text}` is not a form of createpolicy: {why}"),
+        )
+        .label(src.opcode.span.clone(), why)
+        .help(help)
+    })?;
+    let (lo, hi) = super::policy::operand_count(form);
+    if (lo..=hi).contains(&n) {
+        return Ok(());
+    }
+    let want = if lo == hi {
+        format!("{lo}")
+    } else {
+        format!("{lo} to {hi}")
+    };
+    Err(Diag::error(
+        "ir::operand-count",
+        format!("`{text}` takes {want} operands, found {n}"),
+    )
+    .label(src.span.clone(), "here")
+    .help(help))
 }

@@ -14,6 +14,7 @@ mod lower;
 pub mod mma;
 pub mod mods;
 pub mod opcode;
+pub mod policy;
 mod print;
 pub mod texture;
 pub mod types;
@@ -245,9 +246,10 @@ pub struct Instr {
 }
 
 impl Instr {
-    /// Whether ptxrun executes this instruction (`nops`: its operand count): opaque
-    /// instructions and forms that decode but are not implemented (see `cvt.rs`) are not.
-    pub fn is_executable(&self, nops: usize) -> bool {
+    /// Whether ptxrun executes this instruction (`nops`: its operand count; `raw`: the words
+    /// of an opaque one): opaque instructions and forms that decode but are not implemented
+    /// (see `cvt.rs`) are not.
+    pub fn is_executable(&self, nops: usize, raw: Option<&str>) -> bool {
         if self.is_b128() {
             return false;
         }
@@ -262,8 +264,10 @@ impl Instr {
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust | Op::Sured | Op::Suq => {
                 texture::form(self.op, &self.mods, nops).is_ok()
             }
-            // Opaque words, but executed: the policy is a value with no effect on results.
-            Op::Createpolicy => true,
+            // Opaque words, decoded by `policy::form`.
+            Op::Createpolicy => {
+                raw.is_some_and(|w| policy::form(w).is_ok_and(|p| p != policy::Policy::Range))
+            }
             op => !op.is_opaque(),
         }
     }

@@ -1,0 +1,40 @@
+//! `createpolicy` (PTX ISA 9.0, "Data Movement and Conversion Instructions: createpolicy"):
+//! each lane's 64-bit L2 eviction policy, with the H100's bits (`ir::policy`). The range form
+//! stops as `unsupported`: its encoding of the address window was not modelled.
+
+use super::ctx::Ctx;
+use super::step::{fault, lanes, Res};
+use super::FaultKind;
+use crate::ir::policy::{form, fractional, Policy};
+use crate::ir::Type;
+
+pub(super) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let text = cx.func.srcs[cx.pc as usize].raw.as_deref().unwrap_or("");
+    let policy = form(text).unwrap_or(Policy::Range);
+    for lane in lanes(cx.active) {
+        let v = match policy {
+            Policy::Fractional { top } => {
+                let one = 1.0f32.to_bits();
+                let f = if cx.ops.len() > 1 {
+                    cx.src(1, lane, Type::F32) as u32
+                } else {
+                    one
+                };
+                fractional(top, f)
+            }
+            Policy::Cvt => cx.src(1, lane, Type::B64),
+            Policy::Range => {
+                return Err(fault(
+                    FaultKind::Unsupported,
+                    format!(
+                        "`{text}` is not supported by ptxrun yet: the H100's encoding of a \
+                         range-based policy's address window was not modelled (the \
+                         fractional and cvt forms are)"
+                    ),
+                ))
+            }
+        };
+        cx.dst(0, lane, v);
+    }
+    Ok(())
+}
