@@ -99,8 +99,26 @@ fn range_createpolicy_is_unsupported_naming_it() {
     let kernel = "tests/run/createpolicy_range/kernel.ptx";
     let (code, ir, _) = ptxrun(&["parse", "--emit", "ir", kernel]);
     assert_eq!(code, 0);
-    let line = ir.lines().find(|l| l.contains("createpolicy")).unwrap_or("");
+    let line = ir
+        .lines()
+        .find(|l| l.contains("createpolicy"))
+        .unwrap_or("");
     assert!(line.ends_with("(not executable)"), "{ir}");
+}
+
+/// `parse --emit ir` marks the sm_100 `ldmatrix`/`stmatrix` shapes (not executable), and only
+/// those: the `.m8n8 .b16` forms and `movmatrix` run.
+#[test]
+fn sm100_matrix_moves_are_marked_not_executable() {
+    let kernel = "tests/run/matrix_sm100/kernel.ptx";
+    let (code, ir, stderr) = ptxrun(&["parse", "--emit", "ir", kernel]);
+    assert_eq!(code, 0, "{stderr}");
+    let marked: Vec<bool> = ir
+        .lines()
+        .filter(|l| l.contains("matrix"))
+        .map(|l| l.ends_with("(not executable)"))
+        .collect();
+    assert_eq!(marked, [true, false, true, false], "{ir}");
 }
 
 /// `mma` is `.sync.aligned`: half a warp executing it is a `divergent-aligned` hazard at the

@@ -43,11 +43,7 @@ fn addr_operand(op: Op) -> usize {
 /// Matrices per instruction (`.x1`, `.x2`, `.x4`), or an unsupported-form fault.
 fn count(cx: &Ctx<'_, '_>) -> Res<usize> {
     let m = &cx.ins.mods;
-    let form_ok = m.has(Flags::M8N8)
-        && m.ty() == Some(crate::ir::Type::B16)
-        && !m.has(Flags::M16N16)
-        && !m.has(Flags::M8N16)
-        && !m.has(Flags::M16N8);
+    let form_ok = cx.ins.is_m8n8_b16_matrix();
     let n = [(Flags::X1, 1), (Flags::X2, 2), (Flags::X4, 4)]
         .iter()
         .find(|(f, _)| m.has(*f))
@@ -181,8 +177,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
 /// matrix of 16-bit elements held in the `ldmatrix` fragment (lane `4 i + j / 2` holds element
 /// (i, j) in half `j % 2`). Every lane must take part.
 fn movmatrix(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
-    let m = &cx.ins.mods;
-    if !(m.has(Flags::M8N8) && m.has(Flags::TRANS) && m.ty() == Some(crate::ir::Type::B16)) {
+    if !cx.ins.is_m8n8_b16_matrix() {
         return Err(fault(
             FaultKind::Unsupported,
             "`movmatrix` is not supported by ptxrun in this form (only .m8n8.trans.b16)"

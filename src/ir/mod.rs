@@ -261,6 +261,7 @@ impl Instr {
             Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),
             Op::WgmmaMmaAsync => wgmma::form(&self.mods, false).is_ok(),
             Op::WgmmaMmaAsyncSp => wgmma::form(&self.mods, true).is_ok(),
+            Op::Ldmatrix | Op::Stmatrix | Op::Movmatrix => self.is_m8n8_b16_matrix(),
             Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust | Op::Sured | Op::Suq => {
                 texture::form(self.op, &self.mods, nops).is_ok()
             }
@@ -269,6 +270,28 @@ impl Instr {
                 raw.is_some_and(|w| policy::form(w).is_ok_and(|p| p != policy::Policy::Range))
             }
             op => !op.is_opaque(),
+        }
+    }
+
+    /// `ldmatrix`/`stmatrix`/`movmatrix` in the forms ptxrun executes: `.m8n8` with `.b16`
+    /// elements (and `.x1`/`.x2`/`.x4` for the first two, `.trans` for `movmatrix`). The sm_100
+    /// shapes (`.m16n16`, `.m8n16`, `.m16n8`) and the 8-bit and packed 6/4-bit element types are
+    /// not: they decode and stop as `unsupported`.
+    pub fn is_m8n8_b16_matrix(&self) -> bool {
+        use mods::Flags;
+        let m = &self.mods;
+        let shape = m.has(Flags::M8N8)
+            && m.ty() == Some(Type::B16)
+            && ![Flags::M16N16, Flags::M8N16, Flags::M16N8]
+                .iter()
+                .any(|f| m.has(*f));
+        let count = [Flags::X1, Flags::X2, Flags::X4]
+            .iter()
+            .filter(|f| m.has(**f))
+            .count();
+        match self.op {
+            Op::Movmatrix => shape && m.has(Flags::TRANS),
+            _ => shape && count == 1,
         }
     }
 
