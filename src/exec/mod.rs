@@ -59,6 +59,7 @@ mod tmapedit;
 mod translate;
 mod warpops;
 mod wgmma;
+mod wgmma_sp;
 mod wmma;
 
 use crate::ir::{FuncId, Module};
