@@ -859,6 +859,26 @@ mod tests {
     }
 
     #[test]
+    fn base_offset_counts_the_swizzle_row_from_the_pattern_start() {
+        // A 128B-swizzled K-major atom whose pattern starts at 0x2180 (row 3 of a 1024-byte
+        // block): base offset 3 makes its first row unpermuted, as at an aligned start.
+        let enc = |base: u64| (0x2180u64 >> 4) | (64 << 32) | (base << 49) | (1 << 62);
+        let d = Desc::decode(enc(3));
+        assert_eq!(d.base, 3);
+        for r in 0..8 {
+            for c in 0..2 {
+                let want = 0x2180 + r * 128 + ((c ^ r) * 16);
+                assert_eq!(d.address(false, r, c), want, "row {r} chunk {c}");
+            }
+        }
+        // Base offset 0: the address's own row (3 for the first) permutes the chunks.
+        assert_eq!(Desc::decode(enc(0)).address(false, 0, 0), 0x2180 + 3 * 16);
+        // Without swizzling the base offset changes nothing.
+        let plain = Desc::decode((0x2180u64 >> 4) | (8 << 16) | (16 << 32) | (5 << 49));
+        assert_eq!(plain.address(false, 1, 1), 0x2180 + 16 + 128);
+    }
+
+    #[test]
     fn accumulator_fragment_tiles_the_warp_rows() {
         let n = 256;
         let mut seen = vec![0u8; 16 * n];

@@ -96,11 +96,12 @@ pub(super) fn sparse_product(
     for r in 0..16 {
         picks(f, meta, sel, r, &mut pk[..ak]);
         let ar = &a[r * ak..][..ak];
-        let ai: Vec<i32> = if ints {
-            ar.iter().map(|&v| tcore::int_value(v, f.a)).collect()
-        } else {
-            Vec::new()
-        };
+        let mut ai = [0i32; 32];
+        if ints {
+            for (x, &v) in ai.iter_mut().zip(ar) {
+                *x = tcore::int_value(v, f.a);
+            }
+        }
         for (col, out) in d[r * n..][..n].iter_mut().enumerate() {
             let col_b = &b_t[col * k..][..k];
             for (v, &p) in b.iter_mut().zip(&pk[..ak]) {
@@ -108,8 +109,11 @@ pub(super) fn sparse_product(
             }
             let cv = c[r * n + col];
             *out = if ints {
-                let bi: Vec<i32> = b[..ak].iter().map(|&v| tcore::int_value(v, f.b)).collect();
-                tcore::int_dot(&ai, &bi, None, cv, f.satfinite)
+                let mut bi = [0i32; 32];
+                for (x, &v) in bi.iter_mut().zip(&b[..ak]) {
+                    *x = tcore::int_value(v, f.b);
+                }
+                tcore::int_dot(&ai[..ak], &bi[..ak], None, cv, f.satfinite)
             } else {
                 dot(ar, &b[..ak], cv)
             };
@@ -121,6 +125,61 @@ pub(super) fn sparse_product(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::opcode::decode;
+
+    fn form_of(text: &str) -> WgmmaForm {
+        let d = decode(text, 0).unwrap();
+        crate::ir::wgmma::form(&d.mods, true).unwrap()
+    }
+
+    /// The field of every (row, group) is read from a distinct 4 bits of the warp's metadata.
+    #[test]
+    fn fields_tile_the_metadata() {
+        for (text, sels) in [
+            ("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16", 2),
+            ("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32", 2),
+            ("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8", 1),
+        ] {
+            let f = form_of(text);
+            // One field per kept element of tf32, per two of the others.
+            let ak = usize::from(f.a_k());
+            let groups = if f.a == Elem::Tf32 { ak } else { ak / 2 };
+            let mut seen = [0u8; WARP * 8];
+            for sel in 0..sels {
+                for r in 0..16 {
+                    for g in 0..groups {
+                        let mut hits = 0;
+                        for lane in 0..WARP {
+                            for nib in 0..8 {
+                                let mut meta = [0u32; WARP];
+                                meta[lane] = 0xf << (4 * nib);
+                                if field(&meta, f.a.bits(), sel, r, g) == 0xf {
+                                    seen[lane * 8 + nib] += 1;
+                                    hits += 1;
+                                }
+                            }
+                        }
+                        assert_eq!(hits, 1, "{text} row {r} group {g}");
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{text}");
+        }
+    }
+
+    /// 8-bit forms: lane 2 holds row 0's groups 8-15, lane 1 row 8's groups 0-7 (measured).
+    #[test]
+    fn eight_bit_fields_follow_the_measured_lanes() {
+        let mut meta = [0u32; WARP];
+        meta[2] = 0x0000_0009 << 4; // group 9 of row 0: indices 1 and 2
+        meta[1] = 0x0000_000e << 28; // group 7 of row 8: indices 2 and 3
+        let f = form_of("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3");
+        let mut p = [Pick::Elem(0); 32];
+        picks(&f, &meta, 0, 0, &mut p);
+        assert_eq!(&p[18..20], &[Pick::Elem(37), Pick::Elem(38)]);
+        picks(&f, &meta, 0, 8, &mut p);
+        assert_eq!(&p[14..16], &[Pick::Elem(30), Pick::Elem(31)]);
+    }
 
     /// Valid tf32 fields pick whole elements: 0b0100 element 0, 0b1110 element 1.
     #[test]
