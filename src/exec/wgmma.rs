@@ -24,10 +24,11 @@
 //!   swizzled;
 //!
 //! and the swizzle XORs address bits 4.. with bits 7.. of the shared-memory address (1, 2 or 3
-//! bits for 32B, 64B, 128B). Every layout, swizzle and type was compared with an H100
-//! (`docs/numerics/wgmma`). D's fragment: element `i` of lane `l` is row `l / 4 + 8 ((i / 2) %
-//! 2)`, column `8 (i / 4) + 2 (l % 4) + i % 2` of the warp's 16 rows. Arithmetic is
-//! `tcore.rs`'s.
+//! bits for 32B, 64B, 128B) less the descriptor's base offset (the pattern's row counted from
+//! where it starts). Every layout, swizzle, base offset and type was compared with an H100 or
+//! H200 (`docs/numerics/wgmma`); the sparse forms' metadata is `wgmma_sp.rs`'s. D's fragment:
+//! element `i` of lane `l` is row `l / 4 + 8 ((i / 2) % 2)`, column `8 (i / 4) + 2 (l % 4) +
+//! i % 2` of the warp's 16 rows. Arithmetic is `tcore.rs`'s.
 
 use super::asyncops::issue;
 use super::ctx::Ctx;

@@ -15,6 +15,7 @@ base offset: 1024 warpgroups of dense m64nNk16 f16 over a 48 KiB image of random
 
   layout_probe.py gpu OUT.npz            (GPU + CuPy: both probes, D's differences / D as f16 bits)
   layout_probe.py cpu PTXRUN OUT.npz     the same kernels in ptxrun, compared with OUT.npz
+  layout_probe.py sample OUT.npz SAMPLE C1,C2,...   a golden sample of base-offset CTAs C1, C2, ...
 """
 import os
 import subprocess
@@ -344,8 +345,33 @@ def compare(mine, res):
     return bad_total + len(bad)
 
 
+def bo_sample(res, sdir, picked):
+    """A golden sample of the base-offset probe's CTAs `picked`; expected/ is the GPU's D (the
+    probe keeps it as f16 bits: every value is an f16 of the image or 0, so widening is exact)."""
+    par = bo_params()
+    words = np.array([[par[i][0], par[i][6], par[i][7], 0] for i in picked], dtype=np.uint64)
+    os.makedirs(os.path.join(sdir, "inputs"), exist_ok=True)
+    os.makedirs(os.path.join(sdir, "expected"), exist_ok=True)
+    with open(os.path.join(sdir, "kernel.ptx"), "w") as f:
+        f.write(bo_ptx())
+    bo_image().tofile(os.path.join(sdir, "inputs", "img.bin"))
+    words.tofile(os.path.join(sdir, "inputs", "par.bin"))
+    bo_a_identity().tofile(os.path.join(sdir, "inputs", "areg.bin"))
+    res["bo_out"][picked].view(np.float16).astype(np.float32).tofile(os.path.join(sdir, "expected", "out.bin"))
+    n = len(picked)
+    params = [("img", BO_IMG // 4), ("par", 8 * n), ("areg", 128)]
+    with open(os.path.join(sdir, "launch.toml"), "w") as f:
+        f.write(f'kernel = "kernel.ptx"\nentry = "bo_probe"\ngrid = [{n}, 1]\nblock = 128\n\n')
+        for name, size in params:
+            f.write(f'[[params]]\nbuffer = "{name}"\ntype = "u32"\nlen = {size}\ninit = "inputs/{name}.bin"\n\n')
+        f.write(f'[[params]]\nbuffer = "out"\ntype = "f32"\nlen = {n * 128 * 16}\ninit = "zeros"\n\n'
+                '[outputs]\nout = "out/out.bin"\n\n[expect]\noutputs = { out = "expected/out.bin" }\n')
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "gpu":
         np.savez_compressed(sys.argv[2], **collect(gpu_launch))
     elif sys.argv[1] == "cpu":
         sys.exit(1 if compare(collect(ptxrun_launch(sys.argv[2])), np.load(sys.argv[3])) else 0)
+    elif sys.argv[1] == "sample":
+        bo_sample(np.load(sys.argv[2]), sys.argv[3], [int(c) for c in sys.argv[4].split(",")])

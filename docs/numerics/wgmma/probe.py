@@ -14,7 +14,7 @@ generator (../mma/probe.py: counter-based splitmix64, eleven regimes).
                                    the raw D of the first 22 CTAs of every variant)
   probe.py cpu PTXRUN CTAS DIR     run the same kernel in ptxrun, compare, print the table
   probe.py sample C1,C2 DIR SAMPLE write a golden sample of CTAs C1, C2, ... (< RAW_CTAS) of every variant
-                                   (C1/C2: one CTA per variant, C1 for even variants, C2 for odd)
+                                   (Y1:C1,Y2:C2,...: CTA C1 of variant Y1, ... one CTA row each)
 """
 import os
 import subprocess
@@ -38,10 +38,8 @@ def _mma_probe():
 
 mp = _mma_probe()
 
-# bytes of shared memory image; words of the A and C pools (PROBE_IMG, PROBE_CPOOL: the compact
-# geometry of the wgmma_sparse golden sample)
-IMG = int(os.environ.get("PROBE_IMG", "49152"))
-APOOL, CPOOL, PARAMS, META = 512, int(os.environ.get("PROBE_CPOOL", "4096")), 8, 128  # words
+IMG = 49152  # bytes of shared memory image
+APOOL, CPOOL, PARAMS, META = 512, 4096, 8, 128  # words
 IN_WORDS = IMG // 4 + APOOL + CPOOL + PARAMS + META
 RAW_CTAS = int(os.environ.get("RAW_CTAS", "22"))
 
@@ -104,30 +102,14 @@ VARIANTS = [
     ("m64n128k64.s32.u8.u8.satfinite", False, 0, 0, 1, 1, 0),
     ("m64n8k64.s32.s8.s8", True, 0, 0, 1, 1, 0),
     ("m64n32k64.s32.s8.u8", False, 0, 0, 1, 1, 0),
-    # a random matrix base offset (0-7) in both descriptors
-    ("m64n64k16.f32.f16.f16", False, 0, 0, 1, 1, None, True),
-    ("m64n64k16.f32.f16.f16", False, 1, 1, -1, 1, None, True),
-    ("m64n32k16.f32.bf16.bf16", True, 0, 1, 1, 1, None, True),
-    ("m64n32k8.f32.tf32.tf32", False, 0, 0, 1, 1, None, True),
-    ("m64n64k32.f16.e4m3.e5m2", False, 0, 0, 1, 1, None, True),
-    ("m64n48k32.s32.u8.s8", False, 0, 0, 1, 1, None, True),
-    ("m64n64k32.f32.f16.f16", False, 0, 1, 1, 1, 0, True),
-    ("m64n32k64.f32.e4m3.e4m3", False, 0, 0, 1, 1, 0, True),
 ]
 
 if os.environ.get("PROBE_ONLY"):  # debugging: a subset of the variants, by index
     VARIANTS = [VARIANTS[int(i)] for i in os.environ["PROBE_ONLY"].split(",")]
-elif os.environ.get("PROBE_SET") == "sparse-sample":  # the wgmma_sparse golden sample's variants
-    VARIANTS = [v for v in VARIANTS[36:] if int(v[0].split("n")[1].split("k")[0]) <= 64]
 
 
 def sparse(v):
-    return len(v) > 6 and v[6] is not None
-
-
-def base_offset(v):
-    """Variants whose descriptors carry a random matrix base offset (bits 49-51)."""
-    return len(v) > 7 and v[7]
+    return len(v) > 6
 
 
 def parse(form):
@@ -247,10 +229,6 @@ def cta_inputs(y, variant, ctas):
         db = pick_desc(rng, n, k, bool(tb), IMG - 16, k * bits_of(b) // 8)
         p = IMG // 4 + APOOL + CPOOL
         ea_, eb_ = encode(da), encode(db)
-        if base_offset(variant):
-            bo = rng.ints((2,), 0, 8)
-            ea_ |= int(bo[0]) << 49
-            eb_ |= int(bo[1]) << 49
         scale_d = int(rng.ints((1,), 0, 4)[0] != 0)  # 3 in 4 accumulate
         words[c, p:p + 5] = [ea_ & 0xFFFFFFFF, ea_ >> 32, eb_ & 0xFFFFFFFF, eb_ >> 32, scale_d]
         if sparse(variant):  # metadata: random 2-bit indices, ordered (idx0 < idx1) in 3 CTAs of 4
@@ -287,7 +265,7 @@ def ptx(ctas):
          ".visible .entry wgmma_probe(.param .u64 inp, .param .u64 out)", ".maxntid 128, 1, 1", "{",
          "  .reg .pred %p<4>;", "  .reg .b32 %r<64>;", "  .reg .b64 %rd<16>;",
          "  .reg .f32 %f<130>;", "  .reg .b32 %d<130>;", "  .reg .b32 %a<4>;",
-         f"  .shared .align 1024 .b8 sm[{IMG}];",
+         "  .shared .align 1024 .b8 sm[49152];",
          "  ld.param.u64 %rd1, [inp];", "  ld.param.u64 %rd2, [out];",
          "  cvta.to.global.u64 %rd1, %rd1;", "  cvta.to.global.u64 %rd2, %rd2;",
          "  mov.u32 %r1, %tid.x;", "  mov.u32 %r2, %ctaid.x;", "  mov.u32 %r3, %ctaid.y;",
@@ -406,8 +384,6 @@ def cpu(ptxrun, ctas, resdir):
         nd = d_regs(form)
         if sparse(v):
             form = f"sp {form} sel {v[6]}"
-        if base_offset(v):
-            form += ", base offsets"
         mine = digests(parts[y])
         bad = np.nonzero(mine != res["digests"][y])[0]
         bad_total += len(bad)
@@ -422,20 +398,23 @@ def cpu(ptxrun, ctas, resdir):
     return bad_total
 
 
-def sample(picked, resdir, sdir, alternate=False):
-    """A golden sample from CTAs `picked` (among the first RAW_CTAS) of every variant, or with
-    `alternate` one CTA per variant: picked[y % len(picked)] for variant y."""
+def sample(picked, resdir, sdir):
+    """A golden sample from CTAs `picked` (among the first RAW_CTAS) of every variant, or, when
+    `picked` holds (variant, CTA) pairs, one CTA of each variant named (a CTA row each)."""
+    global VARIANTS
     res = np.load(os.path.join(resdir, "result.npz"))
-    per = [[picked[y % len(picked)]] if alternate else picked for y in range(len(VARIANTS))]
-    ctas = len(per[0])
+    pairs = picked if isinstance(picked[0], tuple) else [(y, c) for y in range(len(VARIANTS)) for c in picked]
+    rows = sorted({y for y, _ in pairs}, key=[y for y, _ in pairs].index)
+    ctas = len(pairs) // len(rows)
+    inp = np.stack([cta_inputs(y, VARIANTS[y], c + 1)[c] for y, c in pairs])
+    out = np.concatenate([res[f"raw{y}"][c] for y, c in pairs])
+    VARIANTS = [VARIANTS[y] for y in rows]
     os.makedirs(os.path.join(sdir, "inputs"), exist_ok=True)
     os.makedirs(os.path.join(sdir, "expected"), exist_ok=True)
     with open(os.path.join(sdir, "kernel.ptx"), "w") as f:
         f.write(ptx(ctas))
-    inp = np.stack([cta_inputs(y, v, max(per[y]) + 1)[per[y]] for y, v in enumerate(VARIANTS)])
     inp.tofile(os.path.join(sdir, "inputs", "inp.bin"))
-    np.concatenate([res[f"raw{y}"][per[y]].reshape(-1) for y in range(len(VARIANTS))]).tofile(
-        os.path.join(sdir, "expected", "out.bin"))
+    out.tofile(os.path.join(sdir, "expected", "out.bin"))
     write_launch(sdir, ctas, "kernel.ptx")
     with open(os.path.join(sdir, "launch.toml"), "a") as f:
         f.write('\n[expect]\noutputs = { out = "expected/out.bin" }\n')
@@ -451,5 +430,6 @@ if __name__ == "__main__":
     elif cmd == "cpu":
         sys.exit(1 if cpu(sys.argv[2], int(sys.argv[3]), sys.argv[4]) else 0)
     elif cmd == "sample":
-        alt = "/" in sys.argv[2]  # C1/C2: one CTA per variant, alternating
-        sample([int(c) for c in sys.argv[2].replace("/", ",").split(",")], sys.argv[3], sys.argv[4], alt)
+        spec = sys.argv[2].split(",")  # C1,C2,...  or  Y1:C1,Y2:C2,...
+        picked = [tuple(int(x) for x in p.split(":")) if ":" in p else int(p) for p in spec]
+        sample(picked, sys.argv[3], sys.argv[4])
