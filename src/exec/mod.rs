@@ -61,6 +61,7 @@ mod translate;
 mod warpgroup;
 mod warpops;
 mod wgmma;
+mod wgmma_sp;
 mod wmma;
 
 use crate::ir::{FuncId, Module};

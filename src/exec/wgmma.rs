@@ -24,10 +24,11 @@
 //!   swizzled;
 //!
 //! and the swizzle XORs address bits 4.. with bits 7.. of the shared-memory address (1, 2 or 3
-//! bits for 32B, 64B, 128B). Every layout, swizzle and type was compared with an H100
-//! (`docs/numerics/wgmma`). D's fragment: element `i` of lane `l` is row `l / 4 + 8 ((i / 2) %
-//! 2)`, column `8 (i / 4) + 2 (l % 4) + i % 2` of the warp's 16 rows. Arithmetic is
-//! `tcore.rs`'s.
+//! bits for 32B, 64B, 128B) less the descriptor's base offset (the pattern's row counted from
+//! where it starts). Every layout, swizzle, base offset and type was compared with an H100 or
+//! H200 (`docs/numerics/wgmma`); the sparse forms' metadata is `wgmma_sp.rs`'s. D's fragment:
+//! element `i` of lane `l` is row `l / 4 + 8 ((i / 2) % 2)`, column `8 (i / 4) + 2 (l % 4) +
+//! i % 2` of the warp's 16 rows. Arithmetic is `tcore.rs`'s.
 
 use super::asyncops::issue;
 use super::ctx::Ctx;
@@ -93,7 +94,10 @@ impl Desc {
         }
     }
 
-    /// The shared-memory address of that chunk, swizzled.
+    /// The shared-memory address of that chunk, swizzled: bits 4.. XOR the row of the swizzle
+    /// pattern, the address's 128-byte row counted from where the pattern starts. The base
+    /// offset gives bits 7-9 of that start (PTX ISA 9.0 section 9.7.15.5.1.2.2: "(pattern
+    /// start addr >> 0x7) & 0x7"); 0 means a start aligned to the pattern's repeat.
     fn address(&self, mn_major: bool, line: u32, step: u32) -> u32 {
         let a = self.start.wrapping_add(self.chunk(mn_major, line, step));
         let bits = match self.swizzle {
@@ -102,7 +106,8 @@ impl Desc {
             128 => 3,
             _ => 0,
         };
-        a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
+        let row = (a >> 7).wrapping_sub(self.base);
+        a ^ ((row & ((1 << bits) - 1)) << 4)
     }
 }
 
@@ -425,15 +430,6 @@ fn plan(
     mn_major: bool,
     segs: &mut Vec<Seg>,
 ) -> Res<Staged> {
-    if d.base != 0 {
-        return Err(fault(
-            FaultKind::Unsupported,
-            format!(
-                "`wgmma.mma_async` with matrix base offset {} in a descriptor is not supported by ptxrun",
-                d.base
-            ),
-        ));
-    }
     let at = segs
         .iter()
         .map(|s| (s.stage + s.len) as usize)
@@ -561,8 +557,11 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
     if job.neg.0 {
         a.iter_mut().for_each(|v| *v ^= sign_bit(f.a));
     }
-    if job.neg.1 {
-        b_t.iter_mut().for_each(|v| *v ^= sign_bit(f.b));
+    // The sparse forms negate B's operand after picking it (tf32 may splice two elements'
+    // halves: the measured sign is the spliced value's).
+    let neg_b = if job.neg.1 { sign_bit(f.b) } else { 0 };
+    if job.meta.is_none() {
+        b_t.iter_mut().for_each(|v| *v ^= neg_b);
     }
     let per = super::mma::per_reg(f.d);
     let mut c = vec![0u64; 16 * n];
@@ -579,7 +578,10 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
     }
     let d = match &job.meta {
         None => multiply(&part(f), (&a, &b_t, &c), &|ar, bc, cv| dot(f, ar, bc, cv)),
-        Some((meta, sel)) => sparse_product(f, (&a, &b_t, &c), meta, *sel),
+        Some((meta, sel)) => {
+            let dot = |ar: &[u64], bc: &[u64], cv| dot(f, ar, bc, cv);
+            super::wgmma_sp::sparse_product(f, (&a, &b_t, &c), (meta, *sel), neg_b, &dot)
+        }
     };
     for lane in 0..WARP {
         for (r, reg) in job.d.iter().enumerate() {
@@ -592,40 +594,6 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
         }
     }
     Ok(())
-}
-
-/// D (16 x N) of a sparse form: A holds, per group of four k, two elements, and the metadata
-/// says which k each multiplies. Measured on the H100 (`docs/numerics/wgmma`): for row r of the
-/// warp and group g, the two 2-bit indices are bits `16 (r / 8) + 4 (g % 4)` upward of the
-/// metadata of lane `4 (r % 8) + 2 sel + g / 4`; equal or unordered indices still multiply the
-/// B rows they name. The products of a row are one fused group, as in the dense form.
-fn sparse_product(
-    f: &WgmmaForm,
-    (a, b_t, c): (&[u64], &[u64], &[u64]),
-    meta: &[u32; WARP],
-    sel: u32,
-) -> Vec<u64> {
-    let (n, k, ak) = (usize::from(f.n), usize::from(f.k), usize::from(f.a_k()));
-    let mut d = vec![0u64; 16 * n];
-    // ak <= 16 for the executable (16-bit) sparse forms.
-    let mut cols = [0usize; 16];
-    let mut b = [0u64; 16];
-    for r in 0..16 {
-        for (i, col) in cols.iter_mut().enumerate().take(ak) {
-            let (g, j) = (i / 2, i % 2);
-            let lane = (4 * (r % 8) + 2 * sel as usize + g / 4).min(WARP - 1);
-            let idx = (meta[lane] >> (16 * (r / 8) + 4 * (g % 4) + 2 * j)) & 3;
-            *col = 4 * g + idx as usize;
-        }
-        let ar = &a[r * ak..][..ak];
-        for (col, out) in d[r * n..][..n].iter_mut().enumerate() {
-            for (v, &kk) in b.iter_mut().zip(&cols[..ak]) {
-                *v = b_t[col * k + kk];
-            }
-            *out = dot(f, ar, &b[..ak], c[r * n + col]);
-        }
-    }
-    d
 }
 
 /// One element of D of a floating-point form.
@@ -889,6 +857,26 @@ mod tests {
         // No swizzle, K-major: core matrices of 8 rows x 16 bytes, LBO apart along K.
         let d = Desc::decode((256u64 >> 4) | ((128u64 >> 4) << 16) | ((512u64 >> 4) << 32));
         assert_eq!(d.address(false, 9, 1), 256 + 16 + 512 + 128);
+    }
+
+    #[test]
+    fn base_offset_counts_the_swizzle_row_from_the_pattern_start() {
+        // A 128B-swizzled K-major atom whose pattern starts at 0x2180 (row 3 of a 1024-byte
+        // block): base offset 3 makes its first row unpermuted, as at an aligned start.
+        let enc = |base: u64| (0x2180u64 >> 4) | (64 << 32) | (base << 49) | (1 << 62);
+        let d = Desc::decode(enc(3));
+        assert_eq!(d.base, 3);
+        for r in 0..8 {
+            for c in 0..2 {
+                let want = 0x2180 + r * 128 + ((c ^ r) * 16);
+                assert_eq!(d.address(false, r, c), want, "row {r} chunk {c}");
+            }
+        }
+        // Base offset 0: the address's own row (3 for the first) permutes the chunks.
+        assert_eq!(Desc::decode(enc(0)).address(false, 0, 0), 0x2180 + 3 * 16);
+        // Without swizzling the base offset changes nothing.
+        let plain = Desc::decode((0x2180u64 >> 4) | (8 << 16) | (16 << 32) | (5 << 49));
+        assert_eq!(plain.address(false, 1, 1), 0x2180 + 16 + 128);
     }
 
     #[test]

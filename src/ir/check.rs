@@ -461,19 +461,28 @@ fn check_wgmma(
     frags.push((1, if a_in_regs { f.a_regs() } else { 1 }, "A"));
     check_fragments(ops, src, at, &frags)?;
     let scale_d = f.scale_d_operand();
-    // After scale-d come the immediates; the sparse forms' selector (operand 4) is 0 or 1 for
-    // the 16-bit types (ptxas).
+    // After scale-d come the immediates; the sparse forms' selector (operand 4) is 0 or 1, only
+    // 0 for the 8-bit types (ptxas).
     let imms = ops.iter().enumerate().skip(scale_d + 1);
     let selector = sparse.then(|| (4, &ops[4]));
     for (k, o) in selector.into_iter().chain(imms) {
         let scale = f.scalable() && k > scale_d && k < scale_d + 3;
+        let top = if sparse && k == 4 {
+            f.max_selector()
+        } else {
+            1
+        };
         let ok = match o {
             Operand::Imm(v) if scale => *v == 1 || *v == -1,
-            Operand::Imm(v) => *v == 0 || *v == 1,
+            Operand::Imm(v) => (0..=top).contains(v),
             _ => false,
         };
         if !ok {
-            let what = if scale { "1 or -1" } else { "0 or 1" };
+            let what = match (scale, top) {
+                (true, _) => "1 or -1",
+                (false, 0) => "0",
+                _ => "0 or 1",
+            };
             return Err(Diag::error(
                 "ir::mma-operands",
                 format!("`{}` takes the constant {what} here", src.opcode.text),

@@ -15,10 +15,9 @@
 //! `imm-trans-a` is present only when A comes from shared memory (a descriptor). The sparse
 //! forms (`wgmma.mma_async.sp`, section 9.7.15.6) double K (f16/bf16 k32, tf32 k16, e4m3/e5m2
 //! and s8/u8 k64, every N a multiple of 8 or, for integers, as above) with A compressed to half
-//! of it and two more operands after B: the metadata register and the sparsity selector. Only
-//! the f16/bf16 sparse forms execute (their metadata layout was measured); the others load but
-//! stop as unsupported. A combination PTX does not allow is an `ir::mma-form` error when the
-//! module loads.
+//! of it and two more operands after B: the metadata register and the sparsity selector (0 or
+//! 1 for the 16- and 32-bit types, 0 for the 8-bit ones, as ptxas 13 requires). A combination
+//! PTX does not allow is an `ir::mma-form` error when the module loads.
 
 use super::mma::{Elem, MmaError};
 use super::mods::{BoolOp, Flags, Mods, SubOp};
@@ -80,6 +79,16 @@ impl WgmmaForm {
             (true, false) => 2,
         };
         4 + scales + trans + if self.sparse { 2 } else { 0 }
+    }
+
+    /// The largest sparsity selector (operand 4 of the sparse forms): the 8-bit types' metadata
+    /// fills every lane, so only 0.
+    pub fn max_selector(&self) -> i64 {
+        if self.a.bits() == 8 {
+            0
+        } else {
+            1
+        }
     }
 
     /// The operand index of `scale-d` (after the metadata and selector of the sparse forms).
@@ -156,11 +165,6 @@ pub fn form(m: &Mods, sparse: bool) -> Result<WgmmaForm, MmaError> {
             "no wgmma form has these types and K (f16/bf16 k16, tf32 k8, e4m3/e5m2 and s8/u8 k32, b1 k256; twice that for .sp)",
         ));
     }
-    if sparse && !matches!(a, Elem::F16 | Elem::Bf16) {
-        return Err(MmaError::NotExecutable(
-            "sparse wgmma with tf32, fp8 or 8-bit integer operands (their metadata layout was not measured)",
-        ));
-    }
     // The integer and .b1 forms stop at N = 24 before taking multiples of 16.
     if f.is_int() && shape.n > 24 && shape.n % 16 != 0 {
         return Err(Illegal(
@@ -197,10 +201,13 @@ mod tests {
             (f.d_regs(), f.a_regs(), f.operands(false), f.a_k()),
             (64, 4, 10, 16)
         );
-        assert!(matches!(
-            classify("wgmma.mma_async.sp.sync.aligned.m64n64k64.f32.e4m3.e4m3"),
-            Err(MmaError::NotExecutable(_))
-        ));
+        let f = classify("wgmma.mma_async.sp.sync.aligned.m64n64k64.f32.e4m3.e5m2").unwrap();
+        assert_eq!((f.d_regs(), f.a_regs(), f.operands(false)), (32, 4, 8));
+        assert_eq!((f.a_k(), f.max_selector()), (32, 0));
+        let f = classify("wgmma.mma_async.sp.sync.aligned.m64n24k64.s32.u8.s8.satfinite").unwrap();
+        assert_eq!((f.d_regs(), f.a_regs(), f.operands(true)), (12, 4, 6));
+        let f = classify("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32").unwrap();
+        assert_eq!((f.a_regs(), f.operands(true), f.max_selector()), (4, 8, 1));
     }
 
     #[test]
@@ -212,6 +219,9 @@ mod tests {
             "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16.satfinite",
             "wgmma.mma_async.m64n64k16.f32.f16.f16",
             "wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.xor.popc",
+            "wgmma.mma_async.sp.sync.aligned.m64n40k64.s32.s8.s8",
+            "wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.e4m3.e4m3",
+            "wgmma.mma_async.sp.sync.aligned.m64n64k16.f16.tf32.tf32",
         ] {
             assert!(classify(text).is_err(), "{text}");
         }

@@ -13,7 +13,8 @@ generator (../mma/probe.py: counter-based splitmix64, eleven regimes).
   probe.py gpu OUT.ptx CTAS DIR    (GPU + CuPy) run it, write DIR/result.npz (a digest per CTA,
                                    the raw D of the first 22 CTAs of every variant)
   probe.py cpu PTXRUN CTAS DIR     run the same kernel in ptxrun, compare, print the table
-  probe.py sample C1,C2 DIR SAMPLE write a golden sample of CTAs C1, C2, ... (< 22) of every variant
+  probe.py sample C1,C2 DIR SAMPLE write a golden sample of CTAs C1, C2, ... (< RAW_CTAS) of every variant
+                                   (Y1:C1,Y2:C2,...: CTA C1 of variant Y1, ... one CTA row each)
 """
 import os
 import subprocess
@@ -26,7 +27,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def _mma_probe():
     """The mma campaign's operand generator (../mma/probe.py)."""
     import importlib.util
-    spec = importlib.util.spec_from_file_location("mma_probe", os.path.join(HERE, "..", "mma", "probe.py"))
+    path = os.path.join(HERE, "mma_probe.py")  # a copy beside this file (a probe folder)
+    if not os.path.exists(path):
+        path = os.path.join(HERE, "..", "mma", "probe.py")
+    spec = importlib.util.spec_from_file_location("mma_probe", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -37,7 +41,7 @@ mp = _mma_probe()
 IMG = 49152  # bytes of shared memory image
 APOOL, CPOOL, PARAMS, META = 512, 4096, 8, 128  # words
 IN_WORDS = IMG // 4 + APOOL + CPOOL + PARAMS + META
-RAW_CTAS = 22
+RAW_CTAS = int(os.environ.get("RAW_CTAS", "22"))
 
 # (form, A in registers, trans-a, trans-b, scale-a, scale-b[, sparsity selector of a .sp form])
 VARIANTS = [
@@ -78,6 +82,26 @@ VARIANTS = [
     ("m64n256k32.f32.bf16.bf16", False, 1, 0, 1, -1, 0),
     ("m64n32k32.f32.bf16.bf16", False, 1, 1, 1, 1, 1),
     ("m64n8k32.f32.f16.f16", True, 0, 0, 1, 1, 0),
+    # sparse tf32 (1:2, k16), e4m3/e5m2 and s8/u8 (2:4, k64; selector 0 only)
+    ("m64n64k16.f32.tf32.tf32", False, 0, 0, 1, 1, 0),
+    ("m64n32k16.f32.tf32.tf32", True, 0, 0, -1, 1, 1),
+    ("m64n256k16.f32.tf32.tf32", False, 0, 0, 1, -1, 1),
+    ("m64n8k16.f32.tf32.tf32", True, 0, 0, 1, 1, 0),
+    ("m64n128k64.f32.e4m3.e4m3", False, 0, 0, 1, 1, 0),
+    ("m64n64k64.f32.e5m2.e4m3", True, 0, 0, -1, 1, 0),
+    ("m64n32k64.f32.e4m3.e5m2", False, 0, 0, 1, -1, 0),
+    ("m64n16k64.f32.e5m2.e5m2", True, 0, 0, 1, 1, 0),
+    ("m64n256k64.f16.e4m3.e4m3", False, 0, 0, 1, 1, 0),
+    ("m64n64k64.f16.e5m2.e4m3", False, 0, 0, 1, -1, 0),
+    ("m64n40k64.f16.e4m3.e5m2", True, 0, 0, -1, -1, 0),
+    ("m64n8k64.f16.e5m2.e5m2", False, 0, 0, 1, 1, 0),
+    ("m64n128k64.s32.s8.s8", False, 0, 0, 1, 1, 0),
+    ("m64n24k64.s32.s8.u8.satfinite", True, 0, 0, 1, 1, 0),
+    ("m64n64k64.s32.u8.s8.satfinite", False, 0, 0, 1, 1, 0),
+    ("m64n16k64.s32.u8.u8", True, 0, 0, 1, 1, 0),
+    ("m64n128k64.s32.u8.u8.satfinite", False, 0, 0, 1, 1, 0),
+    ("m64n8k64.s32.s8.s8", True, 0, 0, 1, 1, 0),
+    ("m64n32k64.s32.s8.u8", False, 0, 0, 1, 1, 0),
 ]
 
 if os.environ.get("PROBE_ONLY"):  # debugging: a subset of the variants, by index
@@ -210,8 +234,9 @@ def cta_inputs(y, variant, ctas):
         if sparse(variant):  # metadata: random 2-bit indices, ordered (idx0 < idx1) in 3 CTAs of 4
             meta = rng.bits((META,)).astype(np.uint64) & np.uint64(0xFFFFFFFF)
             if c % 4:
-                pairs = np.array([0x4, 0x8, 0xC, 0x9, 0xD, 0xE], dtype=np.uint64)  # (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
-                pick = rng.ints((META, 8), 0, 6)
+                # (0,1) (0,2) (0,3) (1,2) (1,3) (2,3); tf32 (1:2): halves 0-1 or 2-3 of two elements
+                pairs = np.array([0x4, 0xE] if a == "tf32" else [0x4, 0x8, 0xC, 0x9, 0xD, 0xE], dtype=np.uint64)
+                pick = rng.ints((META, 8), 0, len(pairs))
                 meta = np.zeros(META, dtype=np.uint64)
                 for i in range(8):
                     meta |= pairs[pick[:, i]] << np.uint64(4 * i)
@@ -356,6 +381,7 @@ def cpu(ptxrun, ctas, resdir):
     for y, v in enumerate(VARIANTS):
         form, a_regs, ta, tb, sa, sb = v[:6]
         n = parse(form)[0]
+        nd = d_regs(form)
         if sparse(v):
             form = f"sp {form} sel {v[6]}"
         mine = digests(parts[y])
@@ -366,7 +392,6 @@ def cpu(ptxrun, ctas, resdir):
             if c < RAW_CTAS:
                 raw = res[f"raw{y}"][c]
                 diff = np.nonzero(parts[y][c] != raw)[0]
-                nd = d_regs(form)
                 print(f"    CTA {c} ({mp.REGIMES[c % len(mp.REGIMES)]}): {len(diff)} words differ; first: " +
                       ", ".join(f"lane {i // nd} reg {i % nd}: ptxrun {parts[y][c][i]:#010x} H100 {raw[i]:#010x}" for i in diff[:4]))
     print(f"total mismatching CTAs: {bad_total}")
@@ -374,17 +399,22 @@ def cpu(ptxrun, ctas, resdir):
 
 
 def sample(picked, resdir, sdir):
-    """A golden sample from CTAs `picked` (among the first RAW_CTAS) of every variant."""
+    """A golden sample from CTAs `picked` (among the first RAW_CTAS) of every variant, or, when
+    `picked` holds (variant, CTA) pairs, one CTA of each variant named (a CTA row each)."""
+    global VARIANTS
     res = np.load(os.path.join(resdir, "result.npz"))
-    ctas = len(picked)
+    pairs = picked if isinstance(picked[0], tuple) else [(y, c) for y in range(len(VARIANTS)) for c in picked]
+    rows = sorted({y for y, _ in pairs}, key=[y for y, _ in pairs].index)
+    ctas = len(pairs) // len(rows)
+    inp = np.stack([cta_inputs(y, VARIANTS[y], c + 1)[c] for y, c in pairs])
+    out = np.concatenate([res[f"raw{y}"][c] for y, c in pairs])
+    VARIANTS = [VARIANTS[y] for y in rows]
     os.makedirs(os.path.join(sdir, "inputs"), exist_ok=True)
     os.makedirs(os.path.join(sdir, "expected"), exist_ok=True)
     with open(os.path.join(sdir, "kernel.ptx"), "w") as f:
         f.write(ptx(ctas))
-    inp = np.stack([cta_inputs(y, v, max(picked) + 1)[picked] for y, v in enumerate(VARIANTS)])
     inp.tofile(os.path.join(sdir, "inputs", "inp.bin"))
-    np.concatenate([res[f"raw{y}"][picked].reshape(-1) for y in range(len(VARIANTS))]).tofile(
-        os.path.join(sdir, "expected", "out.bin"))
+    out.tofile(os.path.join(sdir, "expected", "out.bin"))
     write_launch(sdir, ctas, "kernel.ptx")
     with open(os.path.join(sdir, "launch.toml"), "a") as f:
         f.write('\n[expect]\noutputs = { out = "expected/out.bin" }\n')
@@ -400,4 +430,6 @@ if __name__ == "__main__":
     elif cmd == "cpu":
         sys.exit(1 if cpu(sys.argv[2], int(sys.argv[3]), sys.argv[4]) else 0)
     elif cmd == "sample":
-        sample([int(c) for c in sys.argv[2].split(",")], sys.argv[3], sys.argv[4])
+        spec = sys.argv[2].split(",")  # C1,C2,...  or  Y1:C1,Y2:C2,...
+        picked = [tuple(int(x) for x in p.split(":")) if ":" in p else int(p) for p in spec]
+        sample(picked, sys.argv[3], sys.argv[4])
