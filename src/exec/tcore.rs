@@ -158,6 +158,34 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
     fused_dot(a, b, ab, c, d_ty, (ALIGN_BITS, 23))
 }
 
+/// [`float_dot`] with C of type `c.1` (f16 or f32), D of type `d_ty`, as ptxas compiles
+/// `wmma.mma` with D and C of different types (read from its SASS, measured on the H100): an f16
+/// C is widened to f32 first (`HADD2.F32`, exact: a subnormal f16 becomes a normal f32 and
+/// aligns as one); an f16 D from an f32 C is the f32 result rounded to nearest even
+/// (`F2FP.F16.F32`).
+pub fn float_dot_mixed(a: &[u64], b: &[u64], ab: (Elem, Elem), c: (u64, Elem), d_ty: Elem) -> u64 {
+    match (c.1, d_ty) {
+        (Elem::F16, Elem::F32) => float_dot(a, b, ab, f32_of_f16(c.0), Elem::F32),
+        (Elem::F32, Elem::F16) => f16_of_f32(float_dot(a, b, ab, c.0, Elem::F32)),
+        _ => float_dot(a, b, ab, c.0, d_ty),
+    }
+}
+
+/// f16 bits widened to f32 bits (exact).
+fn f32_of_f16(v: u64) -> u64 {
+    u64::from(half::f16::from_bits(v as u16).to_f32().to_bits())
+}
+
+/// f32 bits rounded to the nearest f16, a NaN canonical (0x7fff).
+fn f16_of_f32(v: u64) -> u64 {
+    let x = f32::from_bits(v as u32);
+    if x.is_nan() {
+        0x7fff
+    } else {
+        u64::from(half::f16::from_f32(x).to_bits())
+    }
+}
+
 /// One element of an fp8 `wgmma` (e4m3/e5m2, k = 32, one group): the terms are aligned with
 /// only 13 fraction bits kept, and an f32 result is truncated to 13 fraction bits (e8m13); an
 /// f16 result is rounded to nearest even (MMA-Sim's Hopper model, compared with the H100 in
@@ -310,6 +338,55 @@ pub fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
             None => 0xfff8_0000_0000_0000,
         }
     })
+}
+
+/// One element of `.f64` `mma`/`wmma.mma` with a rounding modifier (`r`: `.rz`, `.rm`, `.rp`):
+/// fused multiply-adds in k order from `c`, each rounded by `r` (ptxas turns these into a
+/// chain of `DFMA`s: the DMMA unit rounds to nearest only); NaNs as in [`f64_dot`].
+pub fn f64_dot_rounded(a: &[u64], b: &[u64], c: u64, r: rustc_apfloat::Round) -> u64 {
+    let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
+    a.iter().zip(b).fold(c, |acc, (&x, &y)| {
+        let v = super::fp::fma(super::fp::Fmt::D, x, y, acc, r);
+        if !is_nan(v) {
+            return v;
+        }
+        match [y, acc, x].into_iter().find(|&v| is_nan(v)) {
+            Some(v) => v | 1 << 51,
+            None => 0xfff8_0000_0000_0000,
+        }
+    })
+}
+
+/// One element of the sm_70 `mma.m8n8k4` `.f16` form (k = 4) on the H100, which has no
+/// `HMMA.884`: ptxas emulates it with f32 arithmetic (SASS read with cuobjdump, measured on the
+/// H100). The f16 operands are widened to f32 (`HADD2.F32`), so each product is exact; with an
+/// f32 D the products are summed in k order from +0 (`FFMA`, each sum rounded to nearest even)
+/// and C (of type `c.1`, widened) is added last (`FADD`); with an f16 D the two pair sums
+/// `p0 + p1` and `p2 + p3` are formed first, C is added to the first and the second then, and
+/// the f32 result is rounded to the nearest f16 (`F2FP`). A NaN is canonical.
+pub fn quad_dot(a: &[u64], b: &[u64], c: (u64, Elem), d_ty: Elem) -> u64 {
+    let h = |v: u64| half::f16::from_bits(v as u16).to_f32();
+    let mut p = [0f32; 4];
+    for (k, (&x, &y)) in p.iter_mut().zip(a.iter().zip(b)) {
+        *k = h(x) * h(y); // f16 x f16 fits an f32 exactly
+    }
+    let c = if c.1 == Elem::F16 {
+        h(c.0)
+    } else {
+        f32::from_bits(c.0 as u32)
+    };
+    if d_ty == Elem::F16 {
+        let r = (c + (p[0] + p[1])) + (p[2] + p[3]);
+        return f16_of_f32(u64::from(r.to_bits()));
+    }
+    // The first FFMA adds +0, which turns a -0 product into +0.
+    let s = (((0.0f32 + p[0]) + p[1]) + p[2]) + p[3];
+    let r = s + c;
+    if r.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(r.to_bits())
+    }
 }
 
 /// One element of an fp8 `mma` (e4m3/e5m2). The H100 has no fp8 `mma.sync`: ptxas widens the
