@@ -11,7 +11,8 @@
 //! Element `j` of a register sits at bits `j * width` upward. The warp gathers every lane's A,
 //! B and C registers, computes each element of D once (`tcore.rs`), and each lane writes its own
 //! D registers. All 32 lanes must execute the instruction together; otherwise it is a
-//! `divergent-aligned` hazard.
+//! `divergent-aligned` hazard. The sm_70 `m8n8k4` `.f16` form (four quad-pair products) has its
+//! own layouts, in `mma_quad.rs`.
 
 use super::ctx::Ctx;
 use super::memops::{elems, thread_of};

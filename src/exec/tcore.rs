@@ -14,7 +14,8 @@
 //! on sm_90 (two f16 steps and an add, see [`f8_dot`]). Every form is compared with an H100 over
 //! random and adversarial operands (`docs/numerics/mma`). Integer forms are exact, wrapping to
 //! 32 bits or, with `.satfinite`, saturating. `.f64` forms are a chain of fused multiply-adds in
-//! k order.
+//! k order (rounded as `.rz`/`.rm`/`.rp` say, or to nearest). The sm_70 `m8n8k4` `.f16` form,
+//! which sm_90 lacks, is the f32 emulation ptxas compiles it to ([`quad_dot`]).
 
 use crate::ir::mma::Elem;
 
@@ -500,6 +501,79 @@ mod tests {
         assert_eq!(d, 0x7fff_ffff);
         let d = float_dot(&[inf], &[h(-1.0)], (Elem::F16, Elem::F16), 0, Elem::F16);
         assert_eq!(d, 0xfc00);
+    }
+
+    /// The sm_70 m8n8k4 emulation: f32 FMA steps in k order from +0, C added last; an f16 D
+    /// from two pair sums, rounded twice (the first FFMA adds +0: a -0 product gives +0).
+    #[test]
+    fn quad_dot_is_ptxas_f32_emulation() {
+        let f32b = |x: f32| u64::from(x.to_bits());
+        let neg0 = h(-0.0);
+        let d = quad_dot(
+            &[neg0, 0, 0, 0],
+            &[h(1.0); 4],
+            (f32b(-0.0), Elem::F32),
+            Elem::F32,
+        );
+        assert_eq!(d, 0, "+0 + (-0) products, then + (-0) C");
+        // 2^-24 is lost in f32 against 1 (one step at a time), though the exact sum is 1 + 2^-23.
+        let tiny = h(2f32.powi(-12));
+        let d = quad_dot(
+            &[h(1.0), tiny, tiny, 0],
+            &[h(1.0), tiny, tiny, 0],
+            (0, Elem::F32),
+            Elem::F32,
+        );
+        assert_eq!(d, f32b(1.0));
+        // f16 D: (C + (p0 + p1)) + (p2 + p3) in f32, then to nearest f16.
+        let d = quad_dot(
+            &[h(1.0), h(2f32.powi(-11)), 0, 0],
+            &[h(1.0), h(1.0), 0, 0],
+            (h(0.0), Elem::F16),
+            Elem::F16,
+        );
+        assert_eq!(d, h(1.0), "1 + 2^-11 ties to even in f16");
+        let nan = quad_dot(&[0x7c00, 0, 0, 0], &[0, 0, 0, 0], (0, Elem::F32), Elem::F32);
+        assert_eq!(nan, 0x7fff_ffff);
+    }
+
+    /// wmma f16 with mixed types: an f16 C widened to f32 first, an f16 D rounded from f32.
+    #[test]
+    fn mixed_types_widen_c_or_round_d() {
+        let ab = (Elem::F16, Elem::F16);
+        let sub = 0x0001; // the smallest f16 subnormal, 2^-24
+        let d = float_dot_mixed(&[h(1.0)], &[h(1.0)], ab, (sub, Elem::F16), Elem::F32);
+        assert_eq!(d, u64::from((1.0f32 + 2f32.powi(-24)).to_bits()));
+        let c = u64::from((1.0f32 + 2f32.powi(-11)).to_bits());
+        let d = float_dot_mixed(&[0], &[0], ab, (c, Elem::F32), Elem::F16);
+        assert_eq!(d, h(1.0));
+    }
+
+    /// `.rz`/`.rm`/`.rp` f64: each fused step rounded in its direction.
+    #[test]
+    fn rounded_f64_steps() {
+        use rustc_apfloat::Round;
+        let one = 1.0f64.to_bits();
+        let third = (1.0f64 / 3.0).to_bits();
+        let three = 3.0f64.to_bits();
+        // 1/3 * 3 - 1 is exact (fused): 2^-54 below; every direction gives the same.
+        let r = f64_dot_rounded(&[third], &[three], (-1.0f64).to_bits(), Round::TowardZero);
+        assert_eq!(f64::from_bits(r), -(2f64.powi(-54)));
+        let up = f64_dot_rounded(
+            &[one],
+            &[one],
+            2f64.powi(-60).to_bits(),
+            Round::TowardPositive,
+        );
+        assert_eq!(up, 1.0f64.to_bits() + 1);
+        let down = f64_dot_rounded(
+            &[one],
+            &[one],
+            2f64.powi(-60).to_bits(),
+            Round::TowardNegative,
+        );
+        assert_eq!(down, one);
+        assert_eq!(f64_dot(&[one], &[one], 2f64.powi(-60).to_bits()), one);
     }
 
     #[test]

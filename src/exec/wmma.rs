@@ -10,13 +10,17 @@
 //!   accumulators of the two row halves;
 //! - m8n32k16: computed as the transpose (an m32n8k16 of B^T and A^T): every coordinate of the
 //!   m32n8k16 layout swapped, A taking B's role and B A's;
-//! - f64 m8n8k4: the m8n8k4 `mma` fragments.
+//! - f64 m8n8k4, s4/u4 m8n8k32, b1 m8n8k128: the `mma` fragments of that shape (one register
+//!   of A and of B for the sub-byte types, their elements packed from bit 0 in memory, the
+//!   stride counted in elements).
 //!
 //! The row/column layout only says where elements are in memory. `wmma.load`/`store` are
 //! per-lane accesses (`p` and `stride` uniform, as PTX requires); `wmma.mma` is executed by the
 //! warp together, from the first copy of each element. The arithmetic is the `mma.sync` one of
 //! the tiles (`tcore.rs`): one group of 16 products for f16/bf16, while ptxas splits the tf32
-//! m16n16k8 product into two k = 4 steps, each normalised into f32.
+//! m16n16k8 product into two k = 4 steps, each normalised into f32. D and C of different f16/f32
+//! types widen C or round D around the f32 product (`tcore::float_dot_mixed`); `.f64` with
+//! `.rz`/`.rm`/`.rp` rounds every fused step that way.
 
 use super::ctx::Ctx;
 use super::memops::{
@@ -285,6 +289,13 @@ mod tests {
         let f = fragment(Frag::A, sh(16, 16, 8), Elem::Tf32, 5);
         assert_eq!(f, vec![(1, 1), (9, 1), (1, 5), (9, 5)]);
         let f = fragment(Frag::Acc, sh(8, 8, 4), Elem::F64, 5);
+        assert_eq!(f, vec![(1, 2), (1, 3)]);
+        // Sub-byte: the mma.m8n8k32 / m8n8k128 fragments (measured with bit-plane tiles).
+        let f = fragment(Frag::A, sh(8, 8, 32), Elem::S4, 5);
+        assert_eq!(f, (8..16).map(|j| (1, j)).collect::<Vec<_>>());
+        let f = fragment(Frag::B, sh(8, 8, 128), Elem::B1, 5);
+        assert_eq!(f, (32..64).map(|i| (i, 1)).collect::<Vec<_>>());
+        let f = fragment(Frag::Acc, sh(8, 8, 32), Elem::S32, 5);
         assert_eq!(f, vec![(1, 2), (1, 3)]);
     }
 }

@@ -4,10 +4,11 @@ mma.m8n8k4 forms (f16, and bf16 which ptxas also takes; quad pairs, every layout
 forms (.s4, .u4, .b1: fragment layouts and numerics), wmma .f16 with D and C of different types, wmma
 .f64 and mma .f64 with .rz/.rm/.rp.
 
-  remaining.py gpu OUT.npz              (GPU + CuPy) run every launch, write OUT.npz: digests per warp,
+  remaining.py gpu OUT.npz [WARPS]      (GPU + CuPy) run every launch, write OUT.npz: digests per warp,
                                         raw outputs of the first warps, the layout experiments, SASS
-  remaining.py --dry OUT.npz            the same without a GPU (generation, ptxas check, packing)
-  remaining.py cpu PTXRUN OUT.npz       the same launches in ptxrun, same format
+                                        (WARPS per form, 2048 by default)
+  remaining.py --dry OUT.npz [WARPS]    the same without a GPU (generation, ptxas check, packing)
+  remaining.py cpu PTXRUN OUT.npz [WARPS]  the same launches in ptxrun, same format
   remaining.py compare GPU.npz CPU.npz  the tables of README.md
   remaining.py samples GPU.npz DIR DATE write the golden samples under DIR (ptx-samples/matrix)
 
@@ -820,13 +821,23 @@ def samples(gpu_npz, root, date):
         "mma.sync .f64 with .rz, .rm and .rp")
 
 
+def set_warps(arg):
+    """An optional WARPS argument: warps per form (mma .f64 rounding forms: half as many)."""
+    global WARPS, F64R_WARPS
+    if arg:
+        WARPS, F64R_WARPS = int(arg), int(arg) // 2
+
+
 if __name__ == "__main__":
-    argv = sys.argv[1:]
+    argv = sys.argv[1:] + [None]
     if argv[0] == "--dry":
+        set_warps(argv[2])
         collect(argv[1], "dry")
     elif argv[0] == "cpu":
+        set_warps(argv[3])
         collect(argv[2], "cpu", argv[1])
     elif argv[0] == "gpu":
+        set_warps(argv[2])
         collect(argv[1], "gpu")
     elif argv[0] == "compare":
         sys.exit(1 if compare(argv[1], argv[2]) else 0)
