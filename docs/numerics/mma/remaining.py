@@ -699,7 +699,8 @@ def collect(outpath, mode, ptxrun=None):
         if mode == "gpu":
             run = Gpu(texts, tmp)
             import cupy as cp
-            res["device"] = np.array(str(cp.cuda.runtime.getDeviceProperties(0)["name"]))
+            name = cp.cuda.runtime.getDeviceProperties(0)["name"]
+            res["device"] = np.array(name.decode() if isinstance(name, bytes) else str(name))
         elif mode == "cpu":
             run = Cpu(ptxrun, texts, tmp)
             res["device"] = np.array("ptxrun")
@@ -723,13 +724,19 @@ def collect(outpath, mode, ptxrun=None):
 # =====================================================================================================
 # comparing, golden samples
 # =====================================================================================================
+def device(g):
+    """The GPU's name (older runs stored it as the text of a bytes object)."""
+    name = str(g["device"])
+    return name[2:-1] if name.startswith("b'") else name
+
+
 def compare(gpu_npz, cpu_npz):
     """Prints the tables of README.md; returns the number of mismatching warps and layout cases."""
     g, c = np.load(gpu_npz), np.load(cpu_npz)
     bad_total = 0
     layouts = [k for k in g.files if k.startswith(("l884_", "subload", "substore")) and not k.endswith("_in")]
     bad = [k for k in layouts if k not in c.files or not np.array_equal(g[k], c[k])]
-    print(f"fragment layouts: {len(layouts)} experiments, {len(bad)} differing from the {g['device']}"
+    print(f"fragment layouts: {len(layouts)} experiments, {len(bad)} differing from the {device(g)}"
           + (f": {bad[:8]}" if bad else ""))
     bad_total += len(bad)
     print("\n| form | instructions | dot products | mismatching instructions |\n|---|---|---|---|")
@@ -747,6 +754,7 @@ def compare(gpu_npz, cpu_npz):
         else:
             gd, cd = g[key + "_digest"], c[key + "_digest"]
             graw, craw = g[key + "_raw"], c[key + "_raw"]
+        warps = len(gd)
         wrong = np.nonzero(gd != cd)[0]
         bad_total += len(wrong)
         print(f"| `{name}` | {warps} | {warps * dots} | {len(wrong)} |")
@@ -784,7 +792,7 @@ def samples(gpu_npz, root, date):
     """ptx-samples/matrix/{mma_m8n8k4, wmma_subbyte, mma_f64_rounding}: the kernels and inputs of
     part_samples, the GPU's outputs as expected/."""
     g = np.load(gpu_npz)
-    gpu = str(g["device"])
+    gpu = device(g)
     gen = "docs/numerics/mma/remaining.py samples (kernel and operands generated; one CTA row per form"
 
     def put(name, ptx, ins, out_name, out, entry, grid, params, what):
