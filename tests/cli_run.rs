@@ -128,6 +128,19 @@ fn sm70_mma_by_half_a_warp_is_divergent_aligned() {
     );
 }
 
+/// The m8n8k4 `.bf16` form ptxas takes but compiles to nothing stops as unsupported, naming it.
+#[test]
+fn bf16_m8n8k4_is_unsupported_naming_it() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_bf16_m8n8k4"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("`mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32` is not supported")
+            && stderr.contains("emits no instruction")
+            && stderr.contains("kernel.ptx:13:5"),
+        "{stderr}"
+    );
+}
+
 /// What one GPU and one grid cannot run stops as unsupported, saying why: a device-side launch
 /// (dynamic parallelism) and `multimem` (a multicast object over several GPUs).
 #[test]

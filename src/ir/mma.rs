@@ -19,10 +19,10 @@
 //!
 //! A combination PTX does not allow is an `ir::mma-form` error when the module loads (as ptxas
 //! rejects it). The sm_70 `m8n8k4` `.f16` form is four independent 8x8x4 products, one per
-//! quad pair, in any layouts of A and B (section 9.7.14.5.1); ptxas rejects an f16 D with an f32
-//! C there. ptxas 13 also takes an m8n8k4 `.bf16` form with f32 D and C, but compiles it to
-//! nothing (D undefined): it loads, and reaching it is an `unsupported` error naming it. `.f64` forms take a
-//! rounding modifier (`.rn`, `.rz`, `.rm`, `.rp`), the others none.
+//! quad pair, in any layouts of A and B (section 9.7.14.5.1); ptxas rejects an f16 D with an
+//! f32 C there. ptxas 13 also takes an m8n8k4 `.bf16` form with f32 D and C, but compiles it to
+//! nothing (D undefined): it loads, and reaching it is an `unsupported` error naming it. The
+//! `.f64` forms take a rounding modifier (`.rn`, `.rz`, `.rm`, `.rp`), the others none.
 
 use super::mods::{BoolOp, Flags, MatShape, Mods, SubOp};
 use super::types::Type;
@@ -255,7 +255,7 @@ pub fn form(m: &Mods) -> Result<MmaForm, MmaError> {
     if a == Elem::Bf16 && s.m == 8 {
         return Err(MmaError::NotExecutable(
             "ptxas 13 takes the m8n8k4 .bf16 form (the ISA has only .f16) but emits no instruction \
-             for it: on the H100, D holds whatever its registers held",
+             for it: on the GPU, D holds whatever its registers held",
         ));
     }
     if !f.is_quad_pair() && (la || !lb) {
@@ -318,11 +318,15 @@ fn wmma_shape_ok(s: MatShape, e: Elem) -> bool {
     let f16_shapes = [(16, 16, 16), (32, 8, 16), (8, 32, 16)];
     let t = (s.m, s.n, s.k);
     match e {
-        Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8 | Elem::F32 => {
-            f16_shapes.contains(&t) || (matches!(e, Elem::F32) && t == (16, 16, 8))
+        Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8 => f16_shapes.contains(&t),
+        // The 32-bit accumulators also load and store at the sub-byte shapes (ptxas takes f32
+        // there too, with the s32 layout: measured).
+        Elem::F32 | Elem::S32 => {
+            f16_shapes.contains(&t)
+                || t == (8, 8, 32)
+                || t == (8, 8, 128)
+                || (e == Elem::F32 && t == (16, 16, 8))
         }
-        // The s32 accumulator also belongs to the sub-byte shapes.
-        Elem::S32 => f16_shapes.contains(&t) || t == (8, 8, 32) || t == (8, 8, 128),
         Elem::Tf32 => t == (16, 16, 8),
         Elem::F64 => t == (8, 8, 4),
         Elem::S4 | Elem::U4 => t == (8, 8, 32),
@@ -600,6 +604,8 @@ mod tests {
         let mv = wmove("wmma.load.b.sync.aligned.col.m8n8k128.global.b1", false).unwrap();
         assert_eq!(mv.regs(), 1);
         let mv = wmove("wmma.store.d.sync.aligned.col.m8n8k128.global.s32", true).unwrap();
+        assert_eq!(mv.regs(), 2);
+        let mv = wmove("wmma.load.c.sync.aligned.row.m8n8k32.global.f32", false).unwrap();
         assert_eq!(mv.regs(), 2);
         for bad in [
             "wmma.load.a.sync.aligned.col.m8n8k32.global.s4",
