@@ -201,7 +201,10 @@ for _frag, _lay, _k, _t in (("a", "row", 32, "s4"), ("a", "row", 32, "u4"), ("b"
                             ("c", "col", 128, "s32")):
     for _pad in (False, True):
         SUB_LOADS.append((_frag, _lay, _k, _t, _pad))
-SUB_STORES = [(lay, k, pad) for lay in ("row", "col") for k in (32, 128) for pad in (False, True)]
+# ptxas also takes .f32 accumulators at these shapes (appended: the first campaigns ran without them)
+SUB_LOADS += [("c", lay, k, "f32", pad) for k in (32, 128) for lay in ("row", "col") for pad in (False, True)]
+SUB_STORES = [(lay, k, pad, t) for t in ("s32", "f32") for lay in ("row", "col") for k in (32, 128)
+              for pad in (False, True)]
 
 
 def sub_dims(frag, k):
@@ -232,13 +235,13 @@ def sub_layout_ptx():
                 "  mov.u32 %t1, %tid.x;", f"  mul.wide.u32 %rd3, %t1, {4 * nr};", "  add.s64 %rd2, %rd2, %rd3;"]
         out += [f"  st.global.b32 [%rd2+{4 * i}], %x{i};" for i in range(nr)]
         out += ["  ret;", "}", ""]
-    for si, (lay, k, pad) in enumerate(SUB_STORES):
+    for si, (lay, k, pad, t) in enumerate(SUB_STORES):
         out += [f".visible .entry substore{si}(.param .u64 dst)", "{",
                 "  .reg .b32 %x<2>;", "  .reg .b64 %rd<4>;", "  .reg .b32 %t<3>;",
                 "  ld.param.u64 %rd2, [dst];", "  cvta.to.global.u64 %rd2, %rd2;",
                 "  mov.u32 %t1, %tid.x;", "  shl.b32 %t2, %t1, 8;",
                 "  or.b32 %x0, %t2, 65536;", "  or.b32 %x1, %t2, 65537;",
-                f"  wmma.store.d.sync.aligned.{lay}.m8n8k{k}.global.s32 [%rd2], {{%x0, %x1}}, "
+                f"  wmma.store.d.sync.aligned.{lay}.m8n8k{k}.global.{t} [%rd2], {{%x0, %x1}}, "
                 f"{sub_stride('c', lay, k, pad)};",
                 "  ret;", "}", ""]
     return "\n".join(out)
@@ -272,7 +275,7 @@ def sub_load_inputs(ci):
 
 
 def sub_store_bytes(si):
-    lay, k, pad = SUB_STORES[si]
+    lay, k, pad, _ = SUB_STORES[si]
     return 8 * sub_stride("c", lay, k, pad) * 4
 
 
