@@ -179,14 +179,29 @@ fn ldmatrix_x4_races_on_its_last_row_are_found() {
     );
 }
 
-/// The sm_70 `m8n8k4` `.f16` form decodes but stops as unsupported, naming the form.
+/// The sm_70 `m8n8k4` form runs per quad pair, but each pair spans both half warps: half a
+/// warp executing it is a `divergent-aligned` hazard at its line.
 #[test]
-fn sm70_mma_form_is_unsupported_naming_it() {
+fn sm70_mma_by_half_a_warp_is_divergent_aligned() {
     let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_sm70"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("divergent-aligned")
+            && stderr.contains("lanes 0xffff0000")
+            && stderr.contains("kernel.ptx:20:5"),
+        "{stderr}"
+    );
+}
+
+/// The m8n8k4 `.bf16` form ptxas takes but compiles to nothing stops as unsupported, naming it.
+#[test]
+fn bf16_m8n8k4_is_unsupported_naming_it() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_bf16_m8n8k4"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("`mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32` is not supported")
-            && stderr.contains("kernel.ptx:16:5"),
+        stderr.contains("`mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32` is not supported")
+            && stderr.contains("emits no instruction")
+            && stderr.contains("kernel.ptx:13:5"),
         "{stderr}"
     );
 }

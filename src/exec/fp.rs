@@ -192,7 +192,7 @@ fn binop(f: Fmt, op: Bin, a: u64, b: u64, r: Round) -> u64 {
 }
 
 /// `a * b + c`, rounded once.
-fn fma(f: Fmt, a: u64, b: u64, c: u64, r: Round) -> u64 {
+pub(crate) fn fma(f: Fmt, a: u64, b: u64, c: u64, r: Round) -> u64 {
     if r == Round::NearestTiesToEven {
         match f {
             Fmt::S => {

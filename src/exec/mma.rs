@@ -11,7 +11,8 @@
 //! Element `j` of a register sits at bits `j * width` upward. The warp gathers every lane's A,
 //! B and C registers, computes each element of D once (`tcore.rs`), and each lane writes its own
 //! D registers. All 32 lanes must execute the instruction together; otherwise it is a
-//! `divergent-aligned` hazard.
+//! `divergent-aligned` hazard. The sm_70 `m8n8k4` `.f16` form (four quad-pair products) has its
+//! own layouts, in `mma_quad.rs`.
 
 use super::ctx::Ctx;
 use super::memops::{elems, thread_of};
@@ -19,6 +20,7 @@ use super::step::{fault, lanes, Res};
 use super::tcore;
 use crate::exec::FaultKind;
 use crate::ir::mma::{form, Elem, MmaError, MmaForm};
+use crate::ir::mods::Rounding;
 use crate::ir::{Operand, Type};
 
 /// What each lane of the warp brings to a warp-wide matrix instruction (`matrix.rs` gathers it):
@@ -135,10 +137,15 @@ pub(crate) fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
 /// and C registers and `present` says which lanes are there.
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> {
     let f = decoded(cx)?;
+    if f.is_quad_pair() {
+        let [a, b] = cx.ins.mods.layouts();
+        let cols = [a == Some(true), b == Some(true)];
+        return super::mma_quad::exec(cx, &f, cols, inputs, present);
+    }
     if present != u32::MAX {
         return Err(partial_warp(cx, !present, "fragments"));
     }
-    let d = product(&f, inputs);
+    let d = product(&f, inputs, cx.ins.mods.rnd);
     let count = f.regs()[0] * per_reg(f.d);
     scatter(
         cx,
@@ -177,8 +184,8 @@ pub(crate) fn scatter(
     }
 }
 
-/// D = A x B + C for the whole warp, row-major m x n.
-fn product(f: &MmaForm, inputs: &Rows) -> Vec<u64> {
+/// D = A x B + C for the whole warp, row-major m x n; `rnd` is the rounding of an `.f64` form.
+fn product(f: &MmaForm, inputs: &Rows, rnd: Option<Rounding>) -> Vec<u64> {
     let (m, n, k) = (
         usize::from(f.shape.m),
         usize::from(f.shape.n),
@@ -207,16 +214,24 @@ fn product(f: &MmaForm, inputs: &Rows) -> Vec<u64> {
         }
     }
     multiply(f, (&a, &b_t, &c), &|ar, bc, cv| {
-        float_element(f, ar, bc, cv)
+        float_element(f, rnd, ar, bc, cv)
     })
 }
 
-/// One element of D of a floating-point form: A's row, B's column and C's element.
-pub(crate) fn float_element(f: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+/// One element of D of a floating-point form: A's row, B's column and C's element; `rnd` is
+/// the rounding modifier of an `.f64` form (absent or `.rn`: the DMMA unit).
+pub(crate) fn float_element(
+    f: &MmaForm,
+    rnd: Option<Rounding>,
+    a: &[u64],
+    b: &[u64],
+    c: u64,
+) -> u64 {
     match f.a {
-        Elem::F64 => tcore::f64_dot(a, b, c),
+        Elem::F64 if matches!(rnd, None | Some(Rounding::Rn)) => tcore::f64_dot(a, b, c),
+        Elem::F64 => tcore::f64_dot_rounded(a, b, c, super::fp::round_of(rnd)),
         Elem::E4m3 | Elem::E5m2 => tcore::f8_dot(a, b, (f.a, f.b), c, f.d),
-        _ => tcore::float_dot(a, b, (f.a, f.b), c, f.d),
+        _ => tcore::float_dot_mixed(a, b, (f.a, f.b), (c, f.c), f.d),
     }
 }
 

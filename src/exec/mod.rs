@@ -45,6 +45,7 @@ mod mbarops;
 mod memfast;
 mod memops;
 mod mma;
+mod mma_quad;
 mod narrow;
 mod park;
 mod policy;

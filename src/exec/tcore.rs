@@ -14,7 +14,8 @@
 //! on sm_90 (two f16 steps and an add, see [`f8_dot`]). Every form is compared with an H100 over
 //! random and adversarial operands (`docs/numerics/mma`). Integer forms are exact, wrapping to
 //! 32 bits or, with `.satfinite`, saturating. `.f64` forms are a chain of fused multiply-adds in
-//! k order.
+//! k order (rounded as `.rz`/`.rm`/`.rp` say, or to nearest). The sm_70 `m8n8k4` `.f16` form,
+//! which sm_90 lacks, is the f32 emulation ptxas compiles it to ([`quad_dot`]).
 
 use crate::ir::mma::Elem;
 
@@ -156,6 +157,34 @@ fn normalise(s: i128, e: i32, frac: i32, bias: i32, nearest: bool) -> u64 {
 /// in `d_ty` (f32 or f16; PTX has C and D of one type). `a` and `b` hold k elements each.
 pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> u64 {
     fused_dot(a, b, ab, c, d_ty, (ALIGN_BITS, 23))
+}
+
+/// [`float_dot`] with C of type `c.1` (f16 or f32), D of type `d_ty`, as ptxas compiles
+/// `wmma.mma` with D and C of different types (read from its SASS, measured on the H100): an f16
+/// C is widened to f32 first (`HADD2.F32`, exact: a subnormal f16 becomes a normal f32 and
+/// aligns as one); an f16 D from an f32 C is the f32 result rounded to nearest even
+/// (`F2FP.F16.F32`).
+pub fn float_dot_mixed(a: &[u64], b: &[u64], ab: (Elem, Elem), c: (u64, Elem), d_ty: Elem) -> u64 {
+    match (c.1, d_ty) {
+        (Elem::F16, Elem::F32) => float_dot(a, b, ab, f32_of_f16(c.0), Elem::F32),
+        (Elem::F32, Elem::F16) => f16_of_f32(float_dot(a, b, ab, c.0, Elem::F32)),
+        _ => float_dot(a, b, ab, c.0, d_ty),
+    }
+}
+
+/// f16 bits widened to f32 bits (exact).
+fn f32_of_f16(v: u64) -> u64 {
+    u64::from(half::f16::from_bits(v as u16).to_f32().to_bits())
+}
+
+/// f32 bits rounded to the nearest f16, a NaN canonical (0x7fff).
+fn f16_of_f32(v: u64) -> u64 {
+    let x = f32::from_bits(v as u32);
+    if x.is_nan() {
+        0x7fff
+    } else {
+        u64::from(half::f16::from_f32(x).to_bits())
+    }
 }
 
 /// One element of an fp8 `wgmma` (e4m3/e5m2, k = 32, one group): the terms are aligned with
@@ -312,6 +341,55 @@ pub fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
     })
 }
 
+/// One element of `.f64` `mma`/`wmma.mma` with a rounding modifier (`r`: `.rz`, `.rm`, `.rp`):
+/// fused multiply-adds in k order from `c`, each rounded by `r` (ptxas turns these into a
+/// chain of `DFMA`s: the DMMA unit rounds to nearest only); NaNs as in [`f64_dot`].
+pub fn f64_dot_rounded(a: &[u64], b: &[u64], c: u64, r: rustc_apfloat::Round) -> u64 {
+    let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
+    a.iter().zip(b).fold(c, |acc, (&x, &y)| {
+        let v = super::fp::fma(super::fp::Fmt::D, x, y, acc, r);
+        if !is_nan(v) {
+            return v;
+        }
+        match [y, acc, x].into_iter().find(|&v| is_nan(v)) {
+            Some(v) => v | 1 << 51,
+            None => 0xfff8_0000_0000_0000,
+        }
+    })
+}
+
+/// One element of the sm_70 `mma.m8n8k4` `.f16` form (k = 4) on the H100, which has no
+/// `HMMA.884`: ptxas emulates it with f32 arithmetic (SASS read with cuobjdump, measured on the
+/// H100). The f16 operands are widened to f32 (`HADD2.F32`), so each product is exact; with an
+/// f32 D the products are summed in k order from +0 (`FFMA`, each sum rounded to nearest even)
+/// and C (of type `c.1`, widened) is added last (`FADD`); with an f16 D the two pair sums
+/// `p0 + p1` and `p2 + p3` are formed first, C is added to the first and the second then, and
+/// the f32 result is rounded to the nearest f16 (`F2FP`). A NaN is canonical.
+pub fn quad_dot(a: &[u64], b: &[u64], c: (u64, Elem), d_ty: Elem) -> u64 {
+    let h = |v: u64| half::f16::from_bits(v as u16).to_f32();
+    let mut p = [0f32; 4];
+    for (k, (&x, &y)) in p.iter_mut().zip(a.iter().zip(b)) {
+        *k = h(x) * h(y); // f16 x f16 fits an f32 exactly
+    }
+    let c = if c.1 == Elem::F16 {
+        h(c.0)
+    } else {
+        f32::from_bits(c.0 as u32)
+    };
+    if d_ty == Elem::F16 {
+        let r = (c + (p[0] + p[1])) + (p[2] + p[3]);
+        return f16_of_f32(u64::from(r.to_bits()));
+    }
+    // The first FFMA adds +0, which turns a -0 product into +0.
+    let s = (((0.0f32 + p[0]) + p[1]) + p[2]) + p[3];
+    let r = s + c;
+    if r.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(r.to_bits())
+    }
+}
+
 /// One element of an fp8 `mma` (e4m3/e5m2). The H100 has no fp8 `mma.sync`: ptxas widens the
 /// operands to f16 (exactly), runs two f16 tensor-core steps, the first over the k with
 /// `k % 4 < 2` from zero, the second over the rest on top of it, both in D's type, and adds C
@@ -423,6 +501,79 @@ mod tests {
         assert_eq!(d, 0x7fff_ffff);
         let d = float_dot(&[inf], &[h(-1.0)], (Elem::F16, Elem::F16), 0, Elem::F16);
         assert_eq!(d, 0xfc00);
+    }
+
+    /// The sm_70 m8n8k4 emulation: f32 FMA steps in k order from +0, C added last; an f16 D
+    /// from two pair sums, rounded twice (the first FFMA adds +0: a -0 product gives +0).
+    #[test]
+    fn quad_dot_is_ptxas_f32_emulation() {
+        let f32b = |x: f32| u64::from(x.to_bits());
+        let neg0 = h(-0.0);
+        let d = quad_dot(
+            &[neg0, 0, 0, 0],
+            &[h(1.0); 4],
+            (f32b(-0.0), Elem::F32),
+            Elem::F32,
+        );
+        assert_eq!(d, 0, "+0 + (-0) products, then + (-0) C");
+        // 2^-24 is lost in f32 against 1 (one step at a time), though the exact sum is 1 + 2^-23.
+        let tiny = h(2f32.powi(-12));
+        let d = quad_dot(
+            &[h(1.0), tiny, tiny, 0],
+            &[h(1.0), tiny, tiny, 0],
+            (0, Elem::F32),
+            Elem::F32,
+        );
+        assert_eq!(d, f32b(1.0));
+        // f16 D: (C + (p0 + p1)) + (p2 + p3) in f32, then to nearest f16.
+        let d = quad_dot(
+            &[h(1.0), h(2f32.powi(-11)), 0, 0],
+            &[h(1.0), h(1.0), 0, 0],
+            (h(0.0), Elem::F16),
+            Elem::F16,
+        );
+        assert_eq!(d, h(1.0), "1 + 2^-11 ties to even in f16");
+        let nan = quad_dot(&[0x7c00, 0, 0, 0], &[0, 0, 0, 0], (0, Elem::F32), Elem::F32);
+        assert_eq!(nan, 0x7fff_ffff);
+    }
+
+    /// wmma f16 with mixed types: an f16 C widened to f32 first, an f16 D rounded from f32.
+    #[test]
+    fn mixed_types_widen_c_or_round_d() {
+        let ab = (Elem::F16, Elem::F16);
+        let sub = 0x0001; // the smallest f16 subnormal, 2^-24
+        let d = float_dot_mixed(&[h(1.0)], &[h(1.0)], ab, (sub, Elem::F16), Elem::F32);
+        assert_eq!(d, u64::from((1.0f32 + 2f32.powi(-24)).to_bits()));
+        let c = u64::from((1.0f32 + 2f32.powi(-11)).to_bits());
+        let d = float_dot_mixed(&[0], &[0], ab, (c, Elem::F32), Elem::F16);
+        assert_eq!(d, h(1.0));
+    }
+
+    /// `.rz`/`.rm`/`.rp` f64: each fused step rounded in its direction.
+    #[test]
+    fn rounded_f64_steps() {
+        use rustc_apfloat::Round;
+        let one = 1.0f64.to_bits();
+        let third = (1.0f64 / 3.0).to_bits();
+        let three = 3.0f64.to_bits();
+        // 1/3 * 3 - 1 is exact (fused): 2^-54 below; every direction gives the same.
+        let r = f64_dot_rounded(&[third], &[three], (-1.0f64).to_bits(), Round::TowardZero);
+        assert_eq!(f64::from_bits(r), -(2f64.powi(-54)));
+        let up = f64_dot_rounded(
+            &[one],
+            &[one],
+            2f64.powi(-60).to_bits(),
+            Round::TowardPositive,
+        );
+        assert_eq!(up, 1.0f64.to_bits() + 1);
+        let down = f64_dot_rounded(
+            &[one],
+            &[one],
+            2f64.powi(-60).to_bits(),
+            Round::TowardNegative,
+        );
+        assert_eq!(down, one);
+        assert_eq!(f64_dot(&[one], &[one], 2f64.powi(-60).to_bits()), one);
     }
 
     #[test]

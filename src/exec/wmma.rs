@@ -10,13 +10,17 @@
 //!   accumulators of the two row halves;
 //! - m8n32k16: computed as the transpose (an m32n8k16 of B^T and A^T): every coordinate of the
 //!   m32n8k16 layout swapped, A taking B's role and B A's;
-//! - f64 m8n8k4: the m8n8k4 `mma` fragments.
+//! - f64 m8n8k4, s4/u4 m8n8k32, b1 m8n8k128: the `mma` fragments of that shape (one register
+//!   of A and of B for the sub-byte types, their elements packed from bit 0 in memory, the
+//!   stride counted in elements).
 //!
 //! The row/column layout only says where elements are in memory. `wmma.load`/`store` are
 //! per-lane accesses (`p` and `stride` uniform, as PTX requires); `wmma.mma` is executed by the
 //! warp together, from the first copy of each element. The arithmetic is the `mma.sync` one of
 //! the tiles (`tcore.rs`): one group of 16 products for f16/bf16, while ptxas splits the tf32
-//! m16n16k8 product into two k = 4 steps, each normalised into f32.
+//! m16n16k8 product into two k = 4 steps, each normalised into f32. D and C of different f16/f32
+//! types widen C or round D around the f32 product (`tcore::float_dot_mixed`); `.f64` with
+//! `.rz`/`.rm`/`.rp` rounds every fused step that way.
 
 use super::ctx::Ctx;
 use super::memops::{
@@ -27,14 +31,14 @@ use super::mma::{a_at, b_at, c_at, element, per_reg, reg_type};
 use super::step::{lanes, Res};
 use super::tcore;
 use crate::ir::mma::{wmma_mma, wmma_mma_regs, wmma_move, Elem, Frag, MmaForm};
-use crate::ir::mods::MatShape;
+use crate::ir::mods::{MatShape, Rounding};
 use crate::ir::{Op, Operand, Type};
 
 /// The `mma.sync` form whose fragments tile a wmma shape, the tiles (m, n) and whether the
 /// layout is the transpose (m8n32k16).
 fn tiling(shape: MatShape, e: Elem) -> (MmaForm, (usize, usize), bool) {
     let (m, n, k) = match (shape.m, shape.n, shape.k, e) {
-        (8, 8, 4, _) => (8, 8, 4),
+        (8, 8, k @ (4 | 32 | 128), _) => (8, 8, k),
         (_, _, 8, _) => (16, 8, 8),
         _ => (16, 8, 16),
     };
@@ -111,7 +115,9 @@ pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let store = cx.ins.op == Op::WmmaStore;
     let mv = wmma_move(&cx.ins.mods, store).map_err(|e| super::mma::unsupported_form(cx, e))?;
     let (rows, cols) = mv.dims();
-    let size = (mv.elem.bits() / 8) as u64;
+    // Sub-byte elements (s4, u4, b1: loads only) are read from the byte that holds them.
+    let bits = u64::from(mv.elem.bits());
+    let size = bits.div_ceil(8);
     let regs = elems(cx, if store { 1 } else { 0 });
     let (addr_k, stride_k) = if store { (0, 2) } else { (1, 2) };
     let per = per_reg(mv.elem);
@@ -140,7 +146,8 @@ pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
             } else {
                 i * stride + j
             };
-            let addr = base.wrapping_add(at.wrapping_mul(size));
+            let bit = at.wrapping_mul(bits);
+            let addr = base.wrapping_add(bit / 8);
             let tg = target(cx, space, addr);
             check_align(cx, addr, size, lane, tg)?;
             let shift = (e % per) as u32 * mv.elem.bits();
@@ -156,7 +163,8 @@ pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 write(cx, tg, lane, piece).map_err(|f| mem_fault(f, thread))?;
             } else {
                 read(cx, tg, lane, piece).map_err(|f| mem_fault(f, thread))?;
-                values[e / per] |= u64::from_le_bytes(bytes) << shift;
+                let v = u64::from_le_bytes(bytes) >> (bit % 8);
+                values[e / per] |= element(v, mv.elem, 0) << shift;
             }
             ranges.add(tg, size as usize, lane);
         }
@@ -209,7 +217,10 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
             }
         }
     }
-    let d = super::mma::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| element_of(&f, ar, bc, cv));
+    let rnd = cx.ins.mods.rnd;
+    let d = super::mma::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| {
+        element_of(&f, rnd, ar, bc, cv)
+    });
     super::mma::scatter(cx, &d, n, (d_regs, f.d), &|lane| {
         fragment(Frag::Acc, f.shape, f.d, lane)
     });
@@ -218,12 +229,12 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
 
 /// One element of D of a floating-point form: the arithmetic of the tiles' `mma.sync`
 /// instructions, except that ptxas splits tf32 m16n16k8 into two HMMA.1684 steps (k 0-3, 4-7).
-fn element_of(f: &MmaForm, a: &[u64], b: &[u64], c: u64) -> u64 {
+fn element_of(f: &MmaForm, rnd: Option<Rounding>, a: &[u64], b: &[u64], c: u64) -> u64 {
     if f.a == Elem::Tf32 {
         let half = tcore::float_dot(&a[..4], &b[..4], (f.a, f.b), c, f.d);
         return tcore::float_dot(&a[4..], &b[4..], (f.a, f.b), half, f.d);
     }
-    super::mma::float_element(f, a, b, c)
+    super::mma::float_element(f, rnd, a, b, c)
 }
 
 #[cfg(test)]
@@ -278,6 +289,13 @@ mod tests {
         let f = fragment(Frag::A, sh(16, 16, 8), Elem::Tf32, 5);
         assert_eq!(f, vec![(1, 1), (9, 1), (1, 5), (9, 5)]);
         let f = fragment(Frag::Acc, sh(8, 8, 4), Elem::F64, 5);
+        assert_eq!(f, vec![(1, 2), (1, 3)]);
+        // Sub-byte: the mma.m8n8k32 / m8n8k128 fragments (measured with bit-plane tiles).
+        let f = fragment(Frag::A, sh(8, 8, 32), Elem::S4, 5);
+        assert_eq!(f, (8..16).map(|j| (1, j)).collect::<Vec<_>>());
+        let f = fragment(Frag::B, sh(8, 8, 128), Elem::B1, 5);
+        assert_eq!(f, (32..64).map(|i| (i, 1)).collect::<Vec<_>>());
+        let f = fragment(Frag::Acc, sh(8, 8, 32), Elem::S32, 5);
         assert_eq!(f, vec![(1, 2), (1, 3)]);
     }
 }

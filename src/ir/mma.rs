@@ -18,8 +18,11 @@
 //! ```
 //!
 //! A combination PTX does not allow is an `ir::mma-form` error when the module loads (as ptxas
-//! rejects it). The sm_70 `m8n8k4` `.f16` form (quad pairs, any layouts) decodes but is not
-//! executable: reaching it is an `unsupported` error naming it.
+//! rejects it). The sm_70 `m8n8k4` `.f16` form is four independent 8x8x4 products, one per
+//! quad pair, in any layouts of A and B (section 9.7.14.5.1); ptxas rejects an f16 D with an
+//! f32 C there. ptxas 13 also takes an m8n8k4 `.bf16` form with f32 D and C, but compiles it to
+//! nothing (D undefined): it loads, and reaching it is an `unsupported` error naming it. The
+//! `.f64` forms take a rounding modifier (`.rn`, `.rz`, `.rm`, `.rp`), the others none.
 
 use super::mods::{BoolOp, Flags, MatShape, Mods, SubOp};
 use super::types::Type;
@@ -111,8 +114,19 @@ pub struct MmaForm {
 }
 
 impl MmaForm {
+    /// The sm_70 m8n8k4 `.f16` form: four quad-pair products of 8x8x4.
+    pub fn is_quad_pair(&self) -> bool {
+        let s = self.shape;
+        self.a == Elem::F16 && (s.m, s.n, s.k) == (8, 8, 4)
+    }
+
     /// Registers per lane of D, A, B and C.
     pub fn regs(&self) -> [usize; 4] {
+        if self.is_quad_pair() {
+            // Each lane holds 4 elements of A and of B, 8 of C and D (section 9.7.14.5.1).
+            let acc = |e: Elem| if e == Elem::F32 { 8 } else { 4 };
+            return [acc(self.d), 2, 2, acc(self.c)];
+        }
         let s = self.shape;
         let (m, n, k) = (u32::from(s.m), u32::from(s.n), u32::from(s.k));
         let per_lane =
@@ -188,10 +202,18 @@ pub fn form(m: &Mods) -> Result<MmaForm, MmaError> {
             "D and C take one type (ptxas: .dtype must be .f16 when .ctype is .f16, .f32 likewise)",
         ));
     }
+    if m.rnd.is_some() && a != Elem::F64 {
+        return Err(Illegal("only the .f64 forms take a rounding modifier"));
+    }
     let legal = match (a, b) {
+        // ptxas: ".dtype must be '.f32' when .ctype is '.f32'"; bf16 only with f32 D and C.
         (Elem::F16, Elem::F16) if shape_is(s, 8, 8, &[4]) => {
-            matches!(d, Elem::F16 | Elem::F32) && matches!(c, Elem::F16 | Elem::F32)
+            matches!(
+                (d, c),
+                (Elem::F16 | Elem::F32, Elem::F16) | (Elem::F32, Elem::F32)
+            )
         }
+        (Elem::Bf16, Elem::Bf16) if shape_is(s, 8, 8, &[4]) => d == Elem::F32 && c == Elem::F32,
         // ptxas: ".dtype must be '.f16' when .ctype is '.f16'" (and f32 likewise).
         (Elem::F16, Elem::F16) => {
             shape_is(s, 16, 8, &[8, 16]) && d == c && matches!(d, Elem::F16 | Elem::F32)
@@ -230,14 +252,14 @@ pub fn form(m: &Mods) -> Result<MmaForm, MmaError> {
             "this combination of shape and types is not an mma form",
         ));
     }
-    let volta = a == Elem::F16 && s.m == 8;
-    if !volta && (la || !lb) {
-        return Err(Illegal("this shape takes A in .row and B in .col layout"));
-    }
-    if volta {
+    if a == Elem::Bf16 && s.m == 8 {
         return Err(MmaError::NotExecutable(
-            "the sm_70 m8n8k4 .f16 form (quad pairs); ptxrun executes the sm_80 and sm_90 forms",
+            "ptxas 13 takes the m8n8k4 .bf16 form (the ISA has only .f16) but emits no instruction \
+             for it: on the GPU, D holds whatever its registers held",
         ));
+    }
+    if !f.is_quad_pair() && (la || !lb) {
+        return Err(Illegal("this shape takes A in .row and B in .col layout"));
     }
     Ok(f)
 }
@@ -296,17 +318,26 @@ fn wmma_shape_ok(s: MatShape, e: Elem) -> bool {
     let f16_shapes = [(16, 16, 16), (32, 8, 16), (8, 32, 16)];
     let t = (s.m, s.n, s.k);
     match e {
-        Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8 | Elem::F32 | Elem::S32 => {
-            f16_shapes.contains(&t) || (matches!(e, Elem::F32) && t == (16, 16, 8))
+        Elem::F16 | Elem::Bf16 | Elem::S8 | Elem::U8 => f16_shapes.contains(&t),
+        // The 32-bit accumulators also load and store at the sub-byte shapes (ptxas takes f32
+        // there too, with the s32 layout: measured).
+        Elem::F32 | Elem::S32 => {
+            f16_shapes.contains(&t)
+                || t == (8, 8, 32)
+                || t == (8, 8, 128)
+                || (e == Elem::F32 && t == (16, 16, 8))
         }
         Elem::Tf32 => t == (16, 16, 8),
         Elem::F64 => t == (8, 8, 4),
+        Elem::S4 | Elem::U4 => t == (8, 8, 32),
+        Elem::B1 => t == (8, 8, 128),
         _ => false,
     }
 }
 
-const SUB_BYTE_WMMA: &str =
-    "the sub-byte wmma forms (.s4, .u4, .b1); ptxrun executes f16, bf16, tf32, s8/u8, f64";
+fn is_sub_byte(e: Elem) -> bool {
+    matches!(e, Elem::S4 | Elem::U4 | Elem::B1)
+}
 
 /// Classifies `wmma.load` (`store` false) or `wmma.store` with modifiers `m`.
 pub fn wmma_move(m: &Mods, store: bool) -> Result<WmmaMove, MmaError> {
@@ -331,16 +362,16 @@ pub fn wmma_move(m: &Mods, store: bool) -> Result<WmmaMove, MmaError> {
         return Err(Illegal("wmma.load/store take one layout: .row or .col"));
     };
     let acc_types = matches!(elem, Elem::F16 | Elem::F32 | Elem::S32 | Elem::F64);
-    let ab_types = !matches!(elem, Elem::F32 | Elem::S32);
+    let ab_types = !matches!(elem, Elem::F32 | Elem::S32 | Elem::E4m3 | Elem::E5m2);
     let fits = match frag {
         Frag::Acc => acc_types,
         _ => ab_types,
     };
-    if matches!(
-        elem,
-        Elem::S4 | Elem::U4 | Elem::B1 | Elem::E4m3 | Elem::E5m2
-    ) {
-        return Err(MmaError::NotExecutable(SUB_BYTE_WMMA));
+    // ptxas: "Illegal alayout": the sub-byte A is row-major only, B column-major only.
+    if is_sub_byte(elem) && col != (frag == Frag::B) {
+        return Err(Illegal(
+            "the sub-byte wmma forms load A .row and B .col only",
+        ));
     }
     if !fits || !wmma_shape_ok(shape, elem) {
         return Err(Illegal(
@@ -400,8 +431,23 @@ pub fn wmma_mma(m: &Mods) -> Result<MmaForm, MmaError> {
             "wmma.mma takes the layouts of A and B: .row/.col twice",
         ));
     }
-    if matches!(a, Elem::S4 | Elem::U4 | Elem::B1) {
-        return Err(MmaError::NotExecutable(SUB_BYTE_WMMA));
+    let popc = m.sub == Some(SubOp::Popc);
+    if (a == Elem::B1) != popc || (m.bool_op.is_some() != popc) || m.bool_op == Some(BoolOp::Or) {
+        return Err(Illegal(
+            "the .b1 form, and only it, takes .xor.popc or .and.popc",
+        ));
+    }
+    let sub_byte = is_sub_byte(a);
+    if sub_byte && m.layouts() != [Some(false), Some(true)] {
+        return Err(Illegal("the sub-byte wmma.mma forms are .row.col"));
+    }
+    let float = !(sub_byte || matches!(a, Elem::S8 | Elem::U8));
+    if m.has(Flags::SATFINITE) && (float || a == Elem::B1) {
+        // ptxas: ".satfinite is not supported" on floating-point wmma.mma since PTX 6.5.
+        return Err(Illegal(".satfinite belongs to the integer wmma.mma forms"));
+    }
+    if m.rnd.is_some() && a != Elem::F64 {
+        return Err(Illegal("only wmma.mma .f64 takes a rounding modifier"));
     }
     let legal = match (a, b) {
         (Elem::F16, Elem::F16) => {
@@ -409,22 +455,16 @@ pub fn wmma_mma(m: &Mods) -> Result<MmaForm, MmaError> {
         }
         (Elem::Bf16, Elem::Bf16) | (Elem::Tf32, Elem::Tf32) => d == Elem::F32 && c == Elem::F32,
         (x, y) if x.is_i8() && y.is_i8() => d == Elem::S32 && c == Elem::S32,
+        // ptxas: "Unexpected instruction types" for .s4.u4 and .u4.s4.
+        (Elem::S4, Elem::S4) | (Elem::U4, Elem::U4) | (Elem::B1, Elem::B1) => {
+            d == Elem::S32 && c == Elem::S32
+        }
         (Elem::F64, Elem::F64) => d == Elem::F64 && c == Elem::F64,
         _ => false,
     };
     if !legal || !wmma_shape_ok(shape, a) {
         return Err(Illegal(
             "this combination of shape and types is not a wmma.mma form",
-        ));
-    }
-    if a == Elem::F64 && m.rnd.is_some_and(|r| r != super::mods::Rounding::Rn) {
-        return Err(MmaError::NotExecutable(
-            "wmma.mma .f64 with a rounding other than .rn",
-        ));
-    }
-    if a == Elem::F16 && d != c {
-        return Err(MmaError::NotExecutable(
-            "wmma.mma .f16 with D and C of different types",
         ));
     }
     Ok(MmaForm {
@@ -434,7 +474,7 @@ pub fn wmma_mma(m: &Mods) -> Result<MmaForm, MmaError> {
         b,
         c,
         satfinite: m.has(Flags::SATFINITE),
-        xor: false,
+        xor: m.bool_op == Some(BoolOp::Xor),
     })
 }
 
@@ -481,9 +521,102 @@ mod tests {
         ] {
             assert!(matches!(classify(bad), Err(MmaError::Illegal(_))), "{bad}");
         }
+    }
+
+    /// The sm_70 m8n8k4 forms (quad pairs) and the f64 roundings: what ptxas 13 takes for sm_90a.
+    #[test]
+    fn quad_pair_forms_and_f64_roundings() {
+        for (text, regs) in [
+            (
+                "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32",
+                [8, 2, 2, 8],
+            ),
+            (
+                "mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16",
+                [4, 2, 2, 4],
+            ),
+            (
+                "mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f16",
+                [8, 2, 2, 4],
+            ),
+        ] {
+            let f = classify(text).unwrap();
+            assert!(f.is_quad_pair(), "{text}");
+            assert_eq!(f.regs(), regs, "{text}");
+        }
+        assert!(!classify("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64")
+            .unwrap()
+            .is_quad_pair());
+        assert!(classify("mma.sync.aligned.m16n8k16.row.col.rz.f64.f64.f64.f64").is_ok());
         assert!(matches!(
-            classify("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32"),
+            classify("mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32"),
             Err(MmaError::NotExecutable(_))
         ));
+        for bad in [
+            // ptxas: ".dtype must be '.f32' when .ctype is '.f32'"; "Unexpected instruction types".
+            "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f32",
+            "mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f16",
+            "mma.sync.aligned.m8n8k4.row.col.satfinite.f32.f16.f16.f32",
+            "mma.sync.aligned.m16n8k16.row.col.rn.f32.f16.f16.f32",
+        ] {
+            assert!(matches!(classify(bad), Err(MmaError::Illegal(_))), "{bad}");
+        }
+    }
+
+    fn wmma(text: &str) -> Result<MmaForm, MmaError> {
+        wmma_mma(&decode(text, 0).expect("decodes").mods)
+    }
+
+    fn wmove(text: &str, store: bool) -> Result<WmmaMove, MmaError> {
+        wmma_move(&decode(text, 0).expect("decodes").mods, store)
+    }
+
+    /// The sub-byte, mixed-type and rounded wmma forms ptxas 13 takes for sm_90a, and some it
+    /// rejects.
+    #[test]
+    fn wmma_forms_follow_ptxas() {
+        for ok in [
+            "wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32",
+            "wmma.mma.sync.aligned.row.col.m8n8k32.s32.u4.u4.s32.satfinite",
+            "wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+            "wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+            "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16",
+            "wmma.mma.sync.aligned.col.row.m32n8k16.f16.f32",
+            "wmma.mma.sync.aligned.row.col.m8n8k4.rz.f64.f64.f64.f64",
+        ] {
+            assert!(wmma(ok).is_ok(), "{ok}");
+        }
+        let f = wmma("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32").unwrap();
+        assert!(f.xor);
+        assert_eq!(wmma_mma_regs(&f), [2, 1, 1, 2]);
+        for bad in [
+            "wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32",
+            "wmma.mma.sync.aligned.col.col.m8n8k32.s32.s4.s4.s32",
+            "wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32",
+            "wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32.satfinite",
+            "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite",
+            "wmma.mma.sync.aligned.row.col.m8n8k32.s32.s8.s8.s32",
+        ] {
+            assert!(matches!(wmma(bad), Err(MmaError::Illegal(_))), "{bad}");
+        }
+        let mv = wmove("wmma.load.a.sync.aligned.row.m8n8k32.global.s4", false).unwrap();
+        assert_eq!(mv.regs(), 1);
+        let mv = wmove("wmma.load.b.sync.aligned.col.m8n8k128.global.b1", false).unwrap();
+        assert_eq!(mv.regs(), 1);
+        let mv = wmove("wmma.store.d.sync.aligned.col.m8n8k128.global.s32", true).unwrap();
+        assert_eq!(mv.regs(), 2);
+        let mv = wmove("wmma.load.c.sync.aligned.row.m8n8k32.global.f32", false).unwrap();
+        assert_eq!(mv.regs(), 2);
+        for bad in [
+            "wmma.load.a.sync.aligned.col.m8n8k32.global.s4",
+            "wmma.load.b.sync.aligned.row.m8n8k128.global.b1",
+            "wmma.load.a.sync.aligned.row.m8n8k128.global.s4",
+            "wmma.load.a.sync.aligned.row.m16n16k16.global.e4m3",
+        ] {
+            assert!(
+                matches!(wmove(bad, false), Err(MmaError::Illegal(_))),
+                "{bad}"
+            );
+        }
     }
 }

@@ -195,7 +195,7 @@ table! {
     Sured "sured", DIM.or(T).or(OOB), [FragB, P, Add, Min, Max, And, Or], [], 1..1, 2..2;
     Suq "suq", T, [Width, Height, Depth, ChannelDataType, ChannelOrder, ArraySize, MemoryLayout], [], 1..1, 2..2;
     // ---- warp-level matrix multiply-accumulate (9.7.14.5.14); forms in ir/mma.rs ----
-    Mma "mma", T.or(SHAPE).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
+    Mma "mma", T.or(SHAPE).or(RND).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
     // ---- warp-level matrix load, store and multiply-accumulate (9.7.14.4); forms in ir/mma.rs ----
     WmmaLoad "wmma.load", T.or(SP).or(SHAPE), [FragA, FragB, FragC], [SYNC, ALIGNED], 1..1, 2..3;
     WmmaStore "wmma.store", T.or(SP).or(SHAPE), [FragD], [SYNC, ALIGNED], 1..1, 2..3;
