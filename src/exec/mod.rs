@@ -45,6 +45,7 @@ mod mbarops;
 mod memfast;
 mod memops;
 mod mma;
+mod mma_sp;
 mod narrow;
 mod park;
 mod printf;
