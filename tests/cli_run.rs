@@ -1030,3 +1030,18 @@ fn mma_sp_selector_the_gpu_refuses_is_unsupported() {
         "{stderr}"
     );
 }
+
+/// The metadata operand may be a brace list of one register, as ptxas allows: it is read like
+/// the register (eight kept products of ones: every element of D is 8).
+#[test]
+fn mma_sp_metadata_in_braces_is_read() {
+    let dir = out_dir("mma-sp-brace");
+    let (code, _, stderr) = ptxrun(&["run", "tests/run/mma_sp_brace_meta", "--out-dir", &dir]);
+    assert_eq!(code, 0, "{stderr}");
+    let bytes = std::fs::read(Path::new(&dir).join("out.bin")).unwrap();
+    let d: Vec<f32> = bytes
+        .chunks(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(d, vec![8.0; 32]);
+}

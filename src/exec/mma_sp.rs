@@ -39,8 +39,12 @@ fn decoded(cx: &Ctx<'_, '_>) -> Res<SpForm> {
 pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
     let Ok(f) = decoded(cx) else { return };
     gather_operands(cx, &f.mma, rows);
+    // `e` is a register, or a brace list of one (ptxas takes both).
+    let Some(e) = super::memops::elems(cx, 4).first().copied() else {
+        return;
+    };
     for lane in lanes(cx.active) {
-        rows[lane][META_SLOT] = cx.src(4, lane, Type::B32);
+        rows[lane][META_SLOT] = cx.value(&e, lane, Type::B32);
     }
 }
 
