@@ -6,10 +6,12 @@
 //! first kept element (or pair); a kept element multiplies the row of B at its chunk's start
 //! plus its index (times two for pairs; a tf32 element at index / 2).
 //!
-//! The nibble of row `r` and chunk `c` is bits `16 (r / 8) + 4 (c % 4)` upward of the metadata
-//! register of lane `4 (r % 8) + L sel + c / 4`, L the lanes of a group of four that one
-//! instruction reads (`SpForm::meta_lanes`) and `sel` the sparsity selector. The H100 reads it
-//! so (`docs/numerics/mma/sparse.py`); the arithmetic is the dense form's over the kept products
+//! With L the lanes of a group of four that one instruction reads (`SpForm::meta_lanes`) and
+//! `sel` the sparsity selector, the nibble of row `r` and chunk `c` is, for the 16-bit and tf32
+//! forms, bits `16 (r / 8) + 4 (c % 4)` of the metadata of lane `4 (r % 8) + L sel + c / 4`, and
+//! for the 8-bit and 4-bit forms bits `4 (c % 8)` of lane `4 (r % 8) + L sel + 2 (c / 8) + r / 8`
+//! ([`nibble_at`]). The GPU reads it so (measured on an H200, whose sm_90a tensor cores are the
+//! H100's: `docs/numerics/mma/sparse.py`); the arithmetic is the dense form's over the kept products
 //! (`tcore.rs`). Metadata the ISA calls undefined (equal indices; with `::ordered_metadata`,
 //! decreasing ones; tf32 pairs that are no element) stops the run as an
 //! `invalid-sparse-metadata` hazard. All 32 lanes execute the instruction together, otherwise it
@@ -60,13 +62,13 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
         _ => u32::MAX,
     };
     if sel >= f.selectors() {
-        // ptxas takes 2 and 3 for the m16n8k32 f16 form with f32 accumulators; the H100 stops
+        // ptxas takes 2 and 3 for the m16n8k32 f16 form with f32 accumulators; the GPU stops
         // the launch there with an illegal-instruction error.
         return Err(unsupported_form(
             cx,
             crate::ir::mma::MmaError::NotExecutable(
-                "sparsity selectors 2 and 3 (ptxas accepts them, the ISA lists 0 and 1, and the \
-                 H100 stops the launch with an illegal-instruction error)",
+                "sparsity selectors 2 and 3 (ptxas accepts them, the ISA lists 0 and 1, and an \
+                 sm_90a GPU stops the launch with an illegal-instruction error)",
             ),
         ));
     }

@@ -60,7 +60,7 @@ impl SpForm {
     }
 
     /// The selector values ptxas 13 accepts: the ISA's, and 0 to 3 for the m16n8k32 f16 form
-    /// with f32 accumulators, whose 2 and 3 the H100 refuses at run time (an illegal-instruction
+    /// with f32 accumulators, whose 2 and 3 the GPU refuses at run time (an illegal-instruction
     /// error, `docs/numerics/mma/README.md`).
     pub fn ptxas_selectors(&self) -> u32 {
         let f = &self.mma;
