@@ -1067,3 +1067,61 @@ fn an_atomic_on_local_memory_is_a_fault_naming_address_and_space() {
         "{err}"
     );
 }
+
+/// `mma.sp` is `.sync.aligned` like `mma`: half a warp executing it is `divergent-aligned` at
+/// its line.
+#[test]
+fn mma_sp_by_half_a_warp_is_divergent_aligned() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_sp_divergent"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("divergent-aligned")
+            && stderr.contains("lanes 0x0000ffff")
+            && stderr.contains("kernel.ptx:22:5"),
+        "{stderr}"
+    );
+}
+
+/// Sparse metadata the ISA leaves undefined (two equal indices) stops the run naming the lane,
+/// row and chunk; the unselected lanes' metadata (zeros, also undefined) is not read.
+#[test]
+fn undefined_sparse_metadata_is_a_hazard_naming_its_lane() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_sp_metadata"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("invalid-sparse-metadata")
+            && stderr.contains("nibble 0b0101 of lane 8 (row 2, chunk 0 of A)")
+            && stderr.contains("thread [8, 0, 0]")
+            && stderr.contains("kernel.ptx:24:5"),
+        "{stderr}"
+    );
+}
+
+/// Sparsity selectors 2 and 3 of the m16n8k32 f16 form with f32 accumulators: ptxas takes them,
+/// the H100 refuses them at run time; ptxrun stops as unsupported, saying so.
+#[test]
+fn mma_sp_selector_the_gpu_refuses_is_unsupported() {
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/mma_sp_selector"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("selectors 2 and 3")
+            && stderr.contains("illegal-instruction")
+            && stderr.contains("kernel.ptx:20:5"),
+        "{stderr}"
+    );
+}
+
+/// The metadata operand may be a brace list of one register, as ptxas allows: it is read like
+/// the register (eight kept products of ones: every element of D is 8).
+#[test]
+fn mma_sp_metadata_in_braces_is_read() {
+    let dir = out_dir("mma-sp-brace");
+    let (code, _, stderr) = ptxrun(&["run", "tests/run/mma_sp_brace_meta", "--out-dir", &dir]);
+    assert_eq!(code, 0, "{stderr}");
+    let bytes = std::fs::read(Path::new(&dir).join("out.bin")).unwrap();
+    let d: Vec<f32> = bytes
+        .chunks(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(d, vec![8.0; 32]);
+}

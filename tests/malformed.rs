@@ -183,6 +183,10 @@ malformed!(createpolicy_range_operands, [7]);
 malformed!(mma_mixed_accumulator, [9]);
 // `m16n8k16` bf16 takes four A registers per lane; two are given.
 malformed!(mma_fragment_size, [10]);
+// `mma.sp::ordered_metadata ... m16n8k32 ... f16` with sparsity selector 2 (ptxas: 0 to 1).
+malformed!(mma_sp_selector, [9]);
+// `mma.sp` without its sparsity selector: five operands of six.
+malformed!(mma_sp_operand_count, [10]);
 // `wgmma.mma_async` with a 32-bit register as its A descriptor (ptxas wants a 64-bit one).
 malformed!(wgmma_descriptor_width, [10]);
 // `wmma.load.a ... m16n16k8 ... .f16`: that shape takes tf32 only.

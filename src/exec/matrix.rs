@@ -25,6 +25,8 @@ pub(crate) fn is_matrix(op: Op) -> bool {
             | Op::Stmatrix
             | Op::Movmatrix
             | Op::Mma
+            | Op::MmaSp
+            | Op::MmaSpOrdered
             | Op::WmmaMma
             | Op::WgmmaMmaAsync
             | Op::WgmmaMmaAsyncSp
@@ -65,6 +67,7 @@ fn count(cx: &Ctx<'_, '_>) -> Res<usize> {
 pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
     match cx.ins.op {
         Op::Mma => return super::mma::gather(cx, rows),
+        Op::MmaSp | Op::MmaSpOrdered => return super::mma_sp::gather(cx, rows),
         Op::WmmaMma => return super::wmma::gather(cx, rows),
         Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp => return super::wgmma::gather(cx, rows),
         Op::Movmatrix => {
@@ -107,6 +110,7 @@ fn pieces(t: usize, i: usize, trans: bool) -> [(usize, u64); 2] {
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     match cx.ins.op {
         Op::Mma => return super::mma::exec(cx, rows, present),
+        Op::MmaSp | Op::MmaSpOrdered => return super::mma_sp::exec(cx, rows, present),
         Op::WmmaMma => return super::wmma::mma(cx, rows, present),
         Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp => {
             return super::wgmma::mma_async(cx, rows, present)

@@ -46,6 +46,7 @@ mod memfast;
 mod memops;
 mod mma;
 mod mma_quad;
+mod mma_sp;
 mod narrow;
 mod park;
 mod policy;

@@ -1125,7 +1125,12 @@ impl<'m> Machine<'m> {
             // mma reads every lane's registers: the groups must be at the same instruction.
             let reads_all = matches!(
                 ins.op,
-                Op::Mma | Op::WmmaMma | Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp
+                Op::Mma
+                    | Op::MmaSp
+                    | Op::MmaSpOrdered
+                    | Op::WmmaMma
+                    | Op::WgmmaMmaAsync
+                    | Op::WgmmaMmaAsyncSp
             );
             let same = ins.op == members[0].0.op && (!reads_all || *ins == members[0].0);
             if !same {

@@ -30,6 +30,8 @@ pub(crate) fn is_collective(op: Op, flags: Flags) -> bool {
         | Op::Stmatrix
         | Op::Movmatrix
         | Op::Mma
+        | Op::MmaSp
+        | Op::MmaSpOrdered
         | Op::WmmaMma
         | Op::WgmmaMmaAsync
         | Op::WgmmaMmaAsyncSp => true,

@@ -291,6 +291,9 @@ pub fn check_instr(
     if ins.op == Op::Mma {
         check_mma(ins, ops, src, &at)?;
     }
+    if matches!(ins.op, Op::MmaSp | Op::MmaSpOrdered) {
+        check_mma_sp(ins, ops, src, &at)?;
+    }
     if matches!(ins.op, Op::WmmaLoad | Op::WmmaStore | Op::WmmaMma) {
         check_wmma(ins, ops, src, &at)?;
     }
@@ -377,6 +380,63 @@ fn check_mma(
         at,
         &[(0, d, "D"), (1, a, "A"), (2, b, "B"), (3, c, "C")],
     )
+}
+
+/// `mma.sp`: a form PTX has (section 9.7.14.6), six operands `d, a, b, c, e, f` with the
+/// fragments' register counts, the metadata `e` one register and the sparsity selector `f` an
+/// immediate in the form's range (ptxas: "Argument 6 of instruction 'Sparse mma': value out of
+/// range").
+fn check_mma_sp(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    let f = match super::mma_sp::form(&ins.mods, ins.op == Op::MmaSpOrdered) {
+        Ok(f) => f,
+        Err(super::mma::MmaError::Illegal(why)) => {
+            return Err(form_error(src, why, "mma.sp", "9.7.14.6"));
+        }
+        Err(super::mma::MmaError::NotExecutable(_)) => return Ok(()),
+    };
+    let operands_error = |k: usize, what: String, label: String| {
+        Diag::error("ir::mma-operands", format!("`{}` {what}", src.opcode.text)).label(at(k), label)
+    };
+    if ops.len() != 6 {
+        return Err(operands_error(
+            ops.len().saturating_sub(1),
+            format!(
+                "takes 6 operands (d, a, b, c, metadata, sparsity selector), found {}",
+                ops.len()
+            ),
+            "6 operands expected".into(),
+        ));
+    }
+    let [d, a, b, c] = f.regs();
+    check_fragments(
+        ops,
+        src,
+        at,
+        &[
+            (0, d, "D"),
+            (1, a, "A"),
+            (2, b, "B"),
+            (3, c, "C"),
+            (4, 1, "the metadata"),
+        ],
+    )?;
+    let sels = f.ptxas_selectors();
+    if !matches!(ops[5], Operand::Imm(v) if (0..i64::from(sels)).contains(&v)) {
+        return Err(operands_error(
+            5,
+            format!(
+                "takes a sparsity selector from 0 to {} (an immediate)",
+                sels - 1
+            ),
+            format!("0 to {} expected", sels - 1),
+        ));
+    }
+    Ok(())
 }
 
 /// `ir::mma-form`: the instruction is no form of the matrix instruction `family`.

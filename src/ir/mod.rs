@@ -12,6 +12,7 @@ pub mod cvt;
 mod decl;
 mod lower;
 pub mod mma;
+pub mod mma_sp;
 pub mod mods;
 pub mod opcode;
 pub mod policy;
@@ -256,6 +257,9 @@ impl Instr {
         match self.op {
             Op::Cvt => cvt::form(&self.mods, nops).is_ok(),
             Op::Mma => mma::form(&self.mods).is_ok(),
+            Op::MmaSp | Op::MmaSpOrdered => {
+                mma_sp::form(&self.mods, self.op == Op::MmaSpOrdered).is_ok()
+            }
             Op::WmmaLoad => mma::wmma_move(&self.mods, false).is_ok(),
             Op::WmmaStore => mma::wmma_move(&self.mods, true).is_ok(),
             Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),

@@ -196,6 +196,9 @@ table! {
     Suq "suq", T, [Width, Height, Depth, ChannelDataType, ChannelOrder, ArraySize, MemoryLayout], [], 1..1, 2..2;
     // ---- warp-level matrix multiply-accumulate (9.7.14.5.14); forms in ir/mma.rs ----
     Mma "mma", T.or(SHAPE).or(RND).or(BOOL), [Popc], [SYNC, ALIGNED, SATFINITE], 1..4, 4..4;
+    // ---- sparse warp-level matrix multiply-accumulate (9.7.14.6); forms in ir/mma_sp.rs ----
+    MmaSp "mma.sp", T.or(SHAPE), [], [SYNC, ALIGNED, SATFINITE], 1..4, 4..8;
+    MmaSpOrdered "mma.sp::ordered_metadata", T.or(SHAPE), [], [SYNC, ALIGNED, SATFINITE], 1..4, 4..8;
     // ---- warp-level matrix load, store and multiply-accumulate (9.7.14.4); forms in ir/mma.rs ----
     WmmaLoad "wmma.load", T.or(SP).or(SHAPE), [FragA, FragB, FragC], [SYNC, ALIGNED], 1..1, 2..3;
     WmmaStore "wmma.store", T.or(SP).or(SHAPE), [FragD], [SYNC, ALIGNED], 1..1, 2..3;
@@ -222,7 +225,6 @@ table! {
     Applypriority "applypriority", SP.or(HINT), [], [], 0..0, 2..2;
   ;opaque:
     Createpolicy "createpolicy";
-    MmaSp "mma.sp";
     Tcgen05 "tcgen05";
     Istypep "istypep";
     Multimem "multimem";

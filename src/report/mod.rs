@@ -80,6 +80,7 @@ pub const KINDS: &[(&str, &str)] = &[
     ("wgmma-register-before-wait", "an access to the accumulator or A registers of an in-flight wgmma.mma_async before a wgmma.wait_group that covers it"),
     ("missing-wgmma-fence", "a wgmma.mma_async whose accumulator/A registers were accessed since the last wgmma.fence"),
     ("divergent-aligned", "a .sync.aligned instruction executed by only part of the warp or warpgroup that must execute it together"),
+    ("invalid-sparse-metadata", "an mma.sp metadata index pair the PTX ISA leaves undefined: equal indices, decreasing ones with ::ordered_metadata, a tf32 pair that names no element"),
     ("out-of-bounds", "a memory access outside every allocation of its state space"),
     ("misaligned", "a memory access not aligned to its size"),
     ("trap", "the kernel executed trap (or a failed assert)"),
