@@ -186,20 +186,36 @@ pub(crate) fn scatter(
 
 /// D = A x B + C for the whole warp, row-major m x n; `rnd` is the rounding of an `.f64` form.
 fn product(f: &MmaForm, inputs: &Rows, rnd: Option<Rounding>) -> Vec<u64> {
+    let [_, a_regs, b_regs, c_regs] = f.regs();
+    let [a, b_t, c] = operands(f, f, inputs, [a_regs, b_regs, c_regs]);
+    multiply(f, (&a, &b_t, &c), &|ar, bc, cv| {
+        float_element(f, rnd, ar, bc, cv)
+    })
+}
+
+/// A (m x the K of `a_form`), B transposed (n x k) and C (m x n) of form `f` as element bits,
+/// gathered from the lanes' registers through the fragment layouts (`counts`: A, B and C
+/// registers per lane). `a_form` is `f`, or for a sparse form the compressed A (K halved).
+pub(crate) fn operands(
+    a_form: &MmaForm,
+    f: &MmaForm,
+    inputs: &Rows,
+    [a_regs, b_regs, c_regs]: [usize; 3],
+) -> [Vec<u64>; 3] {
     let (m, n, k) = (
         usize::from(f.shape.m),
         usize::from(f.shape.n),
         usize::from(f.shape.k),
     );
-    let [_, a_regs, b_regs, c_regs] = f.regs();
-    let (mut a, mut b_t, mut c) = (vec![0; m * k], vec![0; n * k], vec![0; m * n]);
+    let ka = usize::from(a_form.shape.k);
+    let (mut a, mut b_t, mut c) = (vec![0; m * ka], vec![0; n * k], vec![0; m * n]);
     for (lane, regs) in inputs.iter().enumerate() {
         let (ra, rest) = regs.split_at(a_regs);
         let (rb, rc) = rest.split_at(b_regs);
         for (r, &v) in ra.iter().enumerate() {
             for j in 0..per_reg(f.a) {
-                let (row, col) = a_at(f, lane, r, j);
-                a[row * k + col] = element(v, f.a, j);
+                let (row, col) = a_at(a_form, lane, r, j);
+                a[row * ka + col] = element(v, f.a, j);
             }
         }
         for (r, &v) in rb.iter().enumerate() {
@@ -213,9 +229,7 @@ fn product(f: &MmaForm, inputs: &Rows, rnd: Option<Rounding>) -> Vec<u64> {
             c[row * n + col] = element(rc[i / per_reg(f.c)], f.c, i % per_reg(f.c));
         }
     }
-    multiply(f, (&a, &b_t, &c), &|ar, bc, cv| {
-        float_element(f, rnd, ar, bc, cv)
-    })
+    [a, b_t, c]
 }
 
 /// One element of D of a floating-point form: A's row, B's column and C's element; `rnd` is

@@ -19,8 +19,7 @@
 
 use super::ctx::Ctx;
 use super::mma::{
-    a_at, b_at, c_at, element, gather_operands, partial_warp, per_reg, scatter, unsupported_form,
-    Rows,
+    c_at, gather_operands, operands, partial_warp, per_reg, scatter, unsupported_form, Rows,
 };
 use super::step::{fault, lanes, Res, WARP};
 use super::tcore;
@@ -183,27 +182,7 @@ fn product(f: &SpForm, rows: &Rows, cols: &[usize]) -> Vec<u64> {
         ..*mf
     };
     let [_, a_regs, b_regs, c_regs] = f.regs();
-    let (mut a, mut b_t, mut c) = (vec![0; 16 * kc], vec![0; n * k], vec![0; 16 * n]);
-    for (lane, regs) in rows.iter().enumerate() {
-        let (ra, rest) = regs.split_at(a_regs);
-        let (rb, rc) = rest.split_at(b_regs);
-        for (r, &v) in ra.iter().enumerate() {
-            for j in 0..per_reg(mf.a) {
-                let (row, col) = a_at(&half, lane, r, j);
-                a[row * kc + col] = element(v, mf.a, j);
-            }
-        }
-        for (r, &v) in rb.iter().enumerate() {
-            for j in 0..per_reg(mf.b) {
-                let (row, col) = b_at(mf, lane, r, j);
-                b_t[col * k + row] = element(v, mf.b, j);
-            }
-        }
-        for i in 0..c_regs * per_reg(mf.c) {
-            let (row, col) = c_at(mf, lane, i);
-            c[row * n + col] = element(rc[i / per_reg(mf.c)], mf.c, i % per_reg(mf.c));
-        }
-    }
+    let [a, b_t, c] = operands(&half, mf, rows, [a_regs, b_regs, c_regs]);
     let mut d = vec![0u64; 16 * n];
     let mut b = vec![0u64; kc];
     for (i, out) in d.iter_mut().enumerate() {
