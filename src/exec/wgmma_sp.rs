@@ -1,9 +1,10 @@
 //! The sparse warpgroup multiply `wgmma.mma_async.sp` (PTX ISA 9.0 section 9.7.15.6): A holds
 //! half of K (its structured-sparse rows compressed) and a metadata register per lane says
-//! which k each kept element multiplies. The layouts below were measured on an H100 by flipping
-//! each metadata bit with B the identity (`docs/numerics/wgmma/sparse_layout.py` and the `wg`
-//! flip probe of `docs/numerics/wgmma/README.md`), then confirmed with random metadata, valid
-//! or not, over the campaign's operands.
+//! which k each kept element multiplies. The layouts below were measured on the GPU (an H100
+//! for f16/bf16, an H200, the same sm_90a tensor cores, for the other types) by flipping each
+//! metadata bit with B the identity (`docs/numerics/wgmma/sparse_layout.py` and
+//! `layout_probe.py`), then confirmed with random metadata, valid or not, over the campaign's
+//! operands; the golden samples were re-checked on an H100.
 //!
 //! The metadata is read in 4-bit fields, one per group of the uncompressed row; its two 2-bit
 //! indices name the positions (of four) the group's two kept parts take. For row `r` of the
