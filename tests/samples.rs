@@ -92,8 +92,10 @@ fn an_intra_warp_spin_lock_makes_progress_under_every_seed() {
 /// `hazards/` is reported with its kind under all of them.
 #[test]
 fn async_samples_match_under_every_latency_model_and_seed() {
+    // `matrix` and `triton` hold the tensor-core samples: `wgmma` is asynchronous too.
     let themes = [
-        "async", "bulk", "mbarrier", "tensor", "cluster", "checker", "hazards", "launch",
+        "async", "bulk", "mbarrier", "tensor", "cluster", "checker", "hazards", "launch", "matrix",
+        "triton",
     ];
     let dirs: Vec<PathBuf> = themes
         .iter()
