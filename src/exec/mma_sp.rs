@@ -124,8 +124,21 @@ fn invalid(cx: &Ctx<'_, '_>, f: &SpForm, b: BadNibble) -> Box<super::Fault> {
 /// (lane, bit) of the metadata nibble of `row` and `chunk`: a lane's register holds four chunks
 /// of rows g and g + 8 (16-bit and tf32 forms) or eight chunks of one row (8-bit and 4-bit).
 pub(crate) fn nibble_at(f: &SpForm, sel: usize, row: usize, chunk: usize) -> (usize, usize) {
-    let first = 4 * (row % 8) + f.meta_lanes() * sel;
-    if f.mma.a.bits() >= 16 {
+    metadata_nibble(f.mma.a.bits() >= 16, f.meta_lanes(), sel, row, chunk)
+}
+
+/// The metadata layout `mma.sp` and `wgmma.mma_async.sp` share (each measured on the GPU):
+/// (lane, bit) of the nibble of `row` (of a warp's 16) and `chunk`, for `wide` (16-bit or tf32)
+/// or narrow (8-bit, 4-bit) elements, the selector `sel` moving the first lane by `step`.
+pub(crate) fn metadata_nibble(
+    wide: bool,
+    step: usize,
+    sel: usize,
+    row: usize,
+    chunk: usize,
+) -> (usize, usize) {
+    let first = 4 * (row % 8) + step * sel;
+    if wide {
         (first + chunk / 4, 16 * (row / 8) + 4 * (chunk % 4))
     } else {
         (first + 2 * (chunk / 8) + row / 8, 4 * (chunk % 8))

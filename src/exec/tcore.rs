@@ -328,16 +328,10 @@ pub fn int_dot(a: &[i32], b: &[i32], b1: Option<bool>, c: u64, satfinite: bool) 
 /// (DFMA looks at a, c, b; measured with one NaN in every row of A and column of B), or the
 /// default NaN 0xfff8000000000000 for an invalid operation.
 pub fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
-    let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
-    a.iter().zip(b).fold(c, |acc, (&x, &y)| {
-        let r = f64::from_bits(x).mul_add(f64::from_bits(y), f64::from_bits(acc));
-        if !r.is_nan() {
-            return r.to_bits();
-        }
-        match [y, acc, x].into_iter().find(|&v| is_nan(v)) {
-            Some(v) => v | 1 << 51,
-            None => 0xfff8_0000_0000_0000,
-        }
+    f64_chain(a, b, c, |x, y, acc| {
+        f64::from_bits(x)
+            .mul_add(f64::from_bits(y), f64::from_bits(acc))
+            .to_bits()
     })
 }
 
@@ -345,9 +339,17 @@ pub fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
 /// fused multiply-adds in k order from `c`, each rounded by `r` (ptxas turns these into a
 /// chain of `DFMA`s: the DMMA unit rounds to nearest only); NaNs as in [`f64_dot`].
 pub fn f64_dot_rounded(a: &[u64], b: &[u64], c: u64, r: rustc_apfloat::Round) -> u64 {
+    f64_chain(a, b, c, |x, y, acc| {
+        super::fp::fma(super::fp::Fmt::D, x, y, acc, r)
+    })
+}
+
+/// The chain of fused steps `acc = step(a_k, b_k, acc)` from `c`, with the DMMA's NaN rule: a NaN
+/// step gives the first NaN among b, the accumulator and a, quieted, or the default NaN.
+fn f64_chain(a: &[u64], b: &[u64], c: u64, step: impl Fn(u64, u64, u64) -> u64) -> u64 {
     let is_nan = |v: u64| v & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000;
     a.iter().zip(b).fold(c, |acc, (&x, &y)| {
-        let v = super::fp::fma(super::fp::Fmt::D, x, y, acc, r);
+        let v = step(x, y, acc);
         if !is_nan(v) {
             return v;
         }

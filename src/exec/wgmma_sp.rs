@@ -39,11 +39,8 @@ enum Pick {
 /// The 4-bit metadata field of group `g` of row `r` (selector `sel`) of a form whose A elements
 /// have `bits` bits.
 fn field(meta: &[u32; WARP], bits: u32, sel: usize, r: usize, g: usize) -> u32 {
-    let (lane, at) = if bits == 8 {
-        (4 * (r % 8) + 2 * (g / 8) + r / 8, 4 * (g % 8))
-    } else {
-        (4 * (r % 8) + 2 * sel + g / 4, 16 * (r / 8) + 4 * (g % 4))
-    };
+    // Two metadata lanes per selector value (the 8-bit forms take selector 0 only).
+    let (lane, at) = super::mma_sp::metadata_nibble(bits != 8, 2, sel, r, g);
     (meta[lane.min(WARP - 1)] >> at) & 0xf
 }
 
