@@ -54,6 +54,7 @@ mod printf;
 mod scopes;
 mod sfu;
 mod spin;
+mod stbulk;
 mod step;
 mod tcore;
 mod tensorops;

@@ -846,6 +846,7 @@ impl<'m> Machine<'m> {
                 | Getctarank => super::memops::exec(&mut cx)?,
                 Shfl | Vote | Match | Redux | Activemask | Elect => super::warpops::exec(&mut cx)?,
                 TensormapReplace | TensormapCpFenceproxy => super::tmapedit::exec(&mut cx)?,
+                StBulk => super::stbulk::exec(&mut cx)?,
                 Tex | Tld4 | Txq | Suld | Sust | Sured | Suq => super::texops::exec(&mut cx)?,
                 Cvt | CvtPack => super::cvt::exec(&mut cx)?,
                 WmmaLoad | WmmaStore => super::wmma::load_store(&mut cx)?,

@@ -77,6 +77,7 @@ pub fn check_instr(
         | Op::MbarrierArrive
         | Op::MbarrierArriveDrop => &[1],
         Op::St
+        | Op::StBulk
         | Op::Stmatrix
         | Op::WmmaStore
         | Op::Red
@@ -103,6 +104,7 @@ pub fn check_instr(
     let writes_first = !matches!(
         ins.op,
         Op::St
+            | Op::StBulk
             | Op::Stmatrix
             | Op::WmmaStore
             | Op::Red
@@ -307,6 +309,9 @@ pub fn check_instr(
             .help("PTX ISA 9.0 section 9.7.9.27: tensormap.replace.tile.FIELD{.global, .shared::cta}.b1024{.b32, .b64} [addr], {ord,} new_val"));
         }
     }
+    if ins.op == Op::StBulk {
+        check_st_bulk(ins, ops, src, regs, &at)?;
+    }
     if ins.op == Op::Setmaxnreg
         && !matches!(ops[0], Operand::Imm(n) if (24..=256).contains(&n) && n % 8 == 0)
     {
@@ -326,6 +331,63 @@ pub fn check_instr(
     ) && !matches!(ops[0], Operand::Imm(0..))
     {
         return Err(kind_error(0, "a non-negative integer constant"));
+    }
+    Ok(())
+}
+
+/// `st.bulk{.weak}{.shared::cta} [a], size, initval` (PTX ISA 9.0 section 9.7.9.13), as ptxas
+/// 13.0 takes it: no memory order but `.weak`, no state space but `.shared::cta` (plain `.shared`
+/// too is rejected), `initval` the constant 0, `size` a constant multiple of 8 up to 2^24 or a
+/// 64-bit register. ptxas 13.0 also fails on a 32-bit size register (which PTX ISA 9.0 allows)
+/// and on an address that is a bare variable (`[buf]`), so these are errors here too.
+fn check_st_bulk(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    regs: &[RegInfo],
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    use super::mods::Sem;
+    use super::AddrBase;
+    let err = |span: crate::lex::Span, why: &str| {
+        Diag::error(
+            "ir::st-bulk-form",
+            format!("`{}` is not a form of st.bulk: {why}", src.opcode.text),
+        )
+        .label(span, why.to_string())
+        .help("PTX ISA 9.0 section 9.7.9.13: st.bulk{.weak}{.shared::cta} [a], size, 0; size a multiple of 8 (at most 16777216), a constant or a 64-bit register")
+    };
+    let opcode = src.opcode.span.clone();
+    if ins.mods.sem.is_some_and(|s| s != Sem::Weak) {
+        return Err(err(opcode, "the only memory order it takes is `.weak`"));
+    }
+    let words: Vec<&str> = src.opcode.text.split('.').collect();
+    if ins.mods.space.is_some() && !words.contains(&"shared::cta") {
+        return Err(err(
+            opcode,
+            "the only state space it takes is `.shared::cta`",
+        ));
+    }
+    if matches!(ops[0], Operand::Addr(AddrBase::Sym(_), _)) {
+        return Err(err(
+            at(0),
+            "ptxas 13.0 takes the address in a register only",
+        ));
+    }
+    match ops[1] {
+        Operand::Imm(n) if (0..=1 << 24).contains(&n) && n % 8 == 0 => {}
+        Operand::Imm(_) => {
+            return Err(err(
+                at(1),
+                "a constant size is a multiple of 8 from 0 to 16777216",
+            ))
+        }
+        Operand::Reg(r) if regs.get(r.0 as usize).is_some_and(|i| i.ty.size() == 8) => {}
+        Operand::Reg(_) => return Err(err(at(1), "ptxas 13.0 takes a 64-bit size register only")),
+        _ => return Err(err(at(1), "the size is a constant or a 64-bit register")),
+    }
+    if ops[2] != Operand::Imm(0) {
+        return Err(err(at(2), "initval must be the constant 0"));
     }
     Ok(())
 }

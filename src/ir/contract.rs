@@ -117,6 +117,7 @@ fn writes_first(op: Op) -> bool {
     !matches!(
         op,
         Op::St
+            | Op::StBulk
             | Op::Red
             | Op::StAsync
             | Op::RedAsync

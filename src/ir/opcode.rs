@@ -127,6 +127,8 @@ table! {
     Ld "ld", T.or(SP).or(SEM).or(SCOPE).or(VEC).or(CACHE).or(HINT), [], [NC, CACHE_HINT, UNIFIED], 1..1, 2..3;
     Ldu "ldu", T.or(SP).or(VEC), [], [], 1..1, 2..2;
     St "st", T.or(SP).or(SEM).or(SCOPE).or(VEC).or(CACHE).or(HINT), [], [CACHE_HINT], 1..1, 2..3;
+    // Zeroes a range of the CTA's shared memory (9.7.9.13, sm_100; rules in check.rs).
+    StBulk "st.bulk", SP.or(SEM), [], [], 0..0, 3..3;
     StAsync "st.async", T.or(SP).or(SEM).or(SCOPE).or(VEC), [], [COMPLETE_TX], 1..1, 3..3;
     RedAsync "red.async", T.or(SP).or(SEM).or(SCOPE).or(VEC), [Add, Min, Max, Inc, Dec, And, Or, Xor], [COMPLETE_TX], 1..1, 3..3;
     Prefetch "prefetch", SP.or(HINT), [], [], 0..0, 1..1;
@@ -228,7 +230,6 @@ table! {
     Tcgen05 "tcgen05";
     Istypep "istypep";
     Multimem "multimem";
-    StBulk "st.bulk";
     Clusterlaunchcontrol "clusterlaunchcontrol";
     Vadd "vadd"; Vsub "vsub"; Vabsdiff "vabsdiff"; Vmin "vmin"; Vmax "vmax"; Vshl "vshl"; Vshr "vshr";
     Vmad "vmad"; Vset "vset"; Vadd2 "vadd2"; Vsub2 "vsub2"; Vavrg2 "vavrg2"; Vabsdiff2 "vabsdiff2";
