@@ -240,6 +240,8 @@ impl LaunchParam {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorMapDesc {
     pub elem: Type,
+    /// The f32 flavour (`f32_ftz`, `tf32`, `tf32_ftz`; plain for other types).
+    pub f32_mode: crate::mem::tensormap::F32Mode,
     pub dims: Vec<u64>,
     /// Byte strides of dimensions 1.. (rank - 1 entries).
     pub strides: Vec<u64>,
@@ -263,6 +265,7 @@ impl TensorMapDesc {
             estrides: [1; 5],
             swizzle: self.swizzle,
             nan_fill: self.nan_fill,
+            f32_mode: self.f32_mode,
         };
         m.strides[0] = u64::from(self.elem.size());
         for i in 0..rank.min(5) {
@@ -282,6 +285,8 @@ impl TensorMapDesc {
 #[derive(Debug, Clone)]
 pub struct MapShape<'a> {
     pub elem: Type,
+    /// The f32 flavour of `elem` f32 (`FLOAT32_FTZ`, `TFLOAT32`, `TFLOAT32_FTZ`).
+    pub f32_mode: crate::mem::tensormap::F32Mode,
     /// Elements per dimension, innermost first (1 to 5 dimensions).
     pub dims: Vec<u64>,
     /// Byte strides of dimensions 1..; `None`: dense.
@@ -372,6 +377,7 @@ impl TensorMapDesc {
         }
         let desc = TensorMapDesc {
             elem: s.elem,
+            f32_mode: s.f32_mode,
             dims: s.dims,
             strides,
             boxdim: s.boxdim,

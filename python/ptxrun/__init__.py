@@ -183,8 +183,10 @@ class TensorMap:
     """A `CUtensorMap` over `array`, with `cuTensorMapEncodeTiled`'s arguments: `dims` (elements
     per dimension, innermost first), `box` (box size per dimension), `strides` (bytes, of
     dimensions 1..; default dense), `element_strides`, `swizzle` (`none`, `32B`, `64B`,
-    `128B`), `oob_fill` (`zero`, `nan`), `l2_promotion`. Pass it as a kernel argument (a
-    `const __grid_constant__ CUtensorMap`); `array` goes to device memory with the launch."""
+    `128B`), `oob_fill` (`zero`, `nan`), `l2_promotion`. `dtype` may also name an f32 flavour,
+    `"f32_ftz"`, `"tf32"` or `"tf32_ftz"` (CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ, TFLOAT32,
+    TFLOAT32_FTZ over f32 data). Pass it as a kernel argument (a `const __grid_constant__
+    CUtensorMap`); `array` goes to device memory with the launch."""
 
     def __init__(
         self,
@@ -200,7 +202,10 @@ class TensorMap:
         l2_promotion: str = "none",
     ):
         self.array = array
-        self.elem = _type_name(np.dtype(dtype) if dtype is not None else array.dtype)
+        if isinstance(dtype, str) and dtype in ("f32_ftz", "tf32", "tf32_ftz"):
+            self.elem = dtype
+        else:
+            self.elem = _type_name(np.dtype(dtype) if dtype is not None else array.dtype)
         self.dims = [int(d) for d in dims]
         self.box = [int(b) for b in box]
         self.strides = None if strides is None else [int(s) for s in strides]

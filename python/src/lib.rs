@@ -9,6 +9,7 @@ use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
 use ptxrun::explore::{explore_prepared, schedules};
 use ptxrun::launch::texture::TexSpec;
 use ptxrun::launch::{parse_type, MapShape, TensorMapDesc};
+use ptxrun::mem::tensormap::F32Mode;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -79,8 +80,14 @@ impl PyArg {
     /// l2_promotion (the last six may be None).
     #[staticmethod]
     fn tensormap(index: usize, offset: u64, spec: MapSpec) -> PyResult<Self> {
-        let elem = parse_type(&spec.elem, "tensor map element type")
-            .map_err(|e| PyValueError::new_err(e.0))?;
+        let (elem, f32_mode) = match F32Mode::parse(&spec.elem) {
+            Some(m) => (ptxrun::ir::Type::F32, m),
+            None => (
+                parse_type(&spec.elem, "tensor map element type")
+                    .map_err(|e| PyValueError::new_err(e.0))?,
+                F32Mode::Plain,
+            ),
+        };
         let or_none = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".to_string());
         let (swizzle, interleave, l2) = (
             or_none(&spec.swizzle),
@@ -90,6 +97,7 @@ impl PyArg {
         let oob_fill = spec.oob_fill.clone().unwrap_or_else(|| "zero".to_string());
         let map = TensorMapDesc::new(MapShape {
             elem,
+            f32_mode,
             dims: spec.dims,
             strides: spec.strides,
             boxdim: spec.r#box,

@@ -266,6 +266,25 @@ pub(super) fn issue(
     reduce: Option<(SubOp, Type)>,
     lanes: u32,
 ) -> OpId {
+    issue_with(
+        cx,
+        class,
+        (segs, pieces, staging),
+        completion,
+        (reduce, None),
+        lanes,
+    )
+}
+
+/// [`issue`], for a tensor copy through an f32 map with that map's element rules.
+pub(super) fn issue_with(
+    cx: &mut Ctx<'_, '_>,
+    class: OpClass,
+    (segs, pieces, staging): (Vec<Seg>, Vec<u32>, Vec<u8>),
+    completion: Completion,
+    (reduce, f32): (Option<(SubOp, Type)>, Option<crate::mem::copy::F32Rules>),
+    lanes: u32,
+) -> OpId {
     let on_chip = segs
         .iter()
         .all(|s| !matches!(s.src, Loc::Global(_)) && !matches!(s.dst, Loc::Global(_)));
@@ -344,6 +363,7 @@ pub(super) fn issue(
         staging,
         completion,
         reduce,
+        f32,
         issuer: issuer(cx, lanes),
         on_chip,
         src_desc,

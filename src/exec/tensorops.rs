@@ -8,8 +8,7 @@
 //! take no negative coordinate, and only some (operation, type) pairs reduce.
 
 use super::asyncops::{
-    copy_mbar, issue, lane_fault, merge_targets, multicast_ranks, multicast_targets, shared_loc,
-    CHUNK,
+    copy_mbar, lane_fault, merge_targets, multicast_ranks, multicast_targets, shared_loc, CHUNK,
 };
 use super::ctx::Ctx;
 use super::memops::address;
@@ -164,11 +163,13 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let mut staging = Vec::new();
     let mut targets = Vec::new();
     let mut reduce = None;
+    let mut f32 = None;
     for lane in lanes(active) {
         if load {
             // [dstMem], [tensorMap, coords], [mbar] {, ctaMask} {, policy}
             let (map, coords) = tensor_operand(cx, 1, lane)?;
             check_map_fences(cx, 1, lane);
+            f32 = f32_rules(&map);
             let dst = address(cx, 0, lane);
             let bytes = map.box_bytes();
             let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
@@ -207,6 +208,7 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             // [tensorMap, coords], [srcMem]
             let (map, coords) = tensor_operand(cx, 0, lane)?;
             check_map_fences(cx, 0, lane);
+            f32 = f32_rules(&map);
             let src = address(cx, 1, lane);
             let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
             tile_aligned(cx, base, lane)?;
@@ -254,20 +256,30 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     } else {
         Completion::Group
     };
-    let op = issue(
+    let op = super::asyncops::issue_with(
         cx,
         OpClass::Tensor,
-        segs,
-        pieces,
-        staging,
+        (segs, pieces, staging),
         completion,
-        reduce,
+        (reduce, f32),
         active,
     );
     if !load {
         super::asyncops::track(cx, op, true)?;
     }
     Ok(Settle::all(active))
+}
+
+/// The element rules of a copy through `map` when it holds f32 elements (measured on an H100,
+/// `mem::tensormap::F32Mode`): tf32 maps round loaded elements as `cvt.rn.tf32.f32` does.
+fn f32_rules(map: &TensorMap) -> Option<crate::mem::copy::F32Rules> {
+    fn tf32(v: u32) -> u32 {
+        super::narrow::tf32_from_f32(v, crate::ir::mods::Rounding::Rn, false, false)
+    }
+    (map.elem == Type::F32).then(|| crate::mem::copy::F32Rules {
+        load: map.f32_mode.tf32().then_some(tf32 as fn(u32) -> u32),
+        ftz: map.f32_mode.ftz(),
+    })
 }
 
 /// The (operation, element type) pairs of `cp.reduce.async.bulk.tensor`: those of the bulk

@@ -4,12 +4,14 @@
 //! to the tensor-map proxy, acquire it (`fence.proxy.tensormap::generic.acquire`) and copy with it.
 //!
 //! The map's bytes are ptxrun's own encoding (`mem::tensormap`), so a field is replaced by
-//! decoding, setting and encoding. Each field takes what `cuTensorMapEncodeTiled` takes, as
-//! measured on the H100 (docs/launch/tensormap-replace.md): `global_dim` and `box_dim` the size,
-//! `global_stride` bytes (of dimension ord + 1), `element_stride` the stride, `elemtype` the
-//! `CU_TENSOR_MAP_DATA_TYPE` code, `swizzle_mode` 0..3 (none, 32B, 64B, 128B), `fill_mode` 0
-//! (zero) or 1 (NaN). `.rank`, `.interleave_layout` other than 0 and `.swizzle_atomicity` stop as
-//! unsupported. The edited map is checked where a copy uses it, as a launch's maps are.
+//! decoding, setting and encoding. Each field takes what the H100 was measured to take
+//! (docs/launch/tensormap-replace.md): `global_dim` and `box_dim` the size, `global_stride` bytes
+//! (of dimension ord + 1), `element_stride` the stride, `rank` the rank minus 1, `elemtype` the
+//! PTX ISA's code (its own table, not `CU_TENSOR_MAP_DATA_TYPE`: 8 is f32 with ftz, 9 f64, 10
+//! bf16, 11 tf32, 12 tf32 with ftz), `swizzle_mode` 0..3 (none, 32B, 64B, 128B), `fill_mode` 0
+//! (zero) or 1 (NaN). `.interleave_layout` other than 0, the packed sm_100 element types and
+//! `.swizzle_atomicity` stop as unsupported. The edited map is checked where a copy uses it, as
+//! a launch's maps are (a rank above 5, which the H100 stores as an invalid map, fails there).
 
 use super::ctx::Ctx;
 use super::memops::{address, check_align, mem_fault, read, target, thread_of, write, Ranges};
@@ -100,10 +102,13 @@ fn set_field(map: &mut TensorMap, field: SubOp, ord: usize, value: u64) -> Resul
         // The stride of dimension ord + 1 (dimension 0's is the element size).
         SubOp::GlobalStride => map.strides[dim(4)? + 1] = value,
         SubOp::Elemtype => {
-            map.elem = TensorMap::elem_of_code(value as u8).ok_or(Bad::Unsupported(
-                "element types 10 to 12 (f32 with ftz, tf32) are not modelled",
-            ))?
+            (map.elem, map.f32_mode) = TensorMap::elem_of_ptx_code(value).ok_or(
+                Bad::Unsupported("element types 13 to 15 (sm_100's packed types) are not modelled"),
+            )?;
+            map.strides[0] = u64::from(map.elem.size());
         }
+        // The field holds rank - 1 (the H100 keeps 3 bits and marks the map invalid above 4).
+        SubOp::Rank => map.rank = value.min(254) as usize + 1,
         SubOp::SwizzleMode => {
             map.swizzle = match value {
                 0 => Swizzle::None,
@@ -118,7 +123,6 @@ fn set_field(map: &mut TensorMap, field: SubOp, ord: usize, value: u64) -> Resul
         SubOp::InterleaveLayout => {
             return Err(Bad::Unsupported("interleaved tensor maps are not modelled"))
         }
-        SubOp::Rank => return Err(Bad::Unsupported("replacing the rank is not measured yet")),
         _ => return Err(Bad::Unsupported("this field is sm_100's")),
     }
     Ok(())
@@ -175,6 +179,7 @@ mod tests {
             estrides: [1; 5],
             swizzle: Swizzle::None,
             nan_fill: false,
+            f32_mode: crate::mem::tensormap::F32Mode::Plain,
         }
         .encode();
         TensorMap::decode_fields(&bytes).unwrap()
@@ -191,13 +196,18 @@ mod tests {
         assert!(set_field(&mut m, SubOp::BoxDim, 0, 8).is_ok());
         assert!(set_field(&mut m, SubOp::GlobalStride, 0, 512).is_ok());
         assert!(set_field(&mut m, SubOp::Elemtype, 0, 6).is_ok());
+        assert!(set_field(&mut m, SubOp::Rank, 0, 1).is_ok());
         assert!(set_field(&mut m, SubOp::SwizzleMode, 0, 2).is_ok());
         let m = TensorMap::decode(&m.encode()).unwrap();
         assert_eq!((m.boxdim[0], m.strides[1], m.elem), (8, 512, Type::F16));
         assert_eq!(m.swizzle, Swizzle::B64);
         let mut m = map();
+        assert!(set_field(&mut m, SubOp::Elemtype, 0, 11).is_ok());
+        assert_eq!((m.elem, m.f32_mode.tf32()), (Type::F32, true));
+        assert!(set_field(&mut m, SubOp::Elemtype, 0, 9).is_ok());
+        assert_eq!((m.elem, m.strides[0]), (Type::F64, 8));
         assert!(matches!(
-            set_field(&mut m, SubOp::Elemtype, 0, 11),
+            set_field(&mut m, SubOp::Elemtype, 0, 13),
             Err(Bad::Unsupported(_))
         ));
         assert!(matches!(
@@ -208,8 +218,12 @@ mod tests {
             set_field(&mut m, SubOp::GlobalStride, 4, 16),
             Err(Bad::Invalid(_))
         ));
+        // Rank 6 is stored and refused where a copy uses the map.
+        assert!(set_field(&mut m, SubOp::Rank, 0, 5).is_ok());
+        assert!(TensorMap::decode(&m.encode()).is_err());
+        assert!(set_field(&mut m, SubOp::Rank, 0, u64::MAX).is_ok());
         assert!(matches!(
-            set_field(&mut m, SubOp::Rank, 0, 1),
+            set_field(&mut m, SubOp::InterleaveLayout, 0, 1),
             Err(Bad::Unsupported(_))
         ));
     }

@@ -11,6 +11,7 @@ use super::{
     TensorMapDesc, MAX_BUFFER_BYTES,
 };
 use crate::ir::Type;
+use crate::mem::tensormap::F32Mode;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 
@@ -102,6 +103,14 @@ impl RawParam {
             None => err(format!(
                 "{field}.type: missing (u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64)"
             )),
+        }
+    }
+
+    /// A tensor map's type: also `f32_ftz`, `tf32` and `tf32_ftz` (f32 data, `F32Mode`).
+    fn map_ty(&self, field: &str) -> Result<(Type, F32Mode), LaunchError> {
+        match self.ty.as_deref().and_then(F32Mode::parse) {
+            Some(m) => Ok((Type::F32, m)),
+            None => Ok((self.ty(field)?, F32Mode::Plain)),
         }
     }
 }
@@ -230,7 +239,11 @@ impl Params<'_, '_> {
         field: &str,
         key: &str,
     ) -> Result<(Type, Vec<u8>), LaunchError> {
-        let ty = p.ty(field)?;
+        let ty = if key == "tensormap" {
+            p.map_ty(field)?.0
+        } else {
+            p.ty(field)?
+        };
         if !self.declared.insert(name.to_string()) {
             return err(format!("{field}.{key}: buffer `{name}` is declared twice"));
         }
@@ -325,7 +338,7 @@ impl Params<'_, '_> {
         name: &str,
         field: &str,
     ) -> Result<LaunchParam, LaunchError> {
-        let ty = p.ty(field)?;
+        let (ty, f32_mode) = p.map_ty(field)?;
         if p.buffer.is_some() || p.value.is_some() {
             return err(format!(
                 "{field}: a tensormap entry takes no `buffer` or `value` (`tensormap` names its buffer)"
@@ -341,6 +354,7 @@ impl Params<'_, '_> {
         };
         let shape = MapShape {
             elem: ty,
+            f32_mode,
             dims,
             strides: p.strides.clone(),
             boxdim,

@@ -77,6 +77,16 @@ pub struct Issuer {
     pub cuda: Option<(u32, u32)>,
 }
 
+/// What a tensor copy through an f32 map does to elements (the map's flavour, measured on an
+/// H100: `mem::tensormap::F32Mode`).
+#[derive(Debug, Clone, Copy)]
+pub struct F32Rules {
+    /// Applied to each f32 read from global memory (tf32 maps round to tf32).
+    pub load: Option<fn(u32) -> u32>,
+    /// Add-reductions flush subnormal operands and results (the FTZ flavours).
+    pub ftz: bool,
+}
+
 /// An operation to issue.
 #[derive(Debug, Clone)]
 pub struct OpSpec {
@@ -91,6 +101,8 @@ pub struct OpSpec {
     pub completion: Completion,
     /// Combine into the destination instead of overwriting it.
     pub reduce: Option<(SubOp, Type)>,
+    /// A tensor copy through an f32 map: its element rules.
+    pub f32: Option<F32Rules>,
     pub issuer: Issuer,
     pub on_chip: bool,
     /// Descriptions for traces.
@@ -583,10 +595,19 @@ impl Engine {
         };
         match ev {
             Ev::Read => {
-                let OpSpec { segs, staging, .. } = &mut op.spec;
+                let OpSpec {
+                    segs, staging, f32, ..
+                } = &mut op.spec;
+                let convert = f32.and_then(|r| r.load);
                 for s in segs.iter() {
                     let dst = &mut staging[s.stage as usize..(s.stage + s.len) as usize];
                     read(mem, s.src, dst);
+                    if let (Some(f), Loc::Global(_)) = (convert, s.src) {
+                        for e in dst.chunks_exact_mut(4) {
+                            let v = f(u32::from_le_bytes([e[0], e[1], e[2], e[3]]));
+                            e.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
                 }
                 op.read_done = true;
                 notices.push(Notice::Op {
@@ -605,7 +626,7 @@ impl Engine {
                 let mut bytes = 0;
                 for s in &spec.segs[start.min(end)..end] {
                     let data = &spec.staging[s.stage as usize..(s.stage + s.len) as usize];
-                    write(mem, s.dst, data, spec.reduce);
+                    write(mem, s.dst, data, spec.reduce, spec.f32);
                     bytes += s.len;
                 }
                 trace.push(event(What::Land {
@@ -752,7 +773,13 @@ fn read(mem: &Spaces<'_>, src: Loc, out: &mut [u8]) {
     }
 }
 
-fn write(mem: &mut Spaces<'_>, dst: Loc, data: &[u8], reduce: Option<(SubOp, Type)>) {
+fn write(
+    mem: &mut Spaces<'_>,
+    dst: Loc,
+    data: &[u8],
+    reduce: Option<(SubOp, Type)>,
+    f32: Option<F32Rules>,
+) {
     let n = data.len();
     let place = match dst {
         Loc::Global(a) => mem.global.write(a, n).ok(),
@@ -763,9 +790,12 @@ fn write(mem: &mut Spaces<'_>, dst: Loc, data: &[u8], reduce: Option<(SubOp, Typ
         Loc::Fill => None,
     };
     if let Some(p) = place {
-        match reduce {
-            Some((op, ty)) => super::reduce::reduce_bytes(op, ty, p, data),
-            None => p.copy_from_slice(data),
+        match (reduce, f32) {
+            (Some((SubOp::Add, Type::F32)), Some(r)) => {
+                super::reduce::add_f32_tensor(p, data, r.ftz)
+            }
+            (Some((op, ty)), _) => super::reduce::reduce_bytes(op, ty, p, data),
+            (None, _) => p.copy_from_slice(data),
         }
     }
 }
@@ -989,6 +1019,7 @@ pub(crate) fn test_spec(
         staging: vec![0; len as usize],
         completion,
         reduce: None,
+        f32: None,
         issuer: Issuer::default(),
         on_chip: false,
         src_desc: String::new(),

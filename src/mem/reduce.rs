@@ -118,6 +118,31 @@ fn minmax(t: Type, max: bool, a: u64, b: u64) -> u64 {
     }
 }
 
+/// f32 add-reductions through a tensor map (`cp.reduce.async.bulk.tensor .add`, elements in
+/// `dst` and `src`), as an H100 does them (measured, docs/launch/tensormap-replace.md): nearest
+/// even, a NaN result is 0x7fffffff; with `ftz` (FLOAT32_FTZ and TFLOAT32_FTZ maps) subnormal
+/// operands and results become zeros of their sign.
+pub fn add_f32_tensor(dst: &mut [u8], src: &[u8], ftz: bool) {
+    let flush = |v: u32| {
+        if ftz && v & 0x7f80_0000 == 0 {
+            v & 0x8000_0000
+        } else {
+            v
+        }
+    };
+    for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
+        let a = f32::from_bits(flush(u32::from_le_bytes([d[0], d[1], d[2], d[3]])));
+        let b = f32::from_bits(flush(u32::from_le_bytes([s[0], s[1], s[2], s[3]])));
+        let sum = a + b;
+        let v = if sum.is_nan() {
+            0x7fff_ffff
+        } else {
+            flush(sum.to_bits())
+        };
+        d.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
 /// Reduces `src` into `dst` element by element (both `t`-typed arrays of equal length).
 pub fn reduce_bytes(op: SubOp, t: Type, dst: &mut [u8], src: &[u8]) {
     let n = t.size().max(1) as usize;
@@ -157,5 +182,24 @@ mod tests {
         reduce_bytes(SubOp::Add, Type::F32, &mut d, &s);
         assert_eq!(&d[..4], &1.5f32.to_le_bytes());
         assert_eq!(&d[4..], &2.25f32.to_le_bytes());
+    }
+
+    #[test]
+    fn tensor_f32_adds_give_the_canonical_nan_and_may_flush() {
+        let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let mut d = bytes(&[0x7fc0_1234, 0x0000_0001, 0x7f80_0000]);
+        add_f32_tensor(
+            &mut d,
+            &bytes(&[0x3f80_0000, 0x0000_0001, 0xff80_0000]),
+            false,
+        );
+        assert_eq!(d, bytes(&[0x7fff_ffff, 0x0000_0002, 0x7fff_ffff]));
+        let mut d = bytes(&[0x0000_0001, 0x8040_0000, 0x0080_0000]);
+        add_f32_tensor(
+            &mut d,
+            &bytes(&[0x0000_0001, 0x3f80_0000, 0x8000_0001]),
+            true,
+        );
+        assert_eq!(d, bytes(&[0, 0x3f80_0000, 0x0080_0000]));
     }
 }

@@ -10,6 +10,12 @@
 //! Where the PTX text is silent the behaviour is what an H100 does (measured, see
 //! `ptx-samples/tensor/README.md`): the NaN fill is the 16-bit pattern 0x7FF7 repeated, and
 //! stores clip dimension 0 at 16-byte granularity rather than per element.
+//!
+//! f32 maps come in the flavours of `CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ`, `TFLOAT32` and
+//! `TFLOAT32_FTZ` ([`F32Mode`]); what each does, measured on an H100
+//! (docs/launch/tensormap-replace.md): loads through a tf32 map round each f32 to tf32 (nearest
+//! even, every NaN 0x7fffe000; the out-of-bounds fill is not rounded), add-reductions through an
+//! FTZ map flush subnormal operands and results, stores copy the bytes.
 
 use crate::ir::Type;
 
@@ -52,6 +58,45 @@ impl Swizzle {
     }
 }
 
+/// The flavour of an f32 map (`CU_TENSOR_MAP_DATA_TYPE_FLOAT32` and the three after BFLOAT16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum F32Mode {
+    #[default]
+    Plain,
+    Ftz,
+    Tf32,
+    Tf32Ftz,
+}
+
+impl F32Mode {
+    /// Loads round each element to tf32.
+    pub fn tf32(self) -> bool {
+        matches!(self, F32Mode::Tf32 | F32Mode::Tf32Ftz)
+    }
+
+    /// Add-reductions flush subnormal operands and results to zero.
+    pub fn ftz(self) -> bool {
+        matches!(self, F32Mode::Ftz | F32Mode::Tf32Ftz)
+    }
+
+    /// The launch file's name of the map type (`f32`, `f32_ftz`, `tf32`, `tf32_ftz`).
+    pub fn name(self) -> &'static str {
+        ["f32", "f32_ftz", "tf32", "tf32_ftz"][self as usize]
+    }
+
+    /// The mode a launch file's map type names, if it is an f32 flavour.
+    pub fn parse(name: &str) -> Option<F32Mode> {
+        [
+            F32Mode::Plain,
+            F32Mode::Ftz,
+            F32Mode::Tf32,
+            F32Mode::Tf32Ftz,
+        ]
+        .into_iter()
+        .find(|m| m.name() == name)
+    }
+}
+
 /// A decoded tensor map (the arguments of `cuTensorMapEncodeTiled`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorMap {
@@ -66,6 +111,8 @@ pub struct TensorMap {
     pub estrides: [u32; 5],
     pub swizzle: Swizzle,
     pub nan_fill: bool,
+    /// For `elem` f32: the map's flavour (plain for every other type).
+    pub f32_mode: F32Mode,
 }
 
 /// `CUtensorMapDataType` codes of the element types ptxrun supports.
@@ -83,10 +130,33 @@ const TYPES: &[(u8, Type)] = &[
 ];
 
 impl TensorMap {
-    /// The element type of a `CU_TENSOR_MAP_DATA_TYPE` code (0 to 9), as `tensormap.replace`
-    /// `.elemtype` takes it.
-    pub fn elem_of_code(code: u8) -> Option<Type> {
-        TYPES.iter().find(|(c, _)| *c == code).map(|(_, t)| *t)
+    /// The element type a `tensormap.replace` `.elemtype` value names (PTX ISA 9.0 section
+    /// 9.7.9.27's table, whose order is not `CUtensorMapDataType`'s; measured on an H100 for
+    /// 2, 6 and 8 to 12): 0 u8, 1 u16, 2 u32, 3 s32, 4 u64, 5 s64, 6 f16, 7 f32, 8 f32 with ftz,
+    /// 9 f64, 10 bf16, 11 tf32, 12 tf32 with ftz. 13 to 15 are sm_100's packed types: `None`.
+    pub fn elem_of_ptx_code(code: u64) -> Option<(Type, F32Mode)> {
+        let ty = [
+            Type::U8,
+            Type::U16,
+            Type::U32,
+            Type::S32,
+            Type::U64,
+            Type::S64,
+            Type::F16,
+            Type::F32,
+            Type::F32,
+            Type::F64,
+            Type::Bf16,
+            Type::F32,
+            Type::F32,
+        ];
+        let mode = match code {
+            8 => F32Mode::Ftz,
+            11 => F32Mode::Tf32,
+            12 => F32Mode::Tf32Ftz,
+            _ => F32Mode::Plain,
+        };
+        ty.get(usize::try_from(code).ok()?).map(|t| (*t, mode))
     }
 
     /// Checks the rules `cuTensorMapEncodeTiled` enforces; the message names what is wrong.
@@ -137,6 +207,13 @@ impl TensorMap {
                 self.swizzle.span()
             ));
         }
+        if self.f32_mode != F32Mode::Plain && self.elem != Type::F32 {
+            return Err(format!(
+                "a {} map holds f32 elements, not .{}",
+                self.f32_mode.name(),
+                self.elem
+            ));
+        }
         if self.nan_fill && !self.elem.is_float() {
             return Err("oob_fill = \"nan\" needs a floating-point element type".into());
         }
@@ -181,6 +258,7 @@ impl TensorMap {
             Swizzle::B128 => 3,
         };
         b[8] = u8::from(self.nan_fill);
+        b[10] = self.f32_mode as u8;
         b[16..24].copy_from_slice(&self.addr.to_le_bytes());
         for i in 0..5 {
             b[24 + 8 * i..32 + 8 * i].copy_from_slice(&self.dims[i].to_le_bytes());
@@ -229,6 +307,12 @@ impl TensorMap {
                 _ => Swizzle::None,
             },
             nan_fill: b[8] != 0,
+            f32_mode: match b[10] {
+                1 => F32Mode::Ftz,
+                2 => F32Mode::Tf32,
+                3 => F32Mode::Tf32Ftz,
+                _ => F32Mode::Plain,
+            },
         };
         m.strides[0] = u64::from(elem.size());
         for i in 0..5 {
@@ -349,6 +433,7 @@ mod tests {
             estrides: [1; 5],
             swizzle,
             nan_fill: false,
+            f32_mode: F32Mode::Plain,
         }
     }
 
@@ -358,6 +443,23 @@ mod tests {
         assert_eq!(TensorMap::decode(&m.encode()).unwrap(), m);
         assert!(TensorMap::decode(&[0u8; 128]).is_err());
         assert_eq!(m.box_bytes(), 32 * 8 * 4);
+        let mut t = map2d(Swizzle::B128);
+        t.f32_mode = F32Mode::Tf32Ftz;
+        assert_eq!(TensorMap::decode(&t.encode()).unwrap(), t);
+        t.elem = Type::F16;
+        assert!(t.validate().unwrap_err().contains("tf32_ftz map holds f32"));
+    }
+
+    #[test]
+    fn ptx_elemtype_codes_are_not_the_driver_enum() {
+        let e = TensorMap::elem_of_ptx_code;
+        assert_eq!(e(8), Some((Type::F32, F32Mode::Ftz)));
+        assert_eq!(e(9), Some((Type::F64, F32Mode::Plain)));
+        assert_eq!(e(10), Some((Type::Bf16, F32Mode::Plain)));
+        assert_eq!(e(12), Some((Type::F32, F32Mode::Tf32Ftz)));
+        assert_eq!(e(13), None);
+        assert_eq!(F32Mode::parse("tf32"), Some(F32Mode::Tf32));
+        assert_eq!(F32Mode::parse("bf16"), None);
     }
 
     #[test]
