@@ -557,6 +557,10 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
                     old
                 }
             }
+            // `.add.f32` on global memory flushes subnormals (measured on the H100).
+            SubOp::Add if t == Type::F32 && matches!(tg, Target::Global(_)) => {
+                u64::from(mem::reduce::add_f32(old as u32, b as u32, true))
+            }
             op => mem::reduce::combine(op, t, old, b),
         };
         mem::write_le(&mut buf[..esize], new);
