@@ -61,9 +61,14 @@ pub fn check_instr(
     let is_dest = |o: &Operand| {
         matches!(
             o,
-            Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink
+            Operand::Reg(_)
+                | Operand::Vector(_)
+                | Operand::Pair(..)
+                | Operand::Sink
+                | Operand::VReg(..)
         )
     };
+    check_video(ins, ops, src, &at)?;
 
     // Where addresses must stand, per instruction.
     let addr_positions: &[usize] = match ins.op {
@@ -706,4 +711,41 @@ fn check_createpolicy(n: usize, src: &ast::Instr<'_>) -> Result<(), Diag> {
     )
     .label(src.span.clone(), "here")
     .help(help))
+}
+
+/// Video instructions (section 9.7.16): the form `video::form` reads, or its reason; and a
+/// selector (`%r2.b1`) anywhere else, which no other instruction takes.
+fn check_video(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    if super::video::is_video(ins.op) {
+        return super::video::form(ins.op, &ins.mods, ops)
+            .map(|_| ())
+            .map_err(|why| {
+                Diag::error(
+                    "ir::video-form",
+                    format!(
+                        "`{}` is not a form of {}: {why}",
+                        src.opcode.text,
+                        ins.op.name()
+                    ),
+                )
+                .label(src.span.clone(), why)
+                .help("PTX ISA 9.0 section 9.7.16 lists the forms of the video instructions")
+            });
+    }
+    match ops.iter().position(|o| matches!(o, Operand::VReg(..))) {
+        Some(k) => Err(Diag::error(
+            "ir::video-selector",
+            format!("`{}` takes no byte or half selector", ins.op.name()),
+        )
+        .label(
+            at(k),
+            "a selector such as `.b1` belongs to video instructions",
+        )),
+        None => Ok(()),
+    }
 }
