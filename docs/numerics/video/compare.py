@@ -78,6 +78,7 @@ def main():
     assert [l for _, l in allf] == gforms, "forms.py differs from the one the GPU ran"
     raw, digest, done = z["raw"], z["digest"], z["done"]
     nraw = raw.shape[1]
+    raw0 = int(z["raw0"]) if "raw0" in z else 0
     ops = {fam: (z["a_" + fam], z["b_" + fam], z["c_" + fam]) for fam in ("gen", "shift")}
     stats = collections.defaultdict(lambda: [0, 0, 0])  # instruction -> [forms, lanes, bad forms]
     bad = []
@@ -98,7 +99,7 @@ def main():
             s = stats[name]
             s[0] += 1
             s[1] += F.N
-            raw_bad = np.nonzero(out[j, :nraw] != raw[i])[0]
+            raw_bad = np.nonzero(out[j, raw0:raw0 + nraw] != raw[i])[0] + raw0
             blk_bad = np.nonzero(dig[j] != digest[i])[0]
             if len(raw_bad) or len(blk_bad):
                 s[2] += 1
@@ -109,7 +110,7 @@ def main():
                     a, b, c = ops[fam]
                     for lane in raw_bad[:6]:
                         print("   lane %3d a=%08x b=%08x c=%08x gpu=%08x ptxrun=%08x" %
-                              (lane, a[lane], b[lane], c[lane], raw[i][lane], out[j, lane]))
+                              (lane, a[lane], b[lane], c[lane], raw[i][lane - raw0], out[j, lane]))
     print("%-10s %7s %10s %6s" % ("instr", "forms", "lanes", "bad"))
     for k in sorted(stats):
         print("%-10s %7d %10d %6d" % (k, *stats[k]))

@@ -40,29 +40,25 @@ def sel(r, s):
     return r + ("." + s if s else "")
 
 
+def _with_second(mods, a, b, second):
+    """`mods d, a, b` with c, a secondary operation or a destination selector as `second` says."""
+    if second == "none":
+        return f"{mods} %r4, {a}, {b};"
+    if second == "c":
+        return f"{mods} %r4, {a}, {b}, %r3;"
+    if second.startswith("d."):
+        return f"{mods} %r4.{second[2:]}, {a}, {b}, %r3;"
+    return f"{mods}.{second} %r4, {a}, {b}, %r3;"
+
+
 def scalar_line(op, types, sat, second, asel, bsel, mode=""):
     """One scalar video instruction (vadd..vmax, vshl/vshr with mode) writing %r4 from %r1,%r2,%r3."""
     mods = ".".join([op] + list(types)) + (".sat" if sat else "") + ("." + mode if mode else "")
-    a, b = sel("%r1", asel), sel("%r2", bsel)
-    if second == "none":
-        return f"{mods} %r4, {a}, {b};"
-    if second == "c":
-        return f"{mods} %r4, {a}, {b}, %r3;"
-    if second.startswith("d."):
-        return f"{mods} %r4.{second[2:]}, {a}, {b}, %r3;"
-    return f"{mods}.{second} %r4, {a}, {b}, %r3;"
+    return _with_second(mods, sel("%r1", asel), sel("%r2", bsel), second)
 
 
 def vset_line(types, cmp, second, asel, bsel):
-    mods = "vset." + ".".join(types) + "." + cmp
-    a, b = sel("%r1", asel), sel("%r2", bsel)
-    if second == "none":
-        return f"{mods} %r4, {a}, {b};"
-    if second == "c":
-        return f"{mods} %r4, {a}, {b}, %r3;"
-    if second.startswith("d."):
-        return f"{mods} %r4.{second[2:]}, {a}, {b}, %r3;"
-    return f"{mods}.{second} %r4, {a}, {b}, %r3;"
+    return _with_second("vset." + ".".join(types) + "." + cmp, sel("%r1", asel), sel("%r2", bsel), second)
 
 
 def vmad_line(types, sat, scale, neg, asel, bsel):
@@ -225,9 +221,10 @@ def _structured(rng, n, shift=False):
     return np.select([kind == 0, kind == 1], [words, small], out).astype(np.uint32)
 
 
-def operands(family):
-    """(a, b, c), N lanes each: lanes 0..511 the adversarial cross, the rest random/structured."""
-    rng = np.random.default_rng(2026 if family == "gen" else 2027)
+def operands(family, seed=0):
+    """(a, b, c), N lanes each: lanes 0..511 the adversarial cross, the rest random/structured
+    (seed 0: round 1; other seeds draw other random lanes)."""
+    rng = np.random.default_rng((2026 if family == "gen" else 2027) + 1000 * seed)
     adv = np.array(ADV, dtype=np.uint32)
     badv = np.array(ADV_SHIFT if family == "shift" else ADV, dtype=np.uint32)
     i = np.arange(512)
