@@ -40,6 +40,11 @@ fn clamp_bits(v: i128, bits: u32, signed: bool) -> i128 {
     }
 }
 
+/// The low 32 bits of `v`, sign-extended.
+fn sext32(v: i128) -> i128 {
+    i128::from(v as u32 as i32)
+}
+
 fn compare(c: Cmp, a: i64, b: i64) -> bool {
     match c {
         Cmp::Eq => a == b,
@@ -51,7 +56,8 @@ fn compare(c: Cmp, a: i64, b: i64) -> bool {
     }
 }
 
-/// The main operation on two extended operands (`vavrg` rounds half away from zero).
+/// The main operation on two extended operands, exactly (`vavrg` rounds half away from zero;
+/// `vset` gives 0 or 1).
 fn primary(f: &VForm, a: i64, b: i64) -> i128 {
     let (a, b) = (i128::from(a), i128::from(b));
     match f.op {
@@ -62,68 +68,137 @@ fn primary(f: &VForm, a: i64, b: i64) -> i128 {
         VOp::Max => a.max(b),
         VOp::Avrg if a + b >= 0 => (a + b + 1) >> 1,
         VOp::Avrg => (a + b) >> 1,
-        VOp::Shl | VOp::Shr => {
-            let n = if f.clamp { b.min(32) } else { b & 31 };
-            if f.op == VOp::Shl {
-                a << n
-            } else {
-                a >> n
-            }
-        }
         VOp::Set(c) => i128::from(compare(c, a as i64, b as i64)),
-        VOp::Mad => a * b,
+        // Shifts and `vmad` have their own paths (`shift`, `mad`).
+        VOp::Shl | VOp::Shr | VOp::Mad => 0,
     }
 }
 
-/// The bits of `part` replaced by `v` in `c`.
+/// `v` written into c's part: a byte takes v's low byte, `.h0` v's low half, and `.h1` v's
+/// HIGH half in place (measured; the ISA shifts the low half up).
 fn merge(p: Part, v: u32, c: u32) -> u32 {
-    let (shift, m) = match p {
-        Part::Word => return v,
-        Part::Byte(i) => (8 * u32::from(i), 0xff),
-        Part::Half(i) => (16 * u32::from(i), 0xffff),
-    };
-    (c & !(m << shift)) | ((v & m) << shift)
-}
-
-/// A scalar video instruction other than `vmad`: `d = op2(sat(a op b), c)` or the merge of
-/// `sat(a op b)` into c's part.
-pub fn scalar(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 {
-    let ta = part(a, asel, f.a_signed);
-    let tb = part(b, bsel, f.b_signed && !matches!(f.op, VOp::Shl | VOp::Shr));
-    let tmp = primary(f, ta, tb);
-    let bits = match f.second {
-        Second::Merge(Part::Byte(_)) => 8,
-        Second::Merge(Part::Half(_)) => 16,
-        _ => 32,
-    };
-    let tmp = if f.sat {
-        clamp_bits(tmp, bits, f.d_signed)
-    } else {
-        tmp
-    };
-    let cx = i128::from(part(c, Part::Word, f.d_signed));
-    match f.second {
-        Second::Op(SubOp::Add) => (tmp + cx) as u32,
-        Second::Op(SubOp::Min) => tmp.min(cx) as u32,
-        Second::Op(SubOp::Max) => tmp.max(cx) as u32,
-        Second::Merge(p) => merge(p, tmp as u32, c),
-        _ => tmp as u32,
+    match p {
+        Part::Word => v,
+        Part::Byte(i) => {
+            let shift = 8 * u32::from(i);
+            (c & !(0xff << shift)) | ((v & 0xff) << shift)
+        }
+        Part::Half(0) => (c & 0xffff_0000) | (v & 0xffff),
+        Part::Half(_) => (c & 0xffff) | (v & 0xffff_0000),
     }
 }
 
-/// `vmad`: `(a*b) + c` with the negations folded as the ISA describes (negating the product or
-/// c, `.po` adding one), then `.shr7`/`.shr15` and `.sat`.
+/// The secondary operation on the (saturated) 32-bit result `r` and c. `.min`/`.max` compare
+/// `x`, the 64-bit value ptxas holds for the result, with c extended by the result's sign:
+/// signed, or unsigned over 64 bits (so a negative `x` is above every c).
+fn secondary(op2: SubOp, signed: bool, r: u32, x: i128, c: u32) -> u32 {
+    let (x, y) = if signed {
+        (x, i128::from(c as i32))
+    } else {
+        (i128::from(x as u64), i128::from(c))
+    };
+    match op2 {
+        SubOp::Add => r.wrapping_add(c),
+        SubOp::Min if x < y => r,
+        SubOp::Max if x > y => r,
+        _ => c,
+    }
+}
+
+/// A scalar `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax` or `vset` as ptxas 13 lowers it for
+/// sm_90 (measured on the H100; docs/numerics/video). The exact result t of the operation is
+/// then: merged into c's part, saturated to the part as an unsigned 32-bit value (a negative or
+/// wider t saturates to the part's maximum); or saturated to 32 bits (`.s32` clamps, `.u32`
+/// only raises negatives to 0 and otherwise keeps t's low 32 bits), then combined with c.
+pub fn scalar(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 {
+    let t = primary(f, part(a, asel, f.a_signed), part(b, bsel, f.b_signed));
+    // `vset`'s result is unsigned, but c is compared with the sign of its first source.
+    let signed = if matches!(f.op, VOp::Set(_)) {
+        f.a_signed
+    } else {
+        f.d_signed
+    };
+    if let Second::Merge(p) = f.second {
+        let r = if f.sat {
+            let wide = if t >> 32 != 0 { u32::MAX } else { t as u32 };
+            let max = match p {
+                Part::Byte(_) => 0xff >> u32::from(signed),
+                _ => 0xffff >> u32::from(signed),
+            };
+            wide.min(max)
+        } else {
+            t as u32
+        };
+        return merge(p, r, c);
+    }
+    let r = match (f.sat, signed) {
+        (true, true) => clamp_bits(t, 32, true) as u32,
+        (true, false) if t < 0 => 0,
+        _ => t as u32,
+    };
+    let Second::Op(op2) = f.second else {
+        return r;
+    };
+    // ptxas adds and subtracts in 32 bits and sign-extends; the other results stay exact
+    // (below zero raised to 0 by `.u32.sat`).
+    let addsub = matches!(f.op, VOp::Add | VOp::Sub);
+    let x = match (f.sat, signed, addsub) {
+        (true, false, false) => t.max(0),
+        (true, _, _) => sext32(i128::from(r)),
+        (false, _, true) => sext32(t),
+        (false, _, false) => t,
+    };
+    secondary(op2, signed, r, x, c)
+}
+
+/// `vshl`/`vshr`: a's part shifted over 64 bits by b's part (`.clamp`: at most 32; `.wrap`:
+/// modulo 32). `.sat` clamps the result's low 34 bits, sign-extended, to the destination type;
+/// a merge takes the (saturated) result's part without saturating to the part.
+pub fn shift(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 {
+    let ta = part(a, asel, f.a_signed);
+    let n = part(b, bsel, false);
+    let n = if f.clamp { n.min(32) } else { n & 31 } as u32;
+    let t64 = if f.op == VOp::Shl {
+        ta.wrapping_shl(n)
+    } else {
+        ta >> n
+    };
+    let t34 = i128::from((t64 << 30) >> 30);
+    let r = if f.sat {
+        clamp_bits(t34, 32, f.d_signed) as u32
+    } else {
+        t64 as u32
+    };
+    match f.second {
+        Second::Merge(p) => merge(p, r, c),
+        Second::Op(op2) => {
+            let x = if f.sat {
+                sext32(i128::from(r))
+            } else {
+                i128::from(t64)
+            };
+            secondary(op2, f.d_signed, r, x, c)
+        }
+        _ => r,
+    }
+}
+
+/// `vmad`: `(a*b) + c` as ptxas lowers it: a whole-word source is multiplied as signed whatever
+/// its type (a byte or half follows its type), c is sign-extended, the negations fold as the
+/// ISA describes (negating the product or c, `.po` adding one); `.shr7`/`.shr15` shift the 64-bit
+/// sum arithmetically when the result is signed (a signed source or a negation), logically
+/// otherwise, and `.sat` clamps it to the result's type.
 pub fn mad(
     f: &VForm,
     (a, asel, na): (u32, Part, bool),
     (b, bsel, nb): (u32, Part, bool),
     (c, nc): (u32, bool),
 ) -> u32 {
-    let ta = i128::from(part(a, asel, f.a_signed));
-    let tb = i128::from(part(b, bsel, f.b_signed));
+    let ta = part(a, asel, f.a_signed || asel == Part::Word);
+    let tb = part(b, bsel, f.b_signed || bsel == Part::Word);
     let neg_ab = na ^ nb;
     let signed = f.a_signed || f.b_signed || neg_ab || nc;
-    let mut tmp = ta * tb;
+    let mut tmp = ta.wrapping_mul(tb);
     let mut c = c;
     let mut lsb = 0;
     if f.po {
@@ -135,10 +210,17 @@ pub fn mad(
         c = !c;
         lsb = 1;
     }
-    let c128 = i128::from(part(c, Part::Word, signed));
-    let r = (tmp + c128 + lsb) >> f.shift;
-    let r = if f.sat { clamp_bits(r, 32, signed) } else { r };
-    r as u32
+    let t = tmp.wrapping_add(i64::from(c as i32)).wrapping_add(lsb);
+    let t = if signed {
+        t >> f.shift
+    } else {
+        ((t as u64) >> f.shift) as i64
+    };
+    if f.sat {
+        clamp_bits(i128::from(t), 32, signed) as u32
+    } else {
+        t as u32
+    }
 }
 
 /// Element `i` of a SIMD source: the selector's digit for it names a half (or byte) of the
@@ -220,6 +302,7 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
         let b = raw(cx, 2, lane);
         let c = raw(cx, 3, lane);
         let d = match (f.op, f.width) {
+            (VOp::Shl | VOp::Shr, _) => shift(&f, a, part_of(sa), b, part_of(sb), c),
             (VOp::Mad, _) => mad(
                 &f,
                 (a, part_of(sa), sa.negated()),
@@ -258,6 +341,8 @@ mod tests {
     #[test]
     fn merge_replaces_one_part() {
         assert_eq!(merge(Part::Byte(1), 0x1234, 0xaabb_ccdd), 0xaabb_34dd);
-        assert_eq!(merge(Part::Half(1), 0x1234_5678, 0xaabb_ccdd), 0x5678_ccdd);
+        assert_eq!(merge(Part::Half(0), 0x1234_5678, 0xaabb_ccdd), 0xaabb_5678);
+        // `.h1` takes the result's high half in place (H100).
+        assert_eq!(merge(Part::Half(1), 0x1234_5678, 0xaabb_ccdd), 0x1234_ccdd);
     }
 }
