@@ -329,6 +329,153 @@ fn raw(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::opcode::decode;
+    use crate::ir::RegId;
+
+    /// One instruction on one lane: `text` is `opcode d, a, b[, c]` with registers named
+    /// `%d`, `%a`, `%b`, `%c` (selectors and `-` allowed).
+    fn run1(text: &str, a: u32, b: u32, c: u32) -> u32 {
+        let (opcode, rest) = text.split_once(' ').unwrap();
+        let dec = decode(opcode, 0).unwrap();
+        let ops: Vec<Operand> = rest
+            .trim_end_matches(';')
+            .split(',')
+            .enumerate()
+            .map(|(k, w)| {
+                let w = w.trim();
+                let (neg, w) = w.strip_prefix('-').map_or((false, w), |x| (true, x));
+                let sel = w
+                    .split_once('.')
+                    .map_or(VSel::default(), |(_, s)| VSel::parse(s).unwrap());
+                let sel = if neg { sel.with_neg() } else { sel };
+                Operand::VReg(RegId(k as u32), sel)
+            })
+            .collect();
+        let f = video::form(dec.op, &dec.mods, &ops).unwrap();
+        let sel = |k: usize| ops.get(k).map(video::sel_of).unwrap_or_default();
+        let p = |k: usize| video::scalar_part(sel(k)).unwrap();
+        match (f.op, f.width) {
+            (VOp::Shl | VOp::Shr, _) => shift(&f, a, p(1), b, p(2), c),
+            (VOp::Mad, _) => mad(
+                &f,
+                (a, p(1), sel(1).negated()),
+                (b, p(2), sel(2).negated()),
+                (c, sel(3).negated()),
+            ),
+            (_, 1) => scalar(&f, a, p(1), b, p(2), c),
+            _ => simd(&f, a, sel(1), b, sel(2), c),
+        }
+    }
+
+    /// Where the H100 departs from the ISA's description (measured in the campaign of
+    /// docs/numerics/video; the first vectors are lanes it ran).
+    #[test]
+    fn the_h100s_departures_from_the_isa() {
+        // `.u32.sat` on an add raises negatives to 0 but keeps the low 32 bits of a sum past 2^32.
+        assert_eq!(
+            run1(
+                "vadd.u32.u32.u32.sat %d, %a, %b.b2",
+                0xffff_ffff,
+                0x00ff_0000,
+                0
+            ),
+            0xfe
+        );
+        assert_eq!(run1("vsub.u32.u32.u32.sat %d, %a.b0, %b", 1, 2, 0), 0);
+        // Saturating into a byte treats a negative result as huge.
+        assert_eq!(
+            run1(
+                "vsub.u32.u32.u32.sat %d.b0, %a, %b.b2, %c",
+                0,
+                0x00ff_0000,
+                0xfedc_ba98
+            ),
+            0xfedc_baff
+        );
+        assert_eq!(
+            run1("vsub.s32.s32.s32.sat %d.b1, %a.b0, %b.b0, %c", 0, 5, 0),
+            0x7f00
+        );
+        // `.h1` receives the result's high half.
+        assert_eq!(
+            run1(
+                "vmax.u32.u32.u32 %d.h1, %a.b1, %b, %c",
+                0,
+                0x7fff_ffff,
+                0x7f7f_7f7f
+            ),
+            0x7fff_7f7f
+        );
+        // `.min` compares an add's 32-bit sum sign-extended, unsigned: 2^31 is above c.
+        assert_eq!(
+            run1(
+                "vadd.u32.u32.u32.min %d, %a.b1, %b, %c",
+                0,
+                0x8000_0000,
+                0xff80_7f01
+            ),
+            0xff80_7f01
+        );
+        // vmad multiplies whole words as signed and sign-extends c, then shifts logically.
+        assert_eq!(
+            run1("vmad.u32.u32.u32.shr7 %d, %a, %b.b2, %c", 0, 1, 0xffff_0000),
+            0xffff_fe00
+        );
+        // A shift's merge takes the saturated word's byte, without saturating to the byte.
+        assert_eq!(
+            run1(
+                "vshl.u32.u32.u32.sat.clamp %d.b0, %a, %b.b2, %c",
+                1,
+                0x1f1f_1f1f,
+                0x8000_0000
+            ),
+            0x8000_0000
+        );
+        assert_eq!(
+            run1("vshl.u32.u32.u32.sat.clamp %d, %a, %b", 1, 32, 0),
+            0xffff_ffff
+        );
+    }
+
+    #[test]
+    fn simd_forms_follow_the_isa() {
+        assert_eq!(
+            run1(
+                "vavrg2.s32.s32.s32 %d, %a, %b, %c",
+                0xfffd_0003,
+                0x0000_0000,
+                0
+            ),
+            0xfffe_0002
+        );
+        assert_eq!(
+            run1(
+                "vabsdiff4.u32.u32.u32.add %d, %a, %b, %c",
+                0x0102_0304,
+                0x0403_0201,
+                10
+            ),
+            18
+        );
+        assert_eq!(
+            run1(
+                "vset4.u32.u32.lt %d.b20, %a, %b, %c",
+                0x0001_0001,
+                0x0102_0102,
+                0xaabb_ccdd
+            ),
+            0xaa01_cc01
+        );
+        assert_eq!(
+            run1(
+                "vadd2.u32.u32.u32.sat %d, %a.h32, %b.h10, %c",
+                0xffff,
+                0xffff_0001,
+                0
+            ),
+            0xffff_ffff
+        );
+    }
 
     #[test]
     fn parts_extend_by_sign() {
