@@ -90,17 +90,27 @@ def sass_listing(tmp):
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+SAMPLES = os.path.join(HERE, "..", "..", "..", "ptx-samples", "numerics")
+
+
+def golden_file(name, what):
+    """A golden sample's PTX (what = "ptx") or input ("a", "b", "c"): beside this script as
+    golden_NAME.ptx / golden_NAME_X.bin (a probe folder), else in ptx-samples/numerics."""
+    local = os.path.join(HERE, "golden_%s.ptx" % name if what == "ptx" else "golden_%s_%s.bin" % (name, what))
+    if os.path.exists(local):
+        return local
+    d = os.path.join(SAMPLES, "video" if name == "video" else "video_intrinsics")
+    return os.path.join(d, "kernel.ptx") if what == "ptx" else os.path.join(d, "inputs", what + ".bin")
+
+
 def golden_runs(cp):
     """The two golden samples, three runs each: {name: output} (None where runs differ), and notes."""
     res, notes = {}, []
-    cases = [("video", "golden_video.ptx", "video", "abc", 128, 784 * 128, 1, 128),
-             ("intr", "golden_intr.ptx", "intrinsics", "ab", 512, 82 * 512, 4, 128)]
-    for name, ptx, entry, ins, n, nout, grid, block in cases:
+    cases = [("video", "video", "abc", 784 * 128, 1, 128), ("intr", "intrinsics", "ab", 82 * 512, 4, 128)]
+    for name, entry, ins, nout, grid, block in cases:
         try:
-            m = cp.RawModule(path=os.path.join(HERE, ptx))
-            fn = m.get_function(entry)
-            args = [cp.asarray(np.fromfile(os.path.join(HERE, "golden_%s_%s.bin" % (name, x)), np.uint32))
-                    for x in ins]
+            fn = cp.RawModule(path=golden_file(name, "ptx")).get_function(entry)
+            args = [cp.asarray(np.fromfile(golden_file(name, x), np.uint32)) for x in ins]
             outs = []
             for _ in range(3):
                 o = cp.zeros(nout, cp.uint32)
@@ -163,7 +173,7 @@ def main():
     else:
         golden, gnotes = {"video": np.zeros(784 * 128, np.uint32), "intr": np.zeros(82 * 512, np.uint32)}, []
         for name in ("video", "intr"):
-            assert os.path.exists(os.path.join(HERE, "golden_%s.ptx" % name))
+            assert os.path.exists(golden_file(name, "ptx"))
         # exercise packing with stand-in data
         for fam, first, lines in mods:
             a, b, c = ops[fam]
