@@ -297,6 +297,15 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
             "video instruction without a register result",
         ));
     };
+    // An immediate past 32 bits loads (ptxas takes it) but what ptxas makes of it is unmeasured.
+    if let Some(Operand::Imm(v)) = cx.ops.iter().skip(1).find(
+        |o| matches!(o, Operand::Imm(v) if !(i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(v)),
+    ) {
+        return Err(fault(
+            FaultKind::Unsupported,
+            format!("video instruction with the immediate {v}, wider than 32 bits"),
+        ));
+    }
     for lane in lanes(cx.active) {
         let a = raw(cx, 1, lane);
         let b = raw(cx, 2, lane);

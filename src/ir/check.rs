@@ -68,7 +68,7 @@ pub fn check_instr(
                 | Operand::VReg(..)
         )
     };
-    check_video(ins, ops, src, &at)?;
+    check_video(ins, ops, src, regs, &at)?;
 
     // Where addresses must stand, per instruction.
     let addr_positions: &[usize] = match ins.op {
@@ -719,9 +719,27 @@ fn check_video(
     ins: &Instr,
     ops: &[Operand],
     src: &ast::Instr<'_>,
+    regs: &[RegInfo],
     at: &dyn Fn(usize) -> crate::lex::Span,
 ) -> Result<(), Diag> {
     if super::video::is_video(ins.op) {
+        // ptxas takes `.b32`, `.u32` and `.s32` registers only.
+        for (k, o) in ops.iter().enumerate() {
+            let (Operand::Reg(r) | Operand::VReg(r, _) | Operand::NegReg(r)) = o else {
+                continue;
+            };
+            let ty = regs.get(r.0 as usize).map(|i| i.ty);
+            if !matches!(ty, Some(Type::B32 | Type::U32 | Type::S32)) {
+                return Err(Diag::error(
+                    "ir::operand-type",
+                    format!(
+                        "the operands of `{}` are 32-bit integer registers",
+                        ins.op.name()
+                    ),
+                )
+                .label(at(k), "not a .b32, .u32 or .s32 register"));
+            }
+        }
         return super::video::form(ins.op, &ins.mods, ops)
             .map(|_| ())
             .map_err(|why| {

@@ -59,7 +59,12 @@ def lines():
     out += ["vshr.u32.u32.s32.wrap %r4, %r1, %r2;", "vshr.u32.u32.u32.wrap.clamp %r4, %r1, %r2;",
             "vadd.u32.u32 %r4, %r1, %r2;", "vset.u32.u32.u32.lt %r4, %r1, %r2;", "vadd.u32.u32.u32.add.min %r4, %r1, %r2, %r3;",
             "vmad.u32.u32.u32.shr7.shr15 %r4, %r1, %r2, %r3;", "vmad.u32.u32.u32.po.po %r4, %r1, %r2, %r3;",
-            "add.u32 %r4, %r1.b1, %r2;", "mov.b32 %r4, %r1.h0;"]
+            "add.u32 %r4, %r1.b1, %r2;", "mov.b32 %r4, %r1.h0;",
+            "vadd.u32.u32.u32 %rd2, %r1, %r2;", "vadd.u32.u32.u32 %r4, %rd1, %r2;", "vadd.u32.u32.u32 %r4, %h1, %r2;",
+            "vadd.u32.u32.u32 %r4, %f1, %r2;", "vadd.u32.u32.u32 %r4, %s1, %r2;", "vadd.u32.u32.u32 %s1, %r1, %r2, %r3;",
+            "vadd.u32.u32.u32.add %r4, %r1, %r2, %rd1;", "vadd4.u32.u32.u32 %r4, %r1, %rd1, %r3;",
+            "vmad.u32.u32.u32 %r4, %r1, %r2, %h1;", "vadd.u32.u32.u32 %r4, %p1, %r2;", "vadd.u32.u32.u32 %r4, 1.5, %r2;",
+            "vadd.u32.u32.u32 %r4, %s1.b1, -5;", "vset2.u32.s32.ne %s1.h1, %s1.h21, %r2.h03, %s2;"]
     return out
 
 
