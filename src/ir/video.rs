@@ -243,6 +243,50 @@ fn typ(t: Option<Type>) -> Result<bool, String> {
     }
 }
 
+/// The sub-operation words of a video instruction, by kind.
+struct Subs {
+    op2: Option<SubOp>,
+    mode: Option<SubOp>,
+    shift: u8,
+    po: bool,
+}
+
+fn subs(mods: &Mods) -> Result<Subs, String> {
+    let mut s = Subs {
+        op2: None,
+        mode: None,
+        shift: 0,
+        po: false,
+    };
+    for w in [mods.sub, mods.sub2].into_iter().flatten() {
+        let twice = match w {
+            SubOp::Add | SubOp::Min | SubOp::Max => s.op2.replace(w).is_some(),
+            SubOp::Clamp | SubOp::Wrap => s.mode.replace(w).is_some(),
+            SubOp::Shr7 => std::mem::replace(&mut s.shift, 7) != 0,
+            SubOp::Shr15 => std::mem::replace(&mut s.shift, 15) != 0,
+            _ => std::mem::replace(&mut s.po, true),
+        };
+        if twice {
+            return Err("a modifier of the same kind is written twice".into());
+        }
+    }
+    Ok(s)
+}
+
+/// The types: three (d, a, b) or, for `vset`, two (a, b; d is unsigned), each `.u32`/`.s32`.
+fn types(mods: &Mods, is_set: bool) -> Result<(bool, bool, bool), String> {
+    let n = if is_set { 2 } else { 3 };
+    if mods.type_count() != n {
+        return Err(format!("it takes {n} types"));
+    }
+    let t = |i: usize| typ(mods.types[i]);
+    Ok(if is_set {
+        (false, t(0)?, t(1)?)
+    } else {
+        (t(0)?, t(1)?, t(2)?)
+    })
+}
+
 /// Decodes a video instruction, or says why ptxas rejects it.
 pub fn form(op: Op, mods: &Mods, ops: &[Operand]) -> Result<VForm, String> {
     let (vop, width) = kind(op, mods.cmp).ok_or("it needs a comparison (`.eq` .. `.ge`)")?;
@@ -252,64 +296,29 @@ pub fn form(op: Op, mods: &Mods, ops: &[Operand]) -> Result<VForm, String> {
         }
     }
     let is_set = matches!(vop, VOp::Set(_));
-    let ntypes = if is_set { 2 } else { 3 };
-    if mods.type_count() != ntypes {
-        return Err(format!("it takes {ntypes} types"));
-    }
-    let (d_signed, a_signed, b_signed) = if is_set {
-        (false, typ(mods.types[0])?, typ(mods.types[1])?)
-    } else {
-        (
-            typ(mods.types[0])?,
-            typ(mods.types[1])?,
-            typ(mods.types[2])?,
-        )
-    };
+    let (d_signed, a_signed, b_signed) = types(mods, is_set)?;
     let sat = mods.has(Flags::SAT);
-    let (sub, sub2) = (mods.sub, mods.sub2);
-    let subs: Vec<SubOp> = [sub, sub2].into_iter().flatten().collect();
-    let op2: Vec<SubOp> = subs
-        .iter()
-        .copied()
-        .filter(|s| matches!(s, SubOp::Add | SubOp::Min | SubOp::Max))
-        .collect();
-    let mode: Vec<SubOp> = subs
-        .iter()
-        .copied()
-        .filter(|s| matches!(s, SubOp::Clamp | SubOp::Wrap))
-        .collect();
-    let scale: Vec<SubOp> = subs
-        .iter()
-        .copied()
-        .filter(|s| matches!(s, SubOp::Shr7 | SubOp::Shr15))
-        .collect();
-    let po = subs.contains(&SubOp::Po);
-    let shift_op = matches!(vop, VOp::Shl | VOp::Shr);
-    if op2.len() > 1 || scale.len() > 1 || mode.len() > 1 || (po && subs.len() == 2 && sub == sub2)
-    {
-        return Err("a modifier of the same kind is written twice".into());
-    }
-    if !mode.is_empty() && !shift_op {
+    let sub = subs(mods)?;
+    if sub.mode.is_some() && !matches!(vop, VOp::Shl | VOp::Shr) {
         return Err("`.clamp`/`.wrap` belong to `vshl` and `vshr`".into());
     }
-    if (!scale.is_empty() || po) && vop != VOp::Mad {
+    if (sub.shift != 0 || sub.po) && vop != VOp::Mad {
         return Err("`.shr7`, `.shr15` and `.po` belong to `vmad`".into());
     }
-    if (is_set) && sat {
+    if is_set && sat {
         return Err("`.sat` is not a modifier of comparisons".into());
     }
-    let sels: Vec<VSel> = ops.iter().map(sel_of).collect();
     let srcs_ok = ops.iter().skip(1).all(|o| {
         matches!(
             o,
             Operand::Reg(_) | Operand::VReg(..) | Operand::NegReg(_) | Operand::Imm(_)
         )
     });
-    if !matches!(ops.first(), Some(Operand::Reg(_) | Operand::VReg(..))) || !srcs_ok {
+    if ops.len() < 3 || !matches!(ops[0], Operand::Reg(_) | Operand::VReg(..)) || !srcs_ok {
         return Err("its operands are 32-bit registers or integer constants".into());
     }
-    let negs: Vec<bool> = sels.iter().map(|s| s.negated()).collect();
-    if vop != VOp::Mad && negs.iter().any(|n| *n) {
+    let sels: Vec<VSel> = ops.iter().map(sel_of).collect();
+    if vop != VOp::Mad && sels.iter().any(|s| s.negated()) {
         return Err("it takes no negated operand".into());
     }
     if sels[0].negated() || sels.get(3).is_some_and(|s| s.present()) {
@@ -323,36 +332,32 @@ pub fn form(op: Op, mods: &Mods, ops: &[Operand]) -> Result<VForm, String> {
         b_signed,
         sat,
         second: Second::None,
-        clamp: mode.first() == Some(&SubOp::Clamp),
-        shift: match scale.first() {
-            Some(SubOp::Shr7) => 7,
-            Some(SubOp::Shr15) => 15,
-            _ => 0,
-        },
-        po,
+        clamp: sub.mode == Some(SubOp::Clamp),
+        shift: sub.shift,
+        po: sub.po,
     };
     if width == 1 {
-        scalar_form(&mut f, &op2, &mode, &sels, ops.len())?;
+        scalar_form(&mut f, sub.op2, sub.mode, &sels)?;
     } else {
-        simd_form(&mut f, &op2, &sels, ops)?;
+        simd_form(&mut f, sub.op2, &sels, ops)?;
     }
     Ok(f)
 }
 
 fn scalar_form(
     f: &mut VForm,
-    op2: &[SubOp],
-    mode: &[SubOp],
+    op2: Option<SubOp>,
+    mode: Option<SubOp>,
     sels: &[VSel],
-    n: usize,
 ) -> Result<(), String> {
-    if sels[1..].iter().take(2).any(|s| scalar_part(*s).is_none()) {
+    let n = sels.len();
+    if sels[1..3].iter().any(|s| scalar_part(*s).is_none()) {
         return Err("a scalar source selector is `.b0`..`.b3`, `.h0` or `.h1`".into());
     }
     let dsel =
         scalar_part(sels[0]).ok_or("a destination selector is `.b0`..`.b3`, `.h0` or `.h1`")?;
     if f.op == VOp::Mad {
-        if n != 4 || !op2.is_empty() || sels[0].present() {
+        if n != 4 || op2.is_some() || sels[0].present() {
             return Err("`vmad` is `d, {-}a{.asel}, {-}b{.bsel}, {-}c`".into());
         }
         if f.po && sels.iter().any(|s| s.negated()) {
@@ -364,17 +369,16 @@ fn scalar_form(
         return Ok(());
     }
     if matches!(f.op, VOp::Shl | VOp::Shr) {
-        if mode.len() != 1 {
+        if mode.is_none() {
             return Err("`vshl`/`vshr` need one of `.clamp`, `.wrap`".into());
         }
         if f.b_signed {
             return Err("the shift count's type is `.u32`".into());
         }
     }
-    f.second = match (n, op2.first(), dsel) {
-        (3, None, Part::Word) => Second::None,
-        (4, Some(&o), Part::Word) => Second::Op(o),
-        (4, None, Part::Word) => Second::None,
+    f.second = match (n, op2, dsel) {
+        (3, None, Part::Word) | (4, None, Part::Word) => Second::None,
+        (4, Some(o), Part::Word) => Second::Op(o),
         (4, None, p) => Second::Merge(p),
         (3, _, Part::Word) => return Err("a secondary operation needs c".into()),
         (3, _, _) => return Err("a destination selector needs c".into()),
@@ -388,7 +392,12 @@ fn scalar_form(
     Ok(())
 }
 
-fn simd_form(f: &mut VForm, op2: &[SubOp], sels: &[VSel], ops: &[Operand]) -> Result<(), String> {
+fn simd_form(
+    f: &mut VForm,
+    op2: Option<SubOp>,
+    sels: &[VSel],
+    ops: &[Operand],
+) -> Result<(), String> {
     if ops.len() != 4 {
         return Err(format!("it takes 4 operands, found {}", ops.len()));
     }
@@ -407,7 +416,7 @@ fn simd_form(f: &mut VForm, op2: &[SubOp], sels: &[VSel], ops: &[Operand]) -> Re
     } else {
         "the destination mask is `.b0` .. `.b3210` (distinct digits, highest first)"
     })?;
-    f.second = match op2.first() {
+    f.second = match op2 {
         None => Second::Mask(mask),
         Some(SubOp::Add) if f.sat => return Err("`.sat` and `.add` exclude each other".into()),
         Some(SubOp::Add) => Second::Accumulate(mask),
