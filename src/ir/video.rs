@@ -131,34 +131,10 @@ pub struct VForm {
 
 /// Whether `op` is a video instruction.
 pub fn is_video(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        Vadd | Vsub
-            | Vabsdiff
-            | Vmin
-            | Vmax
-            | Vshl
-            | Vshr
-            | Vmad
-            | Vset
-            | Vadd2
-            | Vsub2
-            | Vavrg2
-            | Vabsdiff2
-            | Vmin2
-            | Vmax2
-            | Vset2
-            | Vadd4
-            | Vsub4
-            | Vavrg4
-            | Vabsdiff4
-            | Vmin4
-            | Vmax4
-            | Vset4
-    )
+    kind(op, Some(Cmp::Eq)).is_some()
 }
 
+/// The operation and width (1, 2 or 4 elements) of a video opcode; `vset`s need their comparison.
 fn kind(op: Op, cmp: Option<Cmp>) -> Option<(VOp, u8)> {
     use Op::*;
     let set = |c: Option<Cmp>| c.map(VOp::Set);

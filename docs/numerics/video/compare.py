@@ -21,33 +21,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import forms as F  # noqa: E402
 
-LAUNCH = """kernel = "k.ptx"
-entry = "video"
-grid = {grid}
-block = 128
-[[params]]
-buffer = "a"
-type = "u32"
-len = {n}
-init = "a.bin"
-[[params]]
-buffer = "b"
-type = "u32"
-len = {n}
-init = "b.bin"
-[[params]]
-buffer = "c"
-type = "u32"
-len = {n}
-init = "c.bin"
-[[params]]
-buffer = "out"
-type = "u32"
-len = {nout}
-init = "zeros"
-[outputs]
-out = "out.bin"
-"""
+LAUNCH = 'kernel = "k.ptx"\nentry = "video"\ngrid = {grid}\nblock = 128\n' + "".join(
+    '[[params]]\nbuffer = "%s"\ntype = "u32"\nlen = %s\ninit = "%s"\n' % p
+    for p in (("a", "{n}", "a.bin"), ("b", "{n}", "b.bin"), ("c", "{n}", "c.bin"), ("out", "{nout}", "zeros"))
+) + '[outputs]\nout = "out.bin"\n'
 
 
 def run_module(ptxrun, lines, ops, tmp):
