@@ -79,8 +79,9 @@ pub enum Tok<'s> {
     Opcode(&'s str),
 
     /// A register or special register, `%r12`, `%tid.x`, `%clock64`, `%envreg3`; video
-    /// instructions add a byte or half selector, `%r2.b1`, `%r3.h0`.
-    #[regex(r"%[A-Za-z0-9_$]+(\.[xyzw]|\.h[01]|\.b[0-3])?")]
+    /// instructions add a byte or half selector, `%r2.b1`, `%r3.h0`, `%r1.h10`, `%r1.b7654`
+    /// (which selectors an operand may carry is checked in `ir::video`).
+    #[regex(r"%[A-Za-z0-9_$]+(\.[xyzw]|\.h[0-7]{1,4}|\.b[0-7]{1,4})?")]
     Reg(&'s str),
 
     /// A plain identifier: a label, a symbol, an opcode without modifiers (`ret`, `exit`).

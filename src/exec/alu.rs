@@ -1,7 +1,8 @@
 //! Integer arithmetic, logic, shifts, bit manipulation, selection and moves (PTX ISA 9.0
-//! sections 9.7.1 "Integer Arithmetic", 9.7.2 "Extended-Precision", 9.7.7 "Comparison and
-//! Selection", 9.7.8 "Logic and Shift", 9.7.9.1-3 `mov`/`prmt`). Values travel as u64 bit
-//! patterns; each handler reads its operands at the instruction's width and sign.
+//! sections 9.7.1 "Integer Arithmetic", with the `.u16x2`/`.s16x2` halves of add, min and max,
+//! 9.7.2 "Extended-Precision", 9.7.7 "Comparison and Selection", 9.7.8 "Logic and Shift",
+//! 9.7.9.1-3 `mov`/`prmt`). Values travel as u64 bit patterns; each handler reads its operands
+//! at the instruction's width and sign.
 
 use super::ctx::Ctx;
 use super::step::{lanes, mask, Res};
@@ -65,6 +66,28 @@ pub fn sext(v: u64, bits: u32) -> i64 {
     }
 }
 
+/// `add`, `min` and `max` on `.u16x2`/`.s16x2` (PTX ISA 9.0 sections 9.7.1.1, 9.7.1.10-11): each
+/// half on its own, wrapping; `.relu` (signed only) raises a negative half to 0.
+fn packed16x2(op: Op, signed: bool, relu: bool, a: u32, b: u32) -> u64 {
+    let mut d = 0u32;
+    for shift in [0, 16] {
+        let (x, y) = ((a >> shift) as u16, (b >> shift) as u16);
+        let (x, y) = if signed {
+            (i32::from(x as i16), i32::from(y as i16))
+        } else {
+            (i32::from(x), i32::from(y))
+        };
+        let r = match op {
+            Op::Add => x + y,
+            Op::Min => x.min(y),
+            _ => x.max(y),
+        };
+        let r = if relu { r.max(0) } else { r };
+        d |= (r as u32 & 0xffff) << shift;
+    }
+    u64::from(d)
+}
+
 /// `v` read as type `t`: sign-extended for signed types, zero-extended otherwise.
 pub fn as_i128(v: u64, t: Type) -> i128 {
     let bits = t.size() * 8;
@@ -95,6 +118,13 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
         let c = cx.src(3, lane, t);
         let (sa, sb) = (as_i128(a, t), as_i128(b, t));
         let r: u64 = match op {
+            Op::Add | Op::Min | Op::Max if matches!(t, Type::S16x2 | Type::U16x2) => packed16x2(
+                op,
+                t == Type::S16x2,
+                mods.has(Flags::RELU),
+                a as u32,
+                b as u32,
+            ),
             Op::Add => {
                 if mods.has(Flags::SAT) {
                     (sa + sb).clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as u64

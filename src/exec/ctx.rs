@@ -141,6 +141,8 @@ impl Ctx<'_, '_> {
         match *o {
             Operand::Reg(r) => self.reg(r, lane),
             Operand::NegReg(r) => self.reg(r, lane).wrapping_neg(),
+            // Video operands: the whole register; `exec::video` applies the selector.
+            Operand::VReg(r, _) => self.reg(r, lane),
             Operand::NotPred(r) => u64::from(self.reg(r, lane) == 0),
             Operand::Imm(v) => match ty {
                 Type::F32 => u64::from((v as f32).to_bits()),

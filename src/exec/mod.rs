@@ -20,7 +20,7 @@
 //! The families of instructions live in `alu.rs` (integer, logic, bit manipulation), `fp.rs`
 //! (floating point), `cvt.rs` (conversions), `memops.rs` (loads, stores, atomics, addresses),
 //! `warpops.rs` (shuffles, votes, reductions), `matrix.rs` (`ldmatrix`/`stmatrix`), `control.rs` (branches, calls, barriers),
-//! `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `tmapedit.rs`
+//! `video.rs` (the video instructions), `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `tmapedit.rs`
 //! (tensor maps edited on the device), `texops.rs` (textures and surfaces), `mbarops.rs` (mbarriers and the
 //! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
 //! groups and reports deadlocks. The hottest instructions also have warp-wide fast forms
@@ -61,6 +61,7 @@ mod tensorops;
 mod texops;
 mod tmapedit;
 mod translate;
+mod video;
 mod warpgroup;
 mod warpops;
 mod wgmma;

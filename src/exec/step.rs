@@ -929,6 +929,7 @@ impl<'m> Machine<'m> {
                 }
                 op if super::fp::handles(op, &ins.mods) => super::fp::exec(&mut cx)?,
                 op if super::alu::handles(op) => super::alu::exec(&mut cx)?,
+                op if super::video::handles(op) => super::video::exec(&mut cx)?,
                 op => {
                     let what = func
                         .srcs

@@ -61,9 +61,14 @@ pub fn check_instr(
     let is_dest = |o: &Operand| {
         matches!(
             o,
-            Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink
+            Operand::Reg(_)
+                | Operand::Vector(_)
+                | Operand::Pair(..)
+                | Operand::Sink
+                | Operand::VReg(..)
         )
     };
+    check_video(ins, ops, src, regs, &at)?;
 
     // Where addresses must stand, per instruction.
     let addr_positions: &[usize] = match ins.op {
@@ -768,4 +773,59 @@ fn check_createpolicy(n: usize, src: &ast::Instr<'_>) -> Result<(), Diag> {
     )
     .label(src.span.clone(), "here")
     .help(help))
+}
+
+/// Video instructions (section 9.7.16): the form `video::form` reads, or its reason; and a
+/// selector (`%r2.b1`) anywhere else, which no other instruction takes.
+fn check_video(
+    ins: &Instr,
+    ops: &[Operand],
+    src: &ast::Instr<'_>,
+    regs: &[RegInfo],
+    at: &dyn Fn(usize) -> crate::lex::Span,
+) -> Result<(), Diag> {
+    if super::video::is_video(ins.op) {
+        // ptxas takes `.b32`, `.u32` and `.s32` registers only.
+        for (k, o) in ops.iter().enumerate() {
+            let (Operand::Reg(r) | Operand::VReg(r, _) | Operand::NegReg(r)) = o else {
+                continue;
+            };
+            let ty = regs.get(r.0 as usize).map(|i| i.ty);
+            if !matches!(ty, Some(Type::B32 | Type::U32 | Type::S32)) {
+                return Err(Diag::error(
+                    "ir::operand-type",
+                    format!(
+                        "the operands of `{}` are 32-bit integer registers",
+                        ins.op.name()
+                    ),
+                )
+                .label(at(k), "not a .b32, .u32 or .s32 register"));
+            }
+        }
+        return super::video::form(ins.op, &ins.mods, ops)
+            .map(|_| ())
+            .map_err(|why| {
+                Diag::error(
+                    "ir::video-form",
+                    format!(
+                        "`{}` is not a form of {}: {why}",
+                        src.opcode.text,
+                        ins.op.name()
+                    ),
+                )
+                .label(src.span.clone(), why)
+                .help("PTX ISA 9.0 section 9.7.16 lists the forms of the video instructions")
+            });
+    }
+    match ops.iter().position(|o| matches!(o, Operand::VReg(..))) {
+        Some(k) => Err(Diag::error(
+            "ir::video-selector",
+            format!("`{}` takes no byte or half selector", ins.op.name()),
+        )
+        .label(
+            at(k),
+            "a selector such as `.b1` belongs to video instructions",
+        )),
+        None => Ok(()),
+    }
 }

@@ -133,7 +133,9 @@ fn writes_first(op: Op) -> bool {
 /// Every register operand `o` names (sources, destinations, address bases, lists).
 pub(crate) fn each_reg(f: &Function, o: &Operand, visit: &mut impl FnMut(RegId)) {
     match *o {
-        Operand::Reg(r) | Operand::NotPred(r) | Operand::NegReg(r) => visit(r),
+        Operand::Reg(r) | Operand::NotPred(r) | Operand::NegReg(r) | Operand::VReg(r, _) => {
+            visit(r)
+        }
         Operand::Pair(a, b) => {
             a.into_iter().chain(b).for_each(&mut *visit);
         }

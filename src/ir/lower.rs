@@ -1051,10 +1051,9 @@ impl<'s> FuncLowerer<'_, 's> {
                 }
                 None => match (SpecialReg::parse(w.text), video_selector(w.text)) {
                     (Some(sr), _) => Ok(Operand::Special(sr)),
-                    // `%r2.b1`: a byte or half of a register, for the (not executable) video
-                    // instructions; the IR keeps the register.
-                    (None, Some((base, _))) => match self.lookup(base) {
-                        Some(Name::Reg(r)) => Ok(Operand::Reg(r)),
+                    // `%r2.b1`: a byte or half of a register, for the video instructions.
+                    (None, Some((base, sel))) => match self.lookup(base) {
+                        Some(Name::Reg(r)) => Ok(Operand::VReg(r, sel)),
                         _ => Err(self.undefined(w)),
                     },
                     // The ISA's one predefined identifier that is not a special register
@@ -1065,6 +1064,7 @@ impl<'s> FuncLowerer<'_, 's> {
             },
             Expr::Unary(UnOp::Neg, x, _) if matches!(**x, Expr::Reg(_)) => match self.value(x)? {
                 Operand::Reg(r) => Ok(Operand::NegReg(r)),
+                Operand::VReg(r, s) => Ok(Operand::VReg(r, s.with_neg())),
                 _ => Err(Diag::error(
                     "ir::bad-operand",
                     "`-` applies to a register or a constant here",
@@ -1113,10 +1113,10 @@ impl<'s> FuncLowerer<'_, 's> {
     }
 }
 
-/// Splits `%r2.h1` into `%r2` and the selector `h1`.
-fn video_selector(name: &str) -> Option<(&str, &str)> {
+/// Splits `%r2.h1` into `%r2` and the selector `h1` (`b` or `h` and one to four digits).
+fn video_selector(name: &str) -> Option<(&str, super::video::VSel)> {
     let (base, sel) = name.rsplit_once('.')?;
-    matches!(sel, "h0" | "h1" | "b0" | "b1" | "b2" | "b3").then_some((base, sel))
+    Some((base, super::video::VSel::parse(sel)?))
 }
 
 fn undefined(w: &Word<'_>) -> Diag {

@@ -19,6 +19,7 @@ pub mod policy;
 mod print;
 pub mod texture;
 pub mod types;
+pub mod video;
 pub mod wgmma;
 
 pub(crate) use contract::each_reg;
@@ -354,6 +355,9 @@ pub enum Operand {
     NotPred(RegId),
     /// `-%r` (video instructions' negated source).
     NegReg(RegId),
+    /// A video instruction's register with a selector, `%r2.b1`, `%r1.h10`, `-%r2.h0`
+    /// (see [`video::VSel`]).
+    VReg(RegId, video::VSel),
     /// `%r|%p`: two destinations, either may be the sink `_`.
     Pair(Option<RegId>, Option<RegId>),
 }

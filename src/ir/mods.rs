@@ -79,6 +79,8 @@ word_enum!(
         Normal = "normal", Subnormal = "subnormal",
         LaunchDependents = "launch_dependents",
         Clamp = "clamp", Wrap = "wrap",
+        // `vmad`'s plus-one mode and result scales (section 9.7.16.1.3).
+        Po = "po", Shr7 = "shr7", Shr15 = "shr15",
         // The fragment a `wmma.load`/`wmma.store` moves (section 9.7.14.4).
         FragA = "a", FragB = "b", FragC = "c", FragD = "d",
         // The field a `tensormap.replace` writes (section 9.7.9.27).

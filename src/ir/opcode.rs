@@ -4,7 +4,7 @@
 //! prefixes it (`cp.async.bulk.tensor` before `cp.async.bulk` before `cp.async`), and reads the
 //! remaining words through `mods::vocabulary`, in any order PTX allows.
 //!
-//! Instructions marked `opaque` (matrix, texture, surface, video, tcgen05, ...) are recognised and
+//! Instructions marked `opaque` (tcgen05, multimem, ...) are recognised and
 //! kept with their words unchecked; they lower to a node that is an error only when executed.
 
 use super::mods::{vocabulary, Classes, Flags, Mod, Mods, SubOp};
@@ -225,16 +225,36 @@ table! {
     Alloca "alloca", T, [], [ALIGNED], 1..1, 2..3;
     Discard "discard", SP.or(HINT), [], [], 0..0, 2..2;
     Applypriority "applypriority", SP.or(HINT), [], [], 0..0, 2..2;
+    // ---- video instructions (9.7.16); forms in ir/video.rs ----
+    Vadd "vadd", T, [Add, Min, Max], [SAT], 3..3, 3..4;
+    Vsub "vsub", T, [Add, Min, Max], [SAT], 3..3, 3..4;
+    Vabsdiff "vabsdiff", T, [Add, Min, Max], [SAT], 3..3, 3..4;
+    Vmin "vmin", T, [Add, Min, Max], [SAT], 3..3, 3..4;
+    Vmax "vmax", T, [Add, Min, Max], [SAT], 3..3, 3..4;
+    Vshl "vshl", T, [Add, Min, Max, Clamp, Wrap], [SAT], 3..3, 3..4;
+    Vshr "vshr", T, [Add, Min, Max, Clamp, Wrap], [SAT], 3..3, 3..4;
+    Vmad "vmad", T, [Po, Shr7, Shr15], [SAT], 3..3, 4..4;
+    Vset "vset", T.or(CMP), [Add, Min, Max], [], 2..2, 3..4;
+    Vadd2 "vadd2", T, [Add], [SAT], 3..3, 4..4;
+    Vsub2 "vsub2", T, [Add], [SAT], 3..3, 4..4;
+    Vavrg2 "vavrg2", T, [Add], [SAT], 3..3, 4..4;
+    Vabsdiff2 "vabsdiff2", T, [Add], [SAT], 3..3, 4..4;
+    Vmin2 "vmin2", T, [Add], [SAT], 3..3, 4..4;
+    Vmax2 "vmax2", T, [Add], [SAT], 3..3, 4..4;
+    Vset2 "vset2", T.or(CMP), [Add], [], 2..2, 4..4;
+    Vadd4 "vadd4", T, [Add], [SAT], 3..3, 4..4;
+    Vsub4 "vsub4", T, [Add], [SAT], 3..3, 4..4;
+    Vavrg4 "vavrg4", T, [Add], [SAT], 3..3, 4..4;
+    Vabsdiff4 "vabsdiff4", T, [Add], [SAT], 3..3, 4..4;
+    Vmin4 "vmin4", T, [Add], [SAT], 3..3, 4..4;
+    Vmax4 "vmax4", T, [Add], [SAT], 3..3, 4..4;
+    Vset4 "vset4", T.or(CMP), [Add], [], 2..2, 4..4;
   ;opaque:
     Createpolicy "createpolicy";
     Tcgen05 "tcgen05";
     Istypep "istypep";
     Multimem "multimem";
     Clusterlaunchcontrol "clusterlaunchcontrol";
-    Vadd "vadd"; Vsub "vsub"; Vabsdiff "vabsdiff"; Vmin "vmin"; Vmax "vmax"; Vshl "vshl"; Vshr "vshr";
-    Vmad "vmad"; Vset "vset"; Vadd2 "vadd2"; Vsub2 "vsub2"; Vavrg2 "vavrg2"; Vabsdiff2 "vabsdiff2";
-    Vmin2 "vmin2"; Vmax2 "vmax2"; Vset2 "vset2"; Vadd4 "vadd4"; Vsub4 "vsub4"; Vavrg4 "vavrg4";
-    Vabsdiff4 "vabsdiff4"; Vmin4 "vmin4"; Vmax4 "vmax4"; Vset4 "vset4";
 }
 
 impl Op {
@@ -430,7 +450,7 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
             if m.sub.is_none() {
                 m.sub = Some(s);
             } else if matches!(spec.op, Op::Bar | Op::Barrier | Op::Txq | Op::Sured)
-                || (matches!(spec.op, Op::Shf) && m.sub2.is_none())
+                || (matches!(spec.op, Op::Shf | Op::Vshl | Op::Vshr | Op::Vmad) && m.sub2.is_none())
             {
                 once!(m.sub2, s)
             } else {
@@ -607,10 +627,24 @@ mod tests {
 
     #[test]
     fn opaque_instructions_keep_their_words() {
-        let w = d("vadd.s32.s32.s32.sat");
-        assert_eq!(w.op, Op::Vadd);
+        let w = d("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32");
+        assert_eq!(w.op, Op::Tcgen05);
         assert!(w.op.is_opaque());
-        assert_eq!(w.raw[0], "s32");
+        assert_eq!(w.raw[0], "alloc");
+    }
+
+    #[test]
+    fn video_instructions_decode() {
+        let w = d("vadd.s32.u32.s32.sat.add");
+        assert_eq!((w.op, w.mods.sub), (Op::Vadd, Some(SubOp::Add)));
+        assert!(w.mods.has(Flags::SAT) && !w.op.is_opaque());
+        let m = d("vmad.s32.s32.s32.po.sat.shr15");
+        assert_eq!(
+            (m.mods.sub, m.mods.sub2),
+            (Some(SubOp::Po), Some(SubOp::Shr15))
+        );
+        assert_eq!(d("vshr.u32.u32.u32.wrap.max").mods.sub2, Some(SubOp::Max));
+        assert_eq!(d("vset4.s32.u32.ge.add").mods.cmp, Some(Cmp::Ge));
     }
 
     #[test]

@@ -347,6 +347,10 @@ fn operand(m: &Module, f: &Function, o: &Operand) -> String {
         Operand::Sink => "_".into(),
         Operand::NotPred(r) => format!("!{}", reg(f, r)),
         Operand::NegReg(r) => format!("-{}", reg(f, r)),
+        Operand::VReg(r, s) => {
+            let neg = if s.negated() { "-" } else { "" };
+            format!("{neg}{}{}", reg(f, r), s.text())
+        }
         Operand::Pair(a, b) => {
             let side = |r: Option<RegId>| r.map_or("_".to_string(), |r| reg(f, r));
             format!("{}|{}", side(a), side(b))
