@@ -175,6 +175,7 @@ mod tests {
             estrides: [1; 5],
             swizzle: Swizzle::None,
             nan_fill: false,
+            im2col: None,
         }
         .encode();
         TensorMap::decode_fields(&bytes).unwrap()

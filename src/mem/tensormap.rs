@@ -11,6 +11,7 @@
 //! `ptx-samples/tensor/README.md`): the NaN fill is the 16-bit pattern 0x7FF7 repeated, and
 //! stores clip dimension 0 at 16-byte granularity rather than per element.
 
+use super::im2col::Im2col;
 use crate::ir::Type;
 
 /// Size of the object.
@@ -66,6 +67,8 @@ pub struct TensorMap {
     pub estrides: [u32; 5],
     pub swizzle: Swizzle,
     pub nan_fill: bool,
+    /// `Some` for a map in im2col mode (`cuTensorMapEncodeIm2col`; `boxdim` is then unused).
+    pub im2col: Option<Im2col>,
 }
 
 /// `CUtensorMapDataType` codes of the element types ptxrun supports.
@@ -89,9 +92,13 @@ impl TensorMap {
         TYPES.iter().find(|(c, _)| *c == code).map(|(_, t)| *t)
     }
 
-    /// Checks the rules `cuTensorMapEncodeTiled` enforces; the message names what is wrong.
+    /// Checks the rules `cuTensorMapEncodeTiled` (or `cuTensorMapEncodeIm2col`) enforces; the
+    /// message names what is wrong.
     pub fn validate(&self) -> Result<(), String> {
         let es = u64::from(self.elem.size());
+        if let Some(ic) = &self.im2col {
+            ic.validate(self)?;
+        }
         if !(1..=5).contains(&self.rank) {
             return Err(format!("rank {} is outside 1..5", self.rank));
         }
@@ -108,7 +115,7 @@ impl TensorMap {
             if self.dims[i] == 0 || self.dims[i] > 1 << 32 {
                 return Err(format!("dims[{i}] = {} is outside 1..2^32", self.dims[i]));
             }
-            if !(1..=256).contains(&self.boxdim[i]) {
+            if self.im2col.is_none() && !(1..=256).contains(&self.boxdim[i]) {
                 return Err(format!("box[{i}] = {} is outside 1..256", self.boxdim[i]));
             }
             if !(1..=8).contains(&self.estrides[i]) {
@@ -126,12 +133,14 @@ impl TensorMap {
             }
         }
         let inner = u64::from(self.boxdim[0]) * es;
-        if !inner.is_multiple_of(16) {
+        if self.im2col.is_some() {
+            // The column's rows were checked above.
+        } else if !inner.is_multiple_of(16) {
             return Err(format!(
                 "box[0] * element size = {inner} bytes must be a multiple of 16"
             ));
         }
-        if inner > self.swizzle.span() {
+        if self.im2col.is_none() && inner > self.swizzle.span() {
             return Err(format!(
                 "the inner box ({inner} bytes) exceeds the {}-byte swizzle span",
                 self.swizzle.span()
@@ -160,8 +169,11 @@ impl TensorMap {
         u64::from(self.boxdim[i].div_ceil(es))
     }
 
-    /// Bytes of one box in shared memory (the tx bytes of a load).
+    /// Bytes of one box (or im2col column) in shared memory (the tx bytes of a load).
     pub fn box_bytes(&self) -> u64 {
+        if let Some(ic) = &self.im2col {
+            return ic.tile_bytes(self.elem.size());
+        }
         (0..5).map(|i| self.box_elems(i)).product::<u64>() * u64::from(self.elem.size())
     }
 
@@ -181,6 +193,10 @@ impl TensorMap {
             Swizzle::B128 => 3,
         };
         b[8] = u8::from(self.nan_fill);
+        if let Some(ic) = &self.im2col {
+            b[9] = 1;
+            ic.encode(&mut b[SIZE - Im2col::BYTES..]);
+        }
         b[16..24].copy_from_slice(&self.addr.to_le_bytes());
         for i in 0..5 {
             b[24 + 8 * i..32 + 8 * i].copy_from_slice(&self.dims[i].to_le_bytes());
@@ -229,6 +245,7 @@ impl TensorMap {
                 _ => Swizzle::None,
             },
             nan_fill: b[8] != 0,
+            im2col: (b[9] == 1).then(|| Im2col::decode(&b[SIZE - Im2col::BYTES..])),
         };
         m.strides[0] = u64::from(elem.size());
         for i in 0..5 {
@@ -315,23 +332,28 @@ impl TensorMap {
         };
         let mut out: Vec<(Option<u64>, u64, u32)> = Vec::new();
         self.for_each_within(coords, dim0, |off, g| {
-            let s = self.swizzle.apply(base + off);
-            if let Some((lg, ls, len)) = out.last_mut() {
-                let contiguous = *ls + u64::from(*len) == s
-                    && match (*lg, g) {
-                        (Some(a), Some(b)) => a + u64::from(*len) == b,
-                        (None, None) => true,
-                        _ => false,
-                    };
-                if contiguous {
-                    *len += es;
-                    return;
-                }
-            }
-            out.push((g, s, es));
+            push_run(&mut out, g, self.swizzle.apply(base + off), es);
         });
         out
     }
+}
+
+/// Appends `len` bytes between global `g` (`None`: fill) and shared offset `s` to `out`,
+/// merging with the last run where both sides are contiguous.
+pub(super) fn push_run(out: &mut Vec<(Option<u64>, u64, u32)>, g: Option<u64>, s: u64, len: u32) {
+    if let Some((lg, ls, l)) = out.last_mut() {
+        let contiguous = *ls + u64::from(*l) == s
+            && match (*lg, g) {
+                (Some(a), Some(b)) => a + u64::from(*l) == b,
+                (None, None) => true,
+                _ => false,
+            };
+        if contiguous {
+            *l += len;
+            return;
+        }
+    }
+    out.push((g, s, len));
 }
 
 #[cfg(test)]
@@ -349,6 +371,7 @@ mod tests {
             estrides: [1; 5],
             swizzle,
             nan_fill: false,
+            im2col: None,
         }
     }
 

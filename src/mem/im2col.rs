@@ -1,0 +1,181 @@
+//! Tensor maps in im2col mode (PTX ISA 9.0 section 5.5.1.3 "Im2col mode", 9.7.9.25.5.1
+//! `cp.async.bulk.tensor`): the tensor is a batch of images, NWC (rank 3), NHWC (rank 4) or NDHWC
+//! (rank 5), dimension 0 the channels and the last the batch. The map holds what
+//! `cuTensorMapEncodeIm2col` takes beyond a tile map's dims and strides: the bounding box's
+//! lower and upper corners in the spatial dimensions (W first; signed, 16 bits for rank 3, 8 for
+//! rank 4, 5 for rank 5), the channels per pixel and the pixels per column. A load gathers a
+//! column of `pixels` pixels starting at the instruction's coordinates and walking the bounding
+//! box (W fastest, then H, D and the batch) with the map's element strides as traversal strides;
+//! each pixel is read at its position plus the instruction's im2col offsets, and `channels`
+//! channels of it from the channel coordinate on land as one row of the shared-memory tile.
+//! Where the PTX text is silent the behaviour is what an H100 does (measured, see
+//! `docs/launch/im2col.md`).
+
+use super::tensormap::TensorMap;
+
+/// The im2col part of a tensor map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Im2col {
+    /// `pixelBoxLowerCorner`, W first (rank - 2 entries used).
+    pub lower: [i32; 3],
+    /// `pixelBoxUpperCorner`, W first.
+    pub upper: [i32; 3],
+    /// `channelsPerPixel`.
+    pub channels: u32,
+    /// `pixelsPerColumn`.
+    pub pixels: u32,
+}
+
+/// The range a corner may take in a map of `rank` dimensions (what `cuTensorMapEncodeIm2col`
+/// accepts).
+pub fn corner_range(rank: usize) -> (i32, i32) {
+    match rank {
+        3 => (-32768, 32767),
+        4 => (-128, 127),
+        _ => (-16, 15),
+    }
+}
+
+impl Im2col {
+    /// Bytes of the 128-byte map this part takes (see [`TensorMap::encode`]).
+    pub const BYTES: usize = 16;
+
+    pub fn encode(&self, b: &mut [u8]) {
+        b[0..2].copy_from_slice(&(self.channels as u16).to_le_bytes());
+        b[2..4].copy_from_slice(&(self.pixels as u16).to_le_bytes());
+        for i in 0..3 {
+            b[4 + 2 * i..6 + 2 * i].copy_from_slice(&(self.lower[i] as i16).to_le_bytes());
+            b[10 + 2 * i..12 + 2 * i].copy_from_slice(&(self.upper[i] as i16).to_le_bytes());
+        }
+    }
+
+    pub fn decode(b: &[u8]) -> Im2col {
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        Im2col {
+            channels: u32::from(u16_at(0)),
+            pixels: u32::from(u16_at(2)),
+            lower: std::array::from_fn(|i| i32::from(u16_at(4 + 2 * i) as i16)),
+            upper: std::array::from_fn(|i| i32::from(u16_at(10 + 2 * i) as i16)),
+        }
+    }
+
+    /// Checks what `cuTensorMapEncodeIm2col` checks beyond a tile map's dims and strides; the
+    /// message starts with the argument at fault.
+    pub fn validate(&self, m: &TensorMap) -> Result<(), String> {
+        if !(3..=5).contains(&m.rank) {
+            return Err(format!(
+                "an im2col tensor map has 3 to 5 dimensions (NWC, NHWC, NDHWC), not {}",
+                m.rank
+            ));
+        }
+        let (lo, hi) = corner_range(m.rank);
+        for i in 0..m.rank - 2 {
+            for (name, v) in [
+                ("lower_corner", self.lower[i]),
+                ("upper_corner", self.upper[i]),
+            ] {
+                if !(lo..=hi).contains(&v) {
+                    return Err(format!(
+                        "{name}[{i}] = {v} is outside {lo}..{hi} (the range of a rank-{} map)",
+                        m.rank
+                    ));
+                }
+            }
+        }
+        if !(1..=256).contains(&self.channels) {
+            return Err(format!(
+                "channels_per_pixel = {} is outside 1..256",
+                self.channels
+            ));
+        }
+        if !(1..=1024).contains(&self.pixels) {
+            return Err(format!(
+                "pixels_per_column = {} is outside 1..1024",
+                self.pixels
+            ));
+        }
+        let row = u64::from(self.channels) * u64::from(m.elem.size());
+        if !row.is_multiple_of(16) {
+            return Err(format!(
+                "channels_per_pixel * element size = {row} bytes must be a multiple of 16"
+            ));
+        }
+        if row > m.swizzle.span() {
+            return Err(format!(
+                "channels_per_pixel * element size = {row} bytes exceeds the {}-byte swizzle span",
+                m.swizzle.span()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bytes of one column in shared memory (the tx bytes of a load).
+    pub fn tile_bytes(&self, elem_size: u32) -> u64 {
+        u64::from(self.channels) * u64::from(self.pixels) * u64::from(elem_size)
+    }
+}
+
+impl TensorMap {
+    /// The pixels of the column a load at `coords` (channel, spatial dimensions W first, batch)
+    /// with im2col `offsets` gathers, in shared-memory order: each pixel's element coordinates
+    /// in dimensions 1.. (spatial plus offsets, then the batch).
+    fn im2col_pixels(&self, ic: &Im2col, coords: &[i64], offsets: &[u16]) -> Vec<[i64; 4]> {
+        let ns = self.rank - 2;
+        let at = |i: usize| coords.get(i).copied().unwrap_or(0);
+        let lo: Vec<i64> = (0..ns).map(|j| i64::from(ic.lower[j])).collect();
+        let hi: Vec<i64> = (0..ns)
+            .map(|j| self.dims[1 + j] as i64 - 1 + i64::from(ic.upper[j]))
+            .collect();
+        let step = |i: usize| i64::from(self.estrides[i]);
+        let mut pos: Vec<i64> = (1..self.rank).map(at).collect();
+        let mut out = Vec::with_capacity(ic.pixels as usize);
+        for _ in 0..ic.pixels {
+            let mut p = [0i64; 4];
+            for j in 0..ns {
+                p[j] = pos[j] + i64::from(offsets.get(j).copied().unwrap_or(0));
+            }
+            p[ns] = pos[ns];
+            out.push(p);
+            // Advance W; past the box's upper corner wrap to its lower corner and carry.
+            let mut j = 0;
+            loop {
+                pos[j] += step(1 + j);
+                if j == ns || pos[j] <= hi[j] {
+                    break;
+                }
+                pos[j] = lo[j];
+                j += 1;
+            }
+        }
+        out
+    }
+
+    /// Runs of the column a load at `coords` with im2col `offsets` gathers into a tile at shared
+    /// offset `base`, as [`runs`](Self::runs) gives a tile box's.
+    pub fn im2col_runs(
+        &self,
+        ic: &Im2col,
+        coords: &[i64],
+        offsets: &[u16],
+        base: u64,
+    ) -> Vec<(Option<u64>, u64, u32)> {
+        let es = u64::from(self.elem.size());
+        let c0 = coords.first().copied().unwrap_or(0);
+        let mut out = Vec::new();
+        let mut off = base;
+        for p in self.im2col_pixels(ic, coords, offsets) {
+            let pixel = (1..self.rank).try_fold(self.addr, |a, i| {
+                let c = p[i - 1];
+                (c >= 0 && (c as u64) < self.dims[i]).then(|| a + c as u64 * self.strides[i])
+            });
+            for k in 0..i64::from(ic.channels) {
+                let c = c0 + k;
+                let g = pixel.filter(|_| c >= 0 && (c as u64) < self.dims[0]);
+                let g = g.map(|a| a + c as u64 * es);
+                super::tensormap::push_run(&mut out, g, self.swizzle.apply(off), self.elem.size());
+                off += es;
+            }
+        }
+        out
+    }
+}
