@@ -73,6 +73,7 @@ __all__ = [
     "random",
     "get_default_memory_pool",
     "tensor_map_encode_tiled",
+    "tensor_map_encode_im2col",
     "HazardError",
     "KernelFault",
 ]
@@ -559,7 +560,7 @@ def _cupy_arg(a: Any, param: Tuple[str, str, int, int], i: int) -> Any:
     return raw[:size]
 
 
-# Tensor maps, as cuTensorMapEncodeTiled takes them.
+# Tensor maps, as cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col take them.
 
 #: CU_TENSOR_MAP_DATA_TYPE_* values.
 _TENSOR_TYPES = {
@@ -621,6 +622,62 @@ def tensor_map_encode_tiled(
         swizzle=_SWIZZLES.get(swizzle, swizzle),
         oob_fill={0: "zero", 1: "nan"}.get(oob_fill, oob_fill),
         l2_promotion=_L2.get(l2_promotion, l2_promotion),
+    )
+    if elem is not None:
+        m.elem = elem
+    return m
+
+
+def tensor_map_encode_im2col(
+    tensor_data_type: Any,
+    tensor_rank: int,
+    global_address: ndarray,
+    global_dim: Sequence[int],
+    global_strides: Sequence[int],
+    pixel_box_lower_corner: Sequence[int],
+    pixel_box_upper_corner: Sequence[int],
+    channels_per_pixel: int,
+    pixels_per_column: int,
+    element_strides: Sequence[int],
+    interleave: int = 0,
+    swizzle: Any = 0,
+    l2_promotion: Any = 0,
+    oob_fill: Any = 0,
+) -> TensorMap:
+    """`cuTensorMapEncodeIm2col` with its arguments in its order (as
+    `tensor_map_encode_tiled`, with the bounding box's corners (W first), the channels per
+    pixel and the pixels per column instead of a box)."""
+    if isinstance(tensor_data_type, int):
+        elem = _TENSOR_TYPES[tensor_data_type]
+        dt = None
+    else:
+        elem = None
+        dt = _np.dtype(tensor_data_type)
+    if not isinstance(global_address, ndarray):
+        raise TypeError("global_address: a device array (the memory the map describes)")
+    rank = int(tensor_rank)
+    for name, v, n in (("global_dim", global_dim, rank), ("element_strides", element_strides, rank),
+                       ("global_strides", global_strides, rank - 1),
+                       ("pixel_box_lower_corner", pixel_box_lower_corner, rank - 2),
+                       ("pixel_box_upper_corner", pixel_box_upper_corner, rank - 2)):
+        if len(v) != n:
+            raise ValueError(f"{name}: {len(v)} entries for rank {rank}")
+    if interleave not in (0, "none"):
+        raise ValueError("interleave: only CU_TENSOR_MAP_INTERLEAVE_NONE is supported")
+    m = TensorMap(
+        global_address._a,
+        dims=global_dim,
+        dtype=dt,
+        strides=list(global_strides),
+        element_strides=element_strides,
+        swizzle=_SWIZZLES.get(swizzle, swizzle),
+        oob_fill={0: "zero", 1: "nan"}.get(oob_fill, oob_fill),
+        l2_promotion=_L2.get(l2_promotion, l2_promotion),
+        mode="im2col",
+        lower_corner=pixel_box_lower_corner,
+        upper_corner=pixel_box_upper_corner,
+        channels_per_pixel=channels_per_pixel,
+        pixels_per_column=pixels_per_column,
     )
     if elem is not None:
         m.elem = elem
