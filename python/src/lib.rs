@@ -99,12 +99,14 @@ impl PyArg {
             oob_fill: &oob_fill,
             interleave: &interleave,
             l2_promotion: &l2,
-            im2col: spec.im2col.map(|(lower, upper, channels, pixels)| Im2colShape {
-                lower,
-                upper,
-                channels,
-                pixels,
-            }),
+            im2col: spec
+                .im2col
+                .map(|(lower, upper, channels, pixels)| Im2colShape {
+                    lower,
+                    upper,
+                    channels,
+                    pixels,
+                }),
         })
         .map_err(|e| PyValueError::new_err(format!("tensor map{e}")))?;
         Ok(PyArg {

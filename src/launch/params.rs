@@ -353,11 +353,6 @@ impl Params<'_, '_> {
             "im2col" => Some(im2col_shape(p, field)?),
             other => return err(format!("{field}.mode: `{other}` (use tile or im2col)")),
         };
-        let boxdim = match (&p.boxdim, &im2col) {
-            (Some(b), _) => b.clone(),
-            (None, Some(_)) => Vec::new(),
-            (None, None) => return err(format!("{field}.box: missing (box size per dimension)")),
-        };
         if im2col.is_none() {
             let im2col_keys = &p.keys()[MAP_KEYS + 9..TEX_KEYS];
             if let Some((k, _)) = im2col_keys.iter().find(|(_, set)| *set) {
@@ -366,6 +361,11 @@ impl Params<'_, '_> {
                 ));
             }
         }
+        let boxdim = match (&p.boxdim, &im2col) {
+            (Some(b), _) => b.clone(),
+            (None, Some(_)) => Vec::new(),
+            (None, None) => return err(format!("{field}.box: missing (box size per dimension)")),
+        };
         let shape = MapShape {
             elem: ty,
             dims,
