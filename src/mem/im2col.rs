@@ -82,6 +82,18 @@ impl Im2col {
                 }
             }
         }
+        for i in 0..m.rank - 2 {
+            let (lo, hi) = self.bounds(m, i);
+            if hi < lo {
+                return Err(format!(
+                    "lower_corner[{i}] = {} and upper_corner[{i}] = {} leave no pixel in dimension {} of {} elements (the box spans lower_corner .. dims - 1 + upper_corner)",
+                    self.lower[i],
+                    self.upper[i],
+                    i + 1,
+                    m.dims[i + 1]
+                ));
+            }
+        }
         if !(1..=256).contains(&self.channels) {
             return Err(format!(
                 "channels_per_pixel = {} is outside 1..256",
@@ -109,6 +121,12 @@ impl Im2col {
         Ok(())
     }
 
+    /// The bounding box in spatial dimension `i` (0: W), both ends included.
+    fn bounds(&self, m: &TensorMap, i: usize) -> (i64, i64) {
+        let lo = i64::from(self.lower[i]);
+        (lo, m.dims[1 + i] as i64 - 1 + i64::from(self.upper[i]))
+    }
+
     /// Bytes of one column in shared memory (the tx bytes of a load).
     pub fn tile_bytes(&self, elem_size: u32) -> u64 {
         u64::from(self.channels) * u64::from(self.pixels) * u64::from(elem_size)
@@ -122,10 +140,7 @@ impl TensorMap {
     fn im2col_pixels(&self, ic: &Im2col, coords: &[i64], offsets: &[u16]) -> Vec<[i64; 4]> {
         let ns = self.rank - 2;
         let at = |i: usize| coords.get(i).copied().unwrap_or(0);
-        let lo: Vec<i64> = (0..ns).map(|j| i64::from(ic.lower[j])).collect();
-        let hi: Vec<i64> = (0..ns)
-            .map(|j| self.dims[1 + j] as i64 - 1 + i64::from(ic.upper[j]))
-            .collect();
+        let (lo, hi): (Vec<i64>, Vec<i64>) = (0..ns).map(|j| ic.bounds(self, j)).unzip();
         let step = |i: usize| i64::from(self.estrides[i]);
         let mut pos: Vec<i64> = (1..self.rank).map(at).collect();
         let mut out = Vec::with_capacity(ic.pixels as usize);
