@@ -20,6 +20,7 @@ use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Space, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::{Completion, Loc, Seg};
+use crate::mem::im2col;
 use crate::mem::tensormap::{self, TensorMap};
 use crate::mem::{self, Generic};
 
@@ -289,12 +290,18 @@ fn load_lane(
     check_mode(cx, &map, lane)?;
     let dst = address(cx, 0, lane);
     let bytes = map.box_bytes();
-    let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
+    // A swizzled im2col tile spans more shared memory than the bytes it receives.
+    let span = map.im2col.map_or(bytes, |ic| ic.footprint(&map));
+    let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, span, lane)?;
     tile_aligned(cx, base, lane)?;
     let runs = match &map.im2col {
         Some(ic) => {
-            let offsets = im2col_offsets(cx, 3, lane);
-            map.im2col_runs(ic, &coords, &offsets, base)
+            ic.check_start(&map, &coords)
+                .map_err(|e| lane_fault(cx, lane, FaultKind::Trap, e))?;
+            let raw = im2col_offsets(cx, 3, lane);
+            let offsets = im2col::offsets(map.rank, &raw)
+                .map_err(|e| lane_fault(cx, lane, FaultKind::Unsupported, e))?;
+            map.im2col_runs(ic, &coords, offsets, base)
         }
         None => map.runs(&coords, base, false),
     };
@@ -302,6 +309,10 @@ fn load_lane(
     let ranks = multicast_ranks(cx, mask_at, lane, r)?;
     let mo = copy_mbar(cx, 2, lane, r)?;
     multicast_targets(cx, &ranks, base, bytes, mo, lane, targets)?;
+    for &rk in ranks.iter().filter(|_| span > bytes) {
+        let a = crate::mem::cluster_encode(cx.to_real(rk), base);
+        shared_loc(cx, Some(Space::SharedCluster), a, span, lane)?;
+    }
     let fill = map.fill();
     let esize = map.elem.size() as usize;
     let mut since_piece = CHUNK;

@@ -11,7 +11,7 @@
 //! Where the PTX text is silent the behaviour is what an H100 does (measured, see
 //! `docs/launch/im2col.md`).
 
-use super::tensormap::TensorMap;
+use super::tensormap::{Swizzle, TensorMap};
 
 /// The im2col part of a tensor map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,6 +33,32 @@ pub fn corner_range(rank: usize) -> (i32, i32) {
         3 => (-32768, 32767),
         4 => (-128, 127),
         _ => (-16, 15),
+    }
+}
+
+/// The im2col offsets a load of `rank` dimensions applies (W first), from the 16-bit operands
+/// as ptxas 13.0 hands them to the H100 (measured, and visible in its SASS): rank 3 takes the
+/// 16 bits; rank 4 packs the low 8 bits of each into one 16-bit word; rank 5 packs
+/// `w + 32 * h + 1024 * d` into 16 bits, so each offset has 5 bits and a larger one carries
+/// into the next. Offsets are unsigned. A rank-5 word with bit 15 set stops as unsupported (no
+/// measurement says what the hardware makes of it).
+pub fn offsets(rank: usize, raw: &[u16]) -> Result<[i64; 3], String> {
+    let at = |j: usize| u32::from(raw.get(j).copied().unwrap_or(0));
+    match rank {
+        3 => Ok([i64::from(at(0)), 0, 0]),
+        4 => Ok([i64::from(at(0) & 0xff), i64::from(at(1) & 0xff), 0]),
+        _ => {
+            let word = (at(0) + 32 * at(1) + 1024 * at(2)) & 0xffff;
+            if word & 0x8000 != 0 {
+                return Err(format!(
+                    "im2col offsets {{{}, {}, {}}} of a 5d load pack to {word:#06x}, with bit 15 set: ptxrun does not know what an H100 makes of it",
+                    at(0),
+                    at(1),
+                    at(2)
+                ));
+            }
+            Ok([0, 5, 10].map(|sh| i64::from((word >> sh) & 31)))
+        }
     }
 }
 
@@ -127,6 +153,38 @@ impl Im2col {
         (lo, m.dims[1 + i] as i64 - 1 + i64::from(self.upper[i]))
     }
 
+    /// A load must start inside the bounding box: an H100 raises an illegal-instruction error
+    /// for a spatial coordinate outside it (measured; the batch coordinate and the offsets may
+    /// take any value).
+    pub fn check_start(&self, m: &TensorMap, coords: &[i64]) -> Result<(), String> {
+        for i in 0..m.rank - 2 {
+            let (lo, hi) = self.bounds(m, i);
+            let c = coords.get(1 + i).copied().unwrap_or(0);
+            if c < lo || c > hi {
+                return Err(format!(
+                    "an im2col load starting at {c} in dimension {} outside its bounding box {lo}..={hi} (an H100 raises an illegal-instruction error)",
+                    i + 1
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes from one pixel's row of the tile to the next: each pixel starts a row, and a
+    /// swizzled tile's rows are the swizzle span apart even when the pixel is narrower (measured:
+    /// the H100 leaves the rest of the row alone, and counts only the pixels' bytes).
+    pub fn pitch(&self, m: &TensorMap) -> u64 {
+        match m.swizzle {
+            Swizzle::None => u64::from(self.channels) * u64::from(m.elem.size()),
+            s => s.span(),
+        }
+    }
+
+    /// Bytes of shared memory the tile spans.
+    pub fn footprint(&self, m: &TensorMap) -> u64 {
+        u64::from(self.pixels) * self.pitch(m)
+    }
+
     /// Bytes of one column in shared memory (the tx bytes of a load).
     pub fn tile_bytes(&self, elem_size: u32) -> u64 {
         u64::from(self.channels) * u64::from(self.pixels) * u64::from(elem_size)
@@ -135,9 +193,9 @@ impl Im2col {
 
 impl TensorMap {
     /// The pixels of the column a load at `coords` (channel, spatial dimensions W first, batch)
-    /// with im2col `offsets` gathers, in shared-memory order: each pixel's element coordinates
+    /// with im2col `offsets` (see [`offsets`]) gathers, in shared-memory order: each pixel's element coordinates
     /// in dimensions 1.. (spatial plus offsets, then the batch).
-    fn im2col_pixels(&self, ic: &Im2col, coords: &[i64], offsets: &[u16]) -> Vec<[i64; 4]> {
+    fn im2col_pixels(&self, ic: &Im2col, coords: &[i64], offsets: [i64; 3]) -> Vec<[i64; 4]> {
         let ns = self.rank - 2;
         let at = |i: usize| coords.get(i).copied().unwrap_or(0);
         let (lo, hi): (Vec<i64>, Vec<i64>) = (0..ns).map(|j| ic.bounds(self, j)).unzip();
@@ -147,7 +205,7 @@ impl TensorMap {
         for _ in 0..ic.pixels {
             let mut p = [0i64; 4];
             for j in 0..ns {
-                p[j] = pos[j] + i64::from(offsets.get(j).copied().unwrap_or(0));
+                p[j] = pos[j] + offsets[j];
             }
             p[ns] = pos[ns];
             out.push(p);
@@ -165,20 +223,21 @@ impl TensorMap {
         out
     }
 
-    /// Runs of the column a load at `coords` with im2col `offsets` gathers into a tile at shared
-    /// offset `base`, as [`runs`](Self::runs) gives a tile box's.
+    /// Runs of the column a load at `coords` with im2col `offsets` (see [`offsets`]) gathers
+    /// into a tile at shared offset `base`, as [`runs`](Self::runs) gives a tile box's.
     pub fn im2col_runs(
         &self,
         ic: &Im2col,
         coords: &[i64],
-        offsets: &[u16],
+        offsets: [i64; 3],
         base: u64,
     ) -> Vec<(Option<u64>, u64, u32)> {
         let es = u64::from(self.elem.size());
         let c0 = coords.first().copied().unwrap_or(0);
         let mut out = Vec::new();
-        let mut off = base;
-        for p in self.im2col_pixels(ic, coords, offsets) {
+        let pitch = ic.pitch(self);
+        for (i, p) in self.im2col_pixels(ic, coords, offsets).into_iter().enumerate() {
+            let mut off = base + i as u64 * pitch;
             let pixel = (1..self.rank).try_fold(self.addr, |a, i| {
                 let c = p[i - 1];
                 (c >= 0 && (c as u64) < self.dims[i]).then(|| a + c as u64 * self.strides[i])
