@@ -56,6 +56,12 @@ fn replace(cx: &mut Ctx<'_, '_>) -> Res<()> {
             f.linear_thread = Some(cx.thread_of(lane));
             f
         })?;
+        if map.im2col.is_some() {
+            return Err(unsupported(
+                cx,
+                "the tensor map is in im2col mode (replace was measured on tile maps only)",
+            ));
+        }
         let (ord, value) = match cx.ops.len() {
             3 => (cx.src(1, lane, Type::U32) as usize, cx.src(2, lane, ty)),
             _ => (0, cx.src(1, lane, ty)),

@@ -236,7 +236,11 @@ impl TensorMap {
         let c0 = coords.first().copied().unwrap_or(0);
         let mut out = Vec::new();
         let pitch = ic.pitch(self);
-        for (i, p) in self.im2col_pixels(ic, coords, offsets).into_iter().enumerate() {
+        for (i, p) in self
+            .im2col_pixels(ic, coords, offsets)
+            .into_iter()
+            .enumerate()
+        {
             let mut off = base + i as u64 * pitch;
             let pixel = (1..self.rank).try_fold(self.addr, |a, i| {
                 let c = p[i - 1];
@@ -251,5 +255,109 @@ impl TensorMap {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Type;
+
+    /// The conv sample's input: f32 NHWC {C=16, W=8, H=6, N=2}, a 3x3 filter's box with padding 1.
+    fn nhwc(swizzle: Swizzle, channels: u32) -> (TensorMap, Im2col) {
+        let ic = Im2col {
+            lower: [-1, -1, 0],
+            upper: [-1, -1, 0],
+            channels,
+            pixels: 32,
+        };
+        let m = TensorMap {
+            elem: Type::F32,
+            rank: 4,
+            addr: 0x1000,
+            dims: [16, 8, 6, 2, 1],
+            strides: [4, 64, 512, 3072, 0],
+            boxdim: [1; 5],
+            estrides: [1; 5],
+            swizzle,
+            nan_fill: false,
+            im2col: Some(ic),
+        };
+        (m, ic)
+    }
+
+    #[test]
+    fn the_im2col_part_survives_encoding() {
+        let (m, ic) = nhwc(Swizzle::None, 16);
+        let back = TensorMap::decode(&m.encode()).unwrap();
+        assert_eq!(back, m);
+        assert_eq!((back.box_bytes(), ic.footprint(&m)), (2048, 2048));
+    }
+
+    #[test]
+    fn a_column_walks_the_box_row_by_row() {
+        let (m, ic) = nhwc(Swizzle::None, 16);
+        // Start at the box's corner (-1, -1) with offsets (1, 1): pixels (0, 0) .. (7, 0), then
+        // the next row starts again at the lower corner: (-1 + 1, 0 + 1); rows 0..3 are one run.
+        let runs = m.im2col_runs(&ic, &[0, -1, -1, 0], [1, 1, 0], 0);
+        assert_eq!(runs, vec![(Some(0x1000), 0, 32 * 64)]);
+        // From (3, 0): pixels (3..6, 0), then (-1..6, 1), ...: the wrap skips (7, 0).
+        let runs = m.im2col_runs(&ic, &[0, 3, 0, 0], [0; 3], 0);
+        assert_eq!(runs[0], (Some(0x1000 + 3 * 64), 0, 4 * 64));
+        assert_eq!(runs[1], (None, 4 * 64, 64));
+        assert_eq!(runs[2], (Some(0x1000 + 512), 5 * 64, 7 * 64));
+        // Offsets (0, 0) from the corner read the padding first: row -1, then one pixel a row.
+        let runs = m.im2col_runs(&ic, &[0, -1, -1, 0], [0, 0, 0], 0);
+        let fill: u32 = runs.iter().filter(|r| r.0.is_none()).map(|r| r.2).sum();
+        assert_eq!(
+            fill,
+            (8 + 3) * 64,
+            "row -1 (8 pixels) and column -1 of rows 0..2"
+        );
+    }
+
+    #[test]
+    fn swizzled_rows_are_the_span_apart() {
+        let (m, ic) = nhwc(Swizzle::B128, 16);
+        assert_eq!(
+            (ic.pitch(&m), ic.footprint(&m), m.box_bytes()),
+            (128, 4096, 2048)
+        );
+        let runs = m.im2col_runs(&ic, &[0, 0, 0, 0], [0; 3], 0);
+        // Pixel 1's first chunk goes to row 1, chunk 0 ^ 1.
+        assert!(runs
+            .iter()
+            .any(|r| r.0 == Some(0x1000 + 64) && r.1 == 128 + 16));
+    }
+
+    #[test]
+    fn offsets_are_packed_as_ptxas_packs_them() {
+        assert_eq!(offsets(3, &[300]), Ok([300, 0, 0]));
+        assert_eq!(offsets(4, &[256, 0x1ff]), Ok([0, 255, 0]));
+        assert_eq!(offsets(5, &[32, 0, 0]), Ok([0, 1, 0]), "w carries into h");
+        assert_eq!(offsets(5, &[3, 31, 2]), Ok([3, 31, 2]));
+        assert!(offsets(5, &[0, 1024, 0]).is_err(), "bit 15: not measured");
+    }
+
+    #[test]
+    fn starts_and_corners_are_checked() {
+        let (m, ic) = nhwc(Swizzle::None, 16);
+        assert!(ic.check_start(&m, &[0, 6, 4, 0]).is_ok());
+        assert!(ic.check_start(&m, &[0, 6, 4, -7]).is_ok(), "any batch");
+        assert!(ic.check_start(&m, &[0, 7, 0, 0]).is_err());
+        assert!(ic.check_start(&m, &[0, 0, -2, 0]).is_err());
+        let mut bad = ic;
+        bad.lower[0] = 7;
+        let mut m2 = m.clone();
+        m2.im2col = Some(bad);
+        assert!(m2.validate().unwrap_err().contains("leave no pixel"));
+        bad.lower[0] = -129;
+        m2.im2col = Some(bad);
+        assert!(m2.validate().unwrap_err().contains("-128..127"));
+        let (mut m3, _) = nhwc(Swizzle::B32, 16);
+        assert!(m3.validate().unwrap_err().contains("swizzle span"));
+        m3.swizzle = Swizzle::None;
+        m3.im2col = Some(Im2col { channels: 3, ..ic });
+        assert!(m3.validate().unwrap_err().contains("multiple of 16"));
     }
 }
