@@ -5,7 +5,11 @@
 //! transaction of the copy engine; loads complete on mbarriers with the full box bytes, stores
 //! and reductions on the bulk async-group. Where the PTX text is silent ptxrun does what an H100
 //! does (measured): the start of a box in dimension 0 is 16-byte aligned, stores and reductions
-//! take no negative coordinate, and only some (operation, type) pairs reduce.
+//! take no negative coordinate, and only some (operation, type) pairs reduce. Loads in im2col
+//! mode (`.im2col`, 3d..5d, with one 16-bit im2col offset per spatial dimension after the
+//! mbarrier) gather a column of pixels instead (`mem::im2col`): the instruction and the map must
+//! agree on the mode and the column must start inside the map's bounding box, or an H100 traps;
+//! `.im2col_no_offs` stores and reductions are not executed (docs/launch/im2col.md).
 
 use super::asyncops::{
     copy_mbar, issue, lane_fault, merge_targets, multicast_ranks, multicast_targets, shared_loc,

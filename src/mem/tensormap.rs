@@ -2,7 +2,9 @@
 //! section 5.5 "Tensors", 9.7.9.25.5). NVIDIA does not document the object's layout, so ptxrun
 //! encodes its own: a launch file's `tensormap` parameter (the arguments of
 //! `cuTensorMapEncodeTiled`) becomes these 128 bytes in the kernel's parameter buffer, and the
-//! tensor instructions decode them. Tile mode only: a box of `ceil(box[i] / elementStride[i])`
+//! tensor instructions decode them. A map in im2col mode carries its bounding box and column
+//! shape too (`mem::im2col`, which lays out its columns). In tile mode, a box of
+//! `ceil(box[i] / elementStride[i])`
 //! elements per dimension (the stride of dimension 0 is ignored, as TMA does), laid out densely
 //! in shared memory with dimension 0 fastest; elements outside the tensor read as zero (or the
 //! NaN of `oob_fill = "nan"`) and are not written by stores; 16-byte chunks are swizzled by
@@ -96,9 +98,6 @@ impl TensorMap {
     /// message names what is wrong.
     pub fn validate(&self) -> Result<(), String> {
         let es = u64::from(self.elem.size());
-        if let Some(ic) = &self.im2col {
-            ic.validate(self)?;
-        }
         if !(1..=5).contains(&self.rank) {
             return Err(format!("rank {} is outside 1..5", self.rank));
         }
@@ -132,10 +131,9 @@ impl TensorMap {
                 ));
             }
         }
+        // An im2col map's rows (channels) are checked by `Im2col::validate` below.
         let inner = u64::from(self.boxdim[0]) * es;
-        if self.im2col.is_some() {
-            // The column's rows were checked above.
-        } else if !inner.is_multiple_of(16) {
+        if self.im2col.is_none() && !inner.is_multiple_of(16) {
             return Err(format!(
                 "box[0] * element size = {inner} bytes must be a multiple of 16"
             ));
@@ -148,6 +146,9 @@ impl TensorMap {
         }
         if self.nan_fill && !self.elem.is_float() {
             return Err("oob_fill = \"nan\" needs a floating-point element type".into());
+        }
+        if let Some(ic) = &self.im2col {
+            ic.validate(self)?;
         }
         Ok(())
     }
