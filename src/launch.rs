@@ -249,6 +249,8 @@ pub struct TensorMapDesc {
     pub element_strides: Vec<u32>,
     pub swizzle: crate::mem::tensormap::Swizzle,
     pub nan_fill: bool,
+    /// `Some` for a map in im2col mode (`boxdim` is then empty).
+    pub im2col: Option<crate::mem::im2col::Im2col>,
 }
 
 impl TensorMapDesc {
@@ -266,6 +268,7 @@ impl TensorMapDesc {
             swizzle: self.swizzle,
             nan_fill: self.nan_fill,
             f32_mode: self.f32_mode,
+            im2col: self.im2col,
         };
         m.strides[0] = u64::from(self.elem.size());
         for i in 0..rank.min(5) {
@@ -302,6 +305,49 @@ pub struct MapShape<'a> {
     pub interleave: &'a str,
     /// `none`, `64B`, `128B` or `256B` (no effect on results).
     pub l2_promotion: &'a str,
+    /// The arguments of `cuTensorMapEncodeIm2col` beyond a tile map's, for a map in im2col mode
+    /// (`boxdim` is then empty).
+    pub im2col: Option<Im2colShape>,
+}
+
+/// An im2col map's bounding box (corners W first, rank - 2 entries each), channels per pixel
+/// and pixels per column.
+#[derive(Debug, Clone)]
+pub struct Im2colShape {
+    pub lower: Vec<i32>,
+    pub upper: Vec<i32>,
+    pub channels: u32,
+    pub pixels: u32,
+}
+
+impl Im2colShape {
+    /// The map's im2col part; an error starts with the field at fault.
+    fn build(&self, rank: usize) -> Result<crate::mem::im2col::Im2col, String> {
+        let mut ic = crate::mem::im2col::Im2col {
+            channels: self.channels,
+            pixels: self.pixels,
+            ..Default::default()
+        };
+        if !(3..=5).contains(&rank) {
+            return Err(format!(
+                ".dims: an im2col map has 3 to 5 dimensions (NWC, NHWC, NDHWC), not {rank}"
+            ));
+        }
+        let n = rank - 2;
+        for (name, v, out) in [
+            ("lower_corner", &self.lower, &mut ic.lower),
+            ("upper_corner", &self.upper, &mut ic.upper),
+        ] {
+            if v.len() != n {
+                return Err(format!(
+                    ".{name}: {} entries; a rank-{rank} im2col map takes {n} (W first)",
+                    v.len()
+                ));
+            }
+            out[..n].copy_from_slice(v);
+        }
+        Ok(ic)
+    }
 }
 
 impl TensorMapDesc {
@@ -315,7 +361,14 @@ impl TensorMapDesc {
                 ".dims: a tensor map has 1 to 5 dimensions, not {rank}"
             ));
         }
-        if s.boxdim.len() != rank {
+        let im2col = match &s.im2col {
+            Some(_) if !s.boxdim.is_empty() => {
+                return Err(".box: an im2col map takes no box (its column is channels_per_pixel x pixels_per_column)".into());
+            }
+            Some(shape) => Some(shape.build(rank)?),
+            None => None,
+        };
+        if im2col.is_none() && s.boxdim.len() != rank {
             return Err(format!(
                 ".box: {} entries for {rank} dimensions",
                 s.boxdim.len()
@@ -384,6 +437,7 @@ impl TensorMapDesc {
             element_strides,
             swizzle,
             nan_fill,
+            im2col,
         };
         // Validate the shape now (the address is checked at launch).
         desc.at(0).validate().map_err(|e| format!(": {e}"))?;

@@ -185,14 +185,17 @@ class TensorMap:
     dimensions 1..; default dense), `element_strides`, `swizzle` (`none`, `32B`, `64B`,
     `128B`), `oob_fill` (`zero`, `nan`), `l2_promotion`. `dtype` may also name an f32 flavour,
     `"f32_ftz"`, `"tf32"` or `"tf32_ftz"` (CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ, TFLOAT32,
-    TFLOAT32_FTZ over f32 data). Pass it as a kernel argument (a `const __grid_constant__
-    CUtensorMap`); `array` goes to device memory with the launch."""
+    TFLOAT32_FTZ over f32 data). With `mode="im2col"` it is
+    `cuTensorMapEncodeIm2col`'s map instead: no `box`, but `lower_corner` and `upper_corner`
+    (the bounding box, W first), `channels_per_pixel` and `pixels_per_column`. Pass it as a
+    kernel argument (a `const __grid_constant__ CUtensorMap`); `array` goes to device memory
+    with the launch."""
 
     def __init__(
         self,
         array: np.ndarray,
         dims: Sequence[int],
-        box: Sequence[int],
+        box: Optional[Sequence[int]] = None,
         dtype: Any = None,
         strides: Optional[Sequence[int]] = None,
         element_strides: Optional[Sequence[int]] = None,
@@ -200,6 +203,11 @@ class TensorMap:
         oob_fill: str = "zero",
         interleave: str = "none",
         l2_promotion: str = "none",
+        mode: str = "tile",
+        lower_corner: Optional[Sequence[int]] = None,
+        upper_corner: Optional[Sequence[int]] = None,
+        channels_per_pixel: Optional[int] = None,
+        pixels_per_column: Optional[int] = None,
     ):
         self.array = array
         if isinstance(dtype, str) and dtype in ("f32_ftz", "tf32", "tf32_ftz"):
@@ -207,7 +215,20 @@ class TensorMap:
         else:
             self.elem = _type_name(np.dtype(dtype) if dtype is not None else array.dtype)
         self.dims = [int(d) for d in dims]
-        self.box = [int(b) for b in box]
+        self.box = None if box is None else [int(b) for b in box]
+        if mode not in ("tile", "im2col"):
+            raise ValueError(f"mode: `{mode}` (use tile or im2col)")
+        if mode == "tile" and self.box is None:
+            raise ValueError("box: missing (box size per dimension)")
+        self.im2col = None
+        if mode == "im2col":
+            args = {"lower_corner": lower_corner, "upper_corner": upper_corner,
+                    "channels_per_pixel": channels_per_pixel, "pixels_per_column": pixels_per_column}
+            for k, v in args.items():
+                if v is None:
+                    raise ValueError(f"{k}: missing (an im2col map needs it)")
+            self.im2col = ([int(v) for v in lower_corner], [int(v) for v in upper_corner],
+                           int(channels_per_pixel), int(pixels_per_column))
         self.strides = None if strides is None else [int(s) for s in strides]
         self.element_strides = None if element_strides is None else [int(e) for e in element_strides]
         self.swizzle = swizzle
@@ -217,7 +238,7 @@ class TensorMap:
 
     def _arg(self, index: int, offset: int) -> Any:
         spec = {k: getattr(self, k) for k in ("elem", "dims", "box", "strides", "element_strides", "swizzle",
-                                              "oob_fill", "interleave", "l2_promotion")}
+                                              "oob_fill", "interleave", "l2_promotion", "im2col")}
         return _ptxrun.Arg.tensormap(index, offset, spec)
 
 

@@ -73,6 +73,7 @@ __all__ = [
     "random",
     "get_default_memory_pool",
     "tensor_map_encode_tiled",
+    "tensor_map_encode_im2col",
     "HazardError",
     "KernelFault",
 ]
@@ -559,7 +560,7 @@ def _cupy_arg(a: Any, param: Tuple[str, str, int, int], i: int) -> Any:
     return raw[:size]
 
 
-# Tensor maps, as cuTensorMapEncodeTiled takes them.
+# Tensor maps, as cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col take them.
 
 #: CU_TENSOR_MAP_DATA_TYPE_* values.
 _TENSOR_TYPES = {
@@ -581,6 +582,30 @@ _SWIZZLES = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
 _L2 = {0: "none", 1: "64B", 2: "128B", 3: "256B"}
 
 
+def _tensor_map(tensor_data_type: Any, global_address: Any, rank: int, lengths: Sequence[Any],
+                interleave: Any, swizzle: Any, l2_promotion: Any, oob_fill: Any, **shape: Any) -> TensorMap:
+    """The checks and conversions both encoders share; `lengths` are (name, list, entries wanted)."""
+    if not isinstance(global_address, ndarray):
+        raise TypeError("global_address: a device array (the memory the map describes)")
+    for name, v, n in lengths:
+        if len(v) != n:
+            raise ValueError(f"{name}: {len(v)} entries for rank {rank}")
+    if interleave not in (0, "none"):
+        raise ValueError("interleave: only CU_TENSOR_MAP_INTERLEAVE_NONE is supported")
+    by_code = isinstance(tensor_data_type, int)
+    m = TensorMap(
+        global_address._a,
+        dtype=None if by_code else _np.dtype(tensor_data_type),
+        swizzle=_SWIZZLES.get(swizzle, swizzle),
+        oob_fill={0: "zero", 1: "nan"}.get(oob_fill, oob_fill),
+        l2_promotion=_L2.get(l2_promotion, l2_promotion),
+        **shape,
+    )
+    if by_code:
+        m.elem = _TENSOR_TYPES[tensor_data_type]
+    return m
+
+
 def tensor_map_encode_tiled(
     tensor_data_type: Any,
     tensor_rank: int,
@@ -599,35 +624,42 @@ def tensor_map_encode_tiled(
     dims (innermost first), the byte strides of dimensions 1.., the box, the element strides,
     interleave (0), swizzle (0..3 or "128B"...), L2 promotion, and the out-of-bounds fill (0
     zero, 1 NaN). Pass the result as the kernel's CUtensorMap argument."""
-    if isinstance(tensor_data_type, int):
-        elem = _TENSOR_TYPES[tensor_data_type]
-        dt = None
-    else:
-        elem = None
-        dt = _np.dtype(tensor_data_type)
-    if not isinstance(global_address, ndarray):
-        raise TypeError("global_address: a device array (the memory the map describes)")
     rank = int(tensor_rank)
-    for name, v, n in (("global_dim", global_dim, rank), ("box_dim", box_dim, rank),
-                       ("element_strides", element_strides, rank), ("global_strides", global_strides, rank - 1)):
-        if len(v) != n:
-            raise ValueError(f"{name}: {len(v)} entries for rank {rank}")
-    if interleave not in (0, "none"):
-        raise ValueError("interleave: only CU_TENSOR_MAP_INTERLEAVE_NONE is supported")
-    m = TensorMap(
-        global_address._a,
-        dims=global_dim,
-        box=box_dim,
-        dtype=dt,
-        strides=list(global_strides),
-        element_strides=element_strides,
-        swizzle=_SWIZZLES.get(swizzle, swizzle),
-        oob_fill={0: "zero", 1: "nan"}.get(oob_fill, oob_fill),
-        l2_promotion=_L2.get(l2_promotion, l2_promotion),
-    )
-    if elem is not None:
-        m.elem = elem
-    return m
+    lengths = (("global_dim", global_dim, rank), ("box_dim", box_dim, rank),
+               ("element_strides", element_strides, rank), ("global_strides", global_strides, rank - 1))
+    return _tensor_map(tensor_data_type, global_address, rank, lengths, interleave, swizzle, l2_promotion,
+                       oob_fill, dims=global_dim, box=box_dim, strides=list(global_strides),
+                       element_strides=element_strides)
+
+
+def tensor_map_encode_im2col(
+    tensor_data_type: Any,
+    tensor_rank: int,
+    global_address: ndarray,
+    global_dim: Sequence[int],
+    global_strides: Sequence[int],
+    pixel_box_lower_corner: Sequence[int],
+    pixel_box_upper_corner: Sequence[int],
+    channels_per_pixel: int,
+    pixels_per_column: int,
+    element_strides: Sequence[int],
+    interleave: int = 0,
+    swizzle: Any = 0,
+    l2_promotion: Any = 0,
+    oob_fill: Any = 0,
+) -> TensorMap:
+    """`cuTensorMapEncodeIm2col` with its arguments in its order (as
+    `tensor_map_encode_tiled`, with the bounding box's corners (W first), the channels per
+    pixel and the pixels per column instead of a box)."""
+    rank = int(tensor_rank)
+    lengths = (("global_dim", global_dim, rank), ("element_strides", element_strides, rank),
+               ("global_strides", global_strides, rank - 1),
+               ("pixel_box_lower_corner", pixel_box_lower_corner, rank - 2),
+               ("pixel_box_upper_corner", pixel_box_upper_corner, rank - 2))
+    return _tensor_map(tensor_data_type, global_address, rank, lengths, interleave, swizzle, l2_promotion,
+                       oob_fill, dims=global_dim, strides=list(global_strides), element_strides=element_strides,
+                       mode="im2col", lower_corner=pixel_box_lower_corner, upper_corner=pixel_box_upper_corner,
+                       channels_per_pixel=channels_per_pixel, pixels_per_column=pixels_per_column)
 
 
 # ----------------------------------------------------------------------------------------------

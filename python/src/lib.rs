@@ -8,7 +8,7 @@
 use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
 use ptxrun::explore::{explore_prepared, schedules};
 use ptxrun::launch::texture::TexSpec;
-use ptxrun::launch::{parse_type, MapShape, TensorMapDesc};
+use ptxrun::launch::{parse_type, Im2colShape, MapShape, TensorMapDesc};
 use ptxrun::mem::tensormap::F32Mode;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -77,7 +77,8 @@ impl PyArg {
 
     /// A CUtensorMap at `offset` bytes into buffer `index`; `spec` is a dict of cuTensorMapEncodeTiled's
     /// arguments: elem, dims, box, strides, element_strides, swizzle, oob_fill, interleave,
-    /// l2_promotion (the last six may be None).
+    /// l2_promotion (the last six may be None); for an im2col map (cuTensorMapEncodeIm2col) `box` is
+    /// None and `im2col` holds (lower_corner, upper_corner, channels_per_pixel, pixels_per_column).
     #[staticmethod]
     fn tensormap(index: usize, offset: u64, spec: MapSpec) -> PyResult<Self> {
         let (elem, f32_mode) = match F32Mode::parse(&spec.elem) {
@@ -100,12 +101,20 @@ impl PyArg {
             f32_mode,
             dims: spec.dims,
             strides: spec.strides,
-            boxdim: spec.r#box,
+            boxdim: spec.r#box.unwrap_or_default(),
             element_strides: spec.element_strides,
             swizzle: &swizzle,
             oob_fill: &oob_fill,
             interleave: &interleave,
             l2_promotion: &l2,
+            im2col: spec
+                .im2col
+                .map(|(lower, upper, channels, pixels)| Im2colShape {
+                    lower,
+                    upper,
+                    channels,
+                    pixels,
+                }),
         })
         .map_err(|e| PyValueError::new_err(format!("tensor map{e}")))?;
         Ok(PyArg {
@@ -184,13 +193,14 @@ struct RunResult {
 struct MapSpec {
     elem: String,
     dims: Vec<u64>,
-    r#box: Vec<u32>,
+    r#box: Option<Vec<u32>>,
     strides: Option<Vec<u64>>,
     element_strides: Option<Vec<u32>>,
     swizzle: Option<String>,
     oob_fill: Option<String>,
     interleave: Option<String>,
     l2_promotion: Option<String>,
+    im2col: Option<(Vec<i32>, Vec<i32>, u32, u32)>,
 }
 
 /// A texture or surface object as Python passes it (a dict).

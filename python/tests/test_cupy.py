@@ -151,6 +151,19 @@ def test_tensor_maps_mirror_cutensormapencodetiled():
     assert np.array_equal(dump.get(), read(d / "expected" / "dump.bin", np.uint32))
 
 
+def test_im2col_maps_mirror_cutensormapencodeim2col():
+    d = SAMPLES / "tensor" / "im2col_conv"
+    k = cp.RawModule(path=str(d / "kernel.ptx")).get_function("im2col_conv")
+    x = cp.asarray(read(d / "inputs" / "x.bin", np.float32))
+    w = cp.asarray(read(d / "inputs" / "w.bin", np.float32))
+    out = cp.zeros(768, dtype=cp.float32)
+    m = cp.tensor_map_encode_im2col(7, 4, x, [16, 8, 6, 2], [64, 512, 3072], [-1, -1], [-1, -1], 16, 32, [1] * 4)
+    k((3,), (256,), (m, w, out))
+    assert np.array_equal(out.get(), read(d / "expected" / "out.bin", np.float32))
+    with pytest.raises(ValueError, match="pixel_box_lower_corner: 1 entries"):
+        cp.tensor_map_encode_im2col(7, 4, x, [16, 8, 6, 2], [64, 512, 3072], [-1], [-1, -1], 16, 32, [1] * 4)
+
+
 def _nvcc():
     import os
     import pathlib

@@ -5,7 +5,11 @@
 //! transaction of the copy engine; loads complete on mbarriers with the full box bytes, stores
 //! and reductions on the bulk async-group. Where the PTX text is silent ptxrun does what an H100
 //! does (measured): the start of a box in dimension 0 is 16-byte aligned, stores and reductions
-//! take no negative coordinate, and only some (operation, type) pairs reduce.
+//! take no negative coordinate, and only some (operation, type) pairs reduce. Loads in im2col
+//! mode (`.im2col`, 3d..5d, with one 16-bit im2col offset per spatial dimension after the
+//! mbarrier) gather a column of pixels instead (`mem::im2col`): the instruction and the map must
+//! agree on the mode and the column must start inside the map's bounding box, or an H100 traps;
+//! `.im2col_no_offs` stores and reductions are not executed (docs/launch/im2col.md).
 
 use super::asyncops::{
     copy_mbar, lane_fault, merge_targets, multicast_ranks, multicast_targets, shared_loc, CHUNK,
@@ -18,7 +22,8 @@ use super::FaultKind;
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Space, Type};
 use crate::latency::OpClass;
-use crate::mem::copy::{Completion, Loc, Seg};
+use crate::mem::copy::{Completion, F32Rules, Loc, Seg};
+use crate::mem::im2col;
 use crate::mem::tensormap::{self, TensorMap};
 use crate::mem::{self, Generic};
 
@@ -143,72 +148,31 @@ fn tensor_operand(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Res<(TensorMap, Ve
     Ok((map, coords))
 }
 
-/// `cp.async.bulk.tensor` (tile mode) in both directions, and `cp.reduce.async.bulk.tensor`.
+/// `cp.async.bulk.tensor` (tile mode in both directions, im2col loads) and
+/// `cp.reduce.async.bulk.tensor`.
 pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let m = cx.ins.mods;
-    if m.has(Flags::IM2COL)
-        || m.has(Flags::IM2COL_NO_OFFS)
-        || m.has(Flags::TILE_GATHER4)
-        || m.has(Flags::TILE_SCATTER4)
-    {
+    if m.has(Flags::IM2COL_NO_OFFS) || m.has(Flags::TILE_GATHER4) || m.has(Flags::TILE_SCATTER4) {
         return Err(fault(
             FaultKind::Unsupported,
-            "only the tile mode of tensor copies is supported (im2col and gather4/scatter4 are not)",
+            "only the tile mode of tensor copies and im2col loads are supported (im2col_no_offs stores and reductions, gather4/scatter4 are not)",
         ));
     }
     let load = m.space != Some(Space::Global);
     let active = cx.active;
-    let mut segs = Vec::new();
-    let mut pieces = Vec::new();
-    let mut staging = Vec::new();
+    let mut t = Transfer::default();
     let mut targets = Vec::new();
     let mut reduce = None;
     let mut f32 = None;
     for lane in lanes(active) {
         if load {
-            // [dstMem], [tensorMap, coords], [mbar] {, ctaMask} {, policy}
-            let (map, coords) = tensor_operand(cx, 1, lane)?;
-            check_map_fences(cx, 1, lane);
-            f32 = f32_rules(&map);
-            let dst = address(cx, 0, lane);
-            let bytes = map.box_bytes();
-            let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, bytes, lane)?;
-            tile_aligned(cx, base, lane)?;
-            let ranks = multicast_ranks(cx, 3, lane, r)?;
-            let mo = copy_mbar(cx, 2, lane, r)?;
-            multicast_targets(cx, &ranks, base, bytes, mo, lane, &mut targets)?;
-            let fill = map.fill();
-            let esize = map.elem.size() as usize;
-            let mut since_piece = CHUNK;
-            for (g, s, len) in map.runs(&coords, base, false) {
-                let stage = staging.len() as u32;
-                match g {
-                    Some(_) => staging.resize(staging.len() + len as usize, 0),
-                    None => {
-                        for _ in 0..len as usize / esize {
-                            staging.extend_from_slice(&fill.to_le_bytes()[..esize]);
-                        }
-                    }
-                }
-                if since_piece >= CHUNK {
-                    pieces.push(segs.len() as u32);
-                    since_piece = 0;
-                }
-                since_piece += len;
-                for &rk in &ranks {
-                    segs.push(Seg {
-                        src: g.map_or(Loc::Fill, Loc::Global),
-                        dst: Loc::Shared { rank: rk, off: s },
-                        len,
-                        stage,
-                    });
-                }
-            }
+            f32 = load_lane(cx, lane, &mut t, &mut targets)?;
         } else {
             // [tensorMap, coords], [srcMem]
             let (map, coords) = tensor_operand(cx, 0, lane)?;
             check_map_fences(cx, 0, lane);
             f32 = f32_rules(&map);
+            check_mode(cx, &map, lane)?;
             let src = address(cx, 1, lane);
             let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
             tile_aligned(cx, base, lane)?;
@@ -236,13 +200,13 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             for (g, s, len) in map.runs(&coords, base, true) {
                 let Some(g) = g else { continue };
                 if since_piece >= CHUNK {
-                    pieces.push(segs.len() as u32);
+                    t.pieces.push(t.segs.len() as u32);
                     since_piece = 0;
                 }
                 since_piece += len;
-                let stage = staging.len() as u32;
-                staging.resize(staging.len() + len as usize, 0);
-                segs.push(Seg {
+                let stage = t.staging.len() as u32;
+                t.staging.resize(t.staging.len() + len as usize, 0);
+                t.segs.push(Seg {
                     src: Loc::Shared { rank: r, off: s },
                     dst: Loc::Global(g),
                     len,
@@ -251,6 +215,11 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             }
         }
     }
+    let Transfer {
+        segs,
+        pieces,
+        staging,
+    } = t;
     let completion = if load {
         Completion::Mbarrier(merge_targets(targets))
     } else {
@@ -272,14 +241,121 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
 
 /// The element rules of a copy through `map` when it holds f32 elements (measured on an H100,
 /// `mem::tensormap::F32Mode`): tf32 maps round loaded elements as `cvt.rn.tf32.f32` does.
-fn f32_rules(map: &TensorMap) -> Option<crate::mem::copy::F32Rules> {
+fn f32_rules(map: &TensorMap) -> Option<F32Rules> {
     fn tf32(v: u32) -> u32 {
         super::narrow::tf32_from_f32(v, crate::ir::mods::Rounding::Rn, false, false)
     }
-    (map.elem == Type::F32).then(|| crate::mem::copy::F32Rules {
+    (map.elem == Type::F32).then(|| F32Rules {
         load: map.f32_mode.tf32().then_some(tf32 as fn(u32) -> u32),
         ftz: map.f32_mode.ftz(),
     })
+}
+
+/// The segments, pieces and staging bytes of one tensor copy (all lanes).
+#[derive(Default)]
+struct Transfer {
+    segs: Vec<Seg>,
+    pieces: Vec<u32>,
+    staging: Vec<u8>,
+}
+
+/// A tile instruction needs a tile map and an im2col one an im2col map.
+fn check_mode(cx: &Ctx<'_, '_>, map: &TensorMap, lane: usize) -> Res<()> {
+    let want = cx.ins.mods.has(Flags::IM2COL);
+    if want == map.im2col.is_some() {
+        return Ok(());
+    }
+    let (instr, mode) = if want {
+        (".im2col", "tile")
+    } else {
+        ("tile-mode", "im2col")
+    };
+    Err(lane_fault(
+        cx,
+        lane,
+        FaultKind::Trap,
+        format!("a {instr} tensor copy through a tensor map in {mode} mode"),
+    ))
+}
+
+/// The im2col offsets operand `{o0, ...}` (16 bits each, W first).
+fn im2col_offsets(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> Vec<u16> {
+    match cx.ops.get(k) {
+        Some(Operand::Vector(v)) => cx
+            .func
+            .sub_ops(*v)
+            .iter()
+            .map(|o| cx.value(o, lane, Type::U16) as u16)
+            .collect(),
+        Some(o) => vec![cx.value(o, lane, Type::U16) as u16],
+        None => Vec::new(),
+    }
+}
+
+/// One lane's tensor load: `[dstMem], [tensorMap, coords], [mbar] {, im2colOffsets}
+/// {, ctaMask} {, policy}`.
+fn load_lane(
+    cx: &mut Ctx<'_, '_>,
+    lane: usize,
+    t: &mut Transfer,
+    targets: &mut Vec<(u32, u32, u64)>,
+) -> Res<Option<F32Rules>> {
+    let (map, coords) = tensor_operand(cx, 1, lane)?;
+    check_map_fences(cx, 1, lane);
+    check_mode(cx, &map, lane)?;
+    let dst = address(cx, 0, lane);
+    let bytes = map.box_bytes();
+    // A swizzled im2col tile spans more shared memory than the bytes it receives.
+    let span = map.im2col.map_or(bytes, |ic| ic.footprint(&map));
+    let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, span, lane)?;
+    tile_aligned(cx, base, lane)?;
+    let runs = match &map.im2col {
+        Some(ic) => {
+            ic.check_start(&map, &coords)
+                .map_err(|e| lane_fault(cx, lane, FaultKind::Trap, e))?;
+            let raw = im2col_offsets(cx, 3, lane);
+            let offsets = im2col::offsets(map.rank, &raw)
+                .map_err(|e| lane_fault(cx, lane, FaultKind::Unsupported, e))?;
+            map.im2col_runs(ic, &coords, offsets, base)
+        }
+        None => map.runs(&coords, base, false),
+    };
+    let mask_at = if map.im2col.is_some() { 4 } else { 3 };
+    let ranks = multicast_ranks(cx, mask_at, lane, r)?;
+    let mo = copy_mbar(cx, 2, lane, r)?;
+    multicast_targets(cx, &ranks, base, bytes, mo, lane, targets)?;
+    for &rk in ranks.iter().filter(|_| span > bytes) {
+        let a = crate::mem::cluster_encode(cx.to_real(rk), base);
+        shared_loc(cx, Some(Space::SharedCluster), a, span, lane)?;
+    }
+    let fill = map.fill();
+    let esize = map.elem.size() as usize;
+    let mut since_piece = CHUNK;
+    for (g, s, len) in runs {
+        let stage = t.staging.len() as u32;
+        match g {
+            Some(_) => t.staging.resize(t.staging.len() + len as usize, 0),
+            None => {
+                for _ in 0..len as usize / esize {
+                    t.staging.extend_from_slice(&fill.to_le_bytes()[..esize]);
+                }
+            }
+        }
+        if since_piece >= CHUNK {
+            t.pieces.push(t.segs.len() as u32);
+            since_piece = 0;
+        }
+        since_piece += len;
+        for &rk in &ranks {
+            t.segs.push(Seg {
+                src: g.map_or(Loc::Fill, Loc::Global),
+                dst: Loc::Shared { rank: rk, off: s },
+                len,
+                stage,
+            });
+        }
+    }
+    Ok(f32_rules(&map))
 }
 
 /// The (operation, element type) pairs of `cp.reduce.async.bulk.tensor`: those of the bulk

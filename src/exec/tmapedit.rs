@@ -58,6 +58,12 @@ fn replace(cx: &mut Ctx<'_, '_>) -> Res<()> {
             f.linear_thread = Some(cx.thread_of(lane));
             f
         })?;
+        if map.im2col.is_some() {
+            return Err(unsupported(
+                cx,
+                "the tensor map is in im2col mode (replace was measured on tile maps only)",
+            ));
+        }
         let (ord, value) = match cx.ops.len() {
             3 => (cx.src(1, lane, Type::U32) as usize, cx.src(2, lane, ty)),
             _ => (0, cx.src(1, lane, ty)),
@@ -180,6 +186,7 @@ mod tests {
             swizzle: Swizzle::None,
             nan_fill: false,
             f32_mode: crate::mem::tensormap::F32Mode::Plain,
+            im2col: None,
         }
         .encode();
         TensorMap::decode_fields(&bytes).unwrap()

@@ -317,6 +317,22 @@ pub fn check_instr(
     if ins.op == Op::StBulk {
         check_st_bulk(ins, ops, src, regs, &at)?;
     }
+    if matches!(
+        ins.op,
+        Op::CpAsyncBulkTensor | Op::CpReduceAsyncBulkTensor | Op::CpAsyncBulkPrefetchTensor
+    ) {
+        if let Some(why) = super::tensorcopy::form(ins.op, &ins.mods, ops, regs, _pool) {
+            return Err(Diag::error(
+                "ir::tensor-copy-form",
+                format!(
+                    "`{}` is not a form of {}: {why}",
+                    src.opcode.text, spec.name
+                ),
+            )
+            .label(src.span.clone(), why)
+            .help("PTX ISA 9.0 section 9.7.9.25.5 lists the forms of the tensor copies"));
+        }
+    }
     if ins.op == Op::Setmaxnreg
         && !matches!(ops[0], Operand::Imm(n) if (24..=256).contains(&n) && n % 8 == 0)
     {

@@ -17,6 +17,7 @@ pub mod mods;
 pub mod opcode;
 pub mod policy;
 mod print;
+mod tensorcopy;
 pub mod texture;
 pub mod types;
 pub mod video;

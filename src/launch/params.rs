@@ -7,8 +7,8 @@
 //! kernel's parameters by the facade (`api::Kernel::prepare`), which knows them.
 
 use super::{
-    err, init_buffer, parse_type, scalar_bytes, Inputs, LaunchError, LaunchParam, MapShape,
-    TensorMapDesc, MAX_BUFFER_BYTES,
+    err, init_buffer, parse_type, scalar_bytes, Im2colShape, Inputs, LaunchError, LaunchParam,
+    MapShape, TensorMapDesc, MAX_BUFFER_BYTES,
 };
 use crate::ir::Type;
 use crate::mem::tensormap::F32Mode;
@@ -21,7 +21,7 @@ pub const MAX_STRUCT_BYTES: u64 = 1 << 16;
 /// Where the tensor-map keys start in [`RawParam::keys`].
 const MAP_KEYS: usize = 6;
 /// Where the texture and surface keys start in [`RawParam::keys`].
-pub(super) const TEX_KEYS: usize = 14;
+pub(super) const TEX_KEYS: usize = 19;
 /// Nesting of structs in structs.
 const MAX_DEPTH: usize = 8;
 
@@ -45,6 +45,13 @@ pub(super) struct RawParam {
     oob_fill: Option<String>,
     interleave: Option<String>,
     l2_promotion: Option<String>,
+    /// `tile` (default, `cuTensorMapEncodeTiled`) or `im2col` (`cuTensorMapEncodeIm2col`, with
+    /// the four keys below instead of `box`).
+    mode: Option<String>,
+    lower_corner: Option<Vec<i32>>,
+    upper_corner: Option<Vec<i32>>,
+    channels_per_pixel: Option<u32>,
+    pixels_per_column: Option<u32>,
     /// A by-value struct: its bytes (a file or a list of byte values), and its fields.
     bytes: Option<toml::Value>,
     fields: Option<Vec<RawParam>>,
@@ -67,7 +74,7 @@ pub(super) struct RawParam {
 impl RawParam {
     /// The keys set, by name, of those that only some kinds of entry take; from index
     /// [`MAP_KEYS`] on, those only a `tensormap` entry takes.
-    pub(super) fn keys(&self) -> [(&'static str, bool); 25] {
+    pub(super) fn keys(&self) -> [(&'static str, bool); 30] {
         [
             ("buffer", self.buffer.is_some()),
             ("type", self.ty.is_some()),
@@ -83,6 +90,11 @@ impl RawParam {
             ("oob_fill", self.oob_fill.is_some()),
             ("interleave", self.interleave.is_some()),
             ("l2_promotion", self.l2_promotion.is_some()),
+            ("mode", self.mode.is_some()),
+            ("lower_corner", self.lower_corner.is_some()),
+            ("upper_corner", self.upper_corner.is_some()),
+            ("channels_per_pixel", self.channels_per_pixel.is_some()),
+            ("pixels_per_column", self.pixels_per_column.is_some()),
             ("texture", self.texture.is_some()),
             ("surface", self.surface.is_some()),
             ("channels", self.channels.is_some()),
@@ -349,8 +361,23 @@ impl Params<'_, '_> {
                 "{field}.dims: missing (elements per dimension, innermost first)"
             ));
         };
-        let Some(boxdim) = p.boxdim.clone() else {
-            return err(format!("{field}.box: missing (box size per dimension)"));
+        let im2col = match p.mode.as_deref().unwrap_or("tile") {
+            "tile" => None,
+            "im2col" => Some(im2col_shape(p, field)?),
+            other => return err(format!("{field}.mode: `{other}` (use tile or im2col)")),
+        };
+        if im2col.is_none() {
+            let im2col_keys = &p.keys()[MAP_KEYS + 9..TEX_KEYS];
+            if let Some((k, _)) = im2col_keys.iter().find(|(_, set)| *set) {
+                return err(format!(
+                    "{field}.{k}: only an im2col map (`mode = \"im2col\"`) takes `{k}`"
+                ));
+            }
+        }
+        let boxdim = match (&p.boxdim, &im2col) {
+            (Some(b), _) => b.clone(),
+            (None, Some(_)) => Vec::new(),
+            (None, None) => return err(format!("{field}.box: missing (box size per dimension)")),
         };
         let shape = MapShape {
             elem: ty,
@@ -363,6 +390,7 @@ impl Params<'_, '_> {
             oob_fill: p.oob_fill.as_deref().unwrap_or("zero"),
             interleave: p.interleave.as_deref().unwrap_or("none"),
             l2_promotion: p.l2_promotion.as_deref().unwrap_or("none"),
+            im2col,
         };
         let desc = TensorMapDesc::new(shape).map_err(|e| LaunchError(format!("{field}{e}")))?;
         let created = match p.len {
@@ -380,6 +408,32 @@ impl Params<'_, '_> {
             map: desc,
         })
     }
+}
+
+/// The `cuTensorMapEncodeIm2col` keys of an im2col `tensormap` entry.
+fn im2col_shape(p: &RawParam, field: &str) -> Result<Im2colShape, LaunchError> {
+    let missing = |k: &str, what: &str| err(format!("{field}.{k}: missing ({what})"));
+    let Some(lower) = p.lower_corner.clone() else {
+        return missing("lower_corner", "pixelBoxLowerCorner, W first");
+    };
+    let Some(upper) = p.upper_corner.clone() else {
+        return missing("upper_corner", "pixelBoxUpperCorner, W first");
+    };
+    let Some(channels) = p.channels_per_pixel else {
+        return missing(
+            "channels_per_pixel",
+            "channels of each pixel a load gathers",
+        );
+    };
+    let Some(pixels) = p.pixels_per_column else {
+        return missing("pixels_per_column", "pixels a load gathers");
+    };
+    Ok(Im2colShape {
+        lower,
+        upper,
+        channels,
+        pixels,
+    })
 }
 
 /// One scalar, or a list of them laid out one after another.

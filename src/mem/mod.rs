@@ -19,6 +19,7 @@
 pub mod budget;
 pub mod copy;
 pub mod hb;
+pub mod im2col;
 pub mod local;
 pub mod mbarrier;
 pub mod reduce;

@@ -2,7 +2,9 @@
 //! section 5.5 "Tensors", 9.7.9.25.5). NVIDIA does not document the object's layout, so ptxrun
 //! encodes its own: a launch file's `tensormap` parameter (the arguments of
 //! `cuTensorMapEncodeTiled`) becomes these 128 bytes in the kernel's parameter buffer, and the
-//! tensor instructions decode them. Tile mode only: a box of `ceil(box[i] / elementStride[i])`
+//! tensor instructions decode them. A map in im2col mode carries its bounding box and column
+//! shape too (`mem::im2col`, which lays out its columns). In tile mode, a box of
+//! `ceil(box[i] / elementStride[i])`
 //! elements per dimension (the stride of dimension 0 is ignored, as TMA does), laid out densely
 //! in shared memory with dimension 0 fastest; elements outside the tensor read as zero (or the
 //! NaN of `oob_fill = "nan"`) and are not written by stores; 16-byte chunks are swizzled by
@@ -17,6 +19,7 @@
 //! even, every NaN 0x7fffe000; the out-of-bounds fill is not rounded), add-reductions through an
 //! FTZ map flush subnormal operands and results, stores copy the bytes.
 
+use super::im2col::Im2col;
 use crate::ir::Type;
 
 /// Size of the object.
@@ -113,6 +116,8 @@ pub struct TensorMap {
     pub nan_fill: bool,
     /// For `elem` f32: the map's flavour (plain for every other type).
     pub f32_mode: F32Mode,
+    /// `Some` for a map in im2col mode (`cuTensorMapEncodeIm2col`; `boxdim` is then unused).
+    pub im2col: Option<Im2col>,
 }
 
 /// `CUtensorMapDataType` codes of the element types ptxrun supports.
@@ -159,7 +164,8 @@ impl TensorMap {
         ty.get(usize::try_from(code).ok()?).map(|t| (*t, mode))
     }
 
-    /// Checks the rules `cuTensorMapEncodeTiled` enforces; the message names what is wrong.
+    /// Checks the rules `cuTensorMapEncodeTiled` (or `cuTensorMapEncodeIm2col`) enforces; the
+    /// message names what is wrong.
     pub fn validate(&self) -> Result<(), String> {
         let es = u64::from(self.elem.size());
         if !(1..=5).contains(&self.rank) {
@@ -178,7 +184,7 @@ impl TensorMap {
             if self.dims[i] == 0 || self.dims[i] > 1 << 32 {
                 return Err(format!("dims[{i}] = {} is outside 1..2^32", self.dims[i]));
             }
-            if !(1..=256).contains(&self.boxdim[i]) {
+            if self.im2col.is_none() && !(1..=256).contains(&self.boxdim[i]) {
                 return Err(format!("box[{i}] = {} is outside 1..256", self.boxdim[i]));
             }
             if !(1..=8).contains(&self.estrides[i]) {
@@ -195,13 +201,14 @@ impl TensorMap {
                 ));
             }
         }
+        // An im2col map's rows (channels) are checked by `Im2col::validate` below.
         let inner = u64::from(self.boxdim[0]) * es;
-        if !inner.is_multiple_of(16) {
+        if self.im2col.is_none() && !inner.is_multiple_of(16) {
             return Err(format!(
                 "box[0] * element size = {inner} bytes must be a multiple of 16"
             ));
         }
-        if inner > self.swizzle.span() {
+        if self.im2col.is_none() && inner > self.swizzle.span() {
             return Err(format!(
                 "the inner box ({inner} bytes) exceeds the {}-byte swizzle span",
                 self.swizzle.span()
@@ -216,6 +223,9 @@ impl TensorMap {
         }
         if self.nan_fill && !self.elem.is_float() {
             return Err("oob_fill = \"nan\" needs a floating-point element type".into());
+        }
+        if let Some(ic) = &self.im2col {
+            ic.validate(self)?;
         }
         Ok(())
     }
@@ -237,8 +247,11 @@ impl TensorMap {
         u64::from(self.boxdim[i].div_ceil(es))
     }
 
-    /// Bytes of one box in shared memory (the tx bytes of a load).
+    /// Bytes of one box (or im2col column) in shared memory (the tx bytes of a load).
     pub fn box_bytes(&self) -> u64 {
+        if let Some(ic) = &self.im2col {
+            return ic.tile_bytes(self.elem.size());
+        }
         (0..5).map(|i| self.box_elems(i)).product::<u64>() * u64::from(self.elem.size())
     }
 
@@ -259,6 +272,10 @@ impl TensorMap {
         };
         b[8] = u8::from(self.nan_fill);
         b[10] = self.f32_mode as u8;
+        if let Some(ic) = &self.im2col {
+            b[9] = 1;
+            ic.encode(&mut b[SIZE - Im2col::BYTES..]);
+        }
         b[16..24].copy_from_slice(&self.addr.to_le_bytes());
         for i in 0..5 {
             b[24 + 8 * i..32 + 8 * i].copy_from_slice(&self.dims[i].to_le_bytes());
@@ -313,6 +330,7 @@ impl TensorMap {
                 3 => F32Mode::Tf32Ftz,
                 _ => F32Mode::Plain,
             },
+            im2col: (b[9] == 1).then(|| Im2col::decode(&b[SIZE - Im2col::BYTES..])),
         };
         m.strides[0] = u64::from(elem.size());
         for i in 0..5 {
@@ -399,23 +417,28 @@ impl TensorMap {
         };
         let mut out: Vec<(Option<u64>, u64, u32)> = Vec::new();
         self.for_each_within(coords, dim0, |off, g| {
-            let s = self.swizzle.apply(base + off);
-            if let Some((lg, ls, len)) = out.last_mut() {
-                let contiguous = *ls + u64::from(*len) == s
-                    && match (*lg, g) {
-                        (Some(a), Some(b)) => a + u64::from(*len) == b,
-                        (None, None) => true,
-                        _ => false,
-                    };
-                if contiguous {
-                    *len += es;
-                    return;
-                }
-            }
-            out.push((g, s, es));
+            push_run(&mut out, g, self.swizzle.apply(base + off), es);
         });
         out
     }
+}
+
+/// Appends `len` bytes between global `g` (`None`: fill) and shared offset `s` to `out`,
+/// merging with the last run where both sides are contiguous.
+pub(super) fn push_run(out: &mut Vec<(Option<u64>, u64, u32)>, g: Option<u64>, s: u64, len: u32) {
+    if let Some((lg, ls, l)) = out.last_mut() {
+        let contiguous = *ls + u64::from(*l) == s
+            && match (*lg, g) {
+                (Some(a), Some(b)) => a + u64::from(*l) == b,
+                (None, None) => true,
+                _ => false,
+            };
+        if contiguous {
+            *l += len;
+            return;
+        }
+    }
+    out.push((g, s, len));
 }
 
 #[cfg(test)]
@@ -434,6 +457,7 @@ mod tests {
             swizzle,
             nan_fill: false,
             f32_mode: F32Mode::Plain,
+            im2col: None,
         }
     }
 
