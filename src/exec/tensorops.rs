@@ -174,7 +174,7 @@ pub(super) fn tensor(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             f32 = f32_rules(&map);
             check_mode(cx, &map, lane)?;
             let src = address(cx, 1, lane);
-            let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.box_bytes(), lane)?;
+            let (r, base) = shared_loc(cx, Some(Space::Shared), src, map.footprint(), lane)?;
             tile_aligned(cx, base, lane)?;
             if let Some(&c) = coords.iter().find(|&&c| c < 0) {
                 return Err(lane_fault(
@@ -305,8 +305,9 @@ fn load_lane(
     check_mode(cx, &map, lane)?;
     let dst = address(cx, 0, lane);
     let bytes = map.box_bytes();
-    // A swizzled im2col tile spans more shared memory than the bytes it receives.
-    let span = map.im2col.map_or(bytes, |ic| ic.footprint(&map));
+    // A swizzled tile with rows narrower than the span covers more shared memory than the
+    // bytes it receives.
+    let span = map.footprint();
     let (r, base) = shared_loc(cx, Some(Space::SharedCluster), dst, span, lane)?;
     tile_aligned(cx, base, lane)?;
     let runs = match &map.im2col {

@@ -281,6 +281,7 @@ mod tests {
             estrides: [1; 5],
             swizzle,
             nan_fill: false,
+            f32_mode: super::super::tensormap::F32Mode::Plain,
             im2col: Some(ic),
         };
         (m, ic)

@@ -247,6 +247,27 @@ impl TensorMap {
         u64::from(self.boxdim[i].div_ceil(es))
     }
 
+    /// Bytes from one row of a tile box (its dimension 0) to the next in shared memory. A
+    /// swizzled tile's rows are the swizzle span apart even when the box row is narrower
+    /// (measured on an H100: 75 loads with 16- to 64-byte rows under 32B, 64B and 128B
+    /// swizzles; the rest of each span is left alone and not counted in the tx bytes).
+    pub fn row_pitch(&self) -> u64 {
+        let row = self.box_elems(0) * u64::from(self.elem.size());
+        match self.swizzle {
+            Swizzle::None => row,
+            s => row.max(s.span()),
+        }
+    }
+
+    /// Bytes of shared memory a box (or im2col column) spans: [`box_bytes`](Self::box_bytes)
+    /// plus the unwritten tail of each row of a narrow swizzled box.
+    pub fn footprint(&self) -> u64 {
+        if let Some(ic) = &self.im2col {
+            return ic.footprint(self);
+        }
+        (1..5).map(|i| self.box_elems(i)).product::<u64>() * self.row_pitch()
+    }
+
     /// Bytes of one box (or im2col column) in shared memory (the tx bytes of a load).
     pub fn box_bytes(&self) -> u64 {
         if let Some(ic) = &self.im2col {
@@ -378,11 +399,14 @@ impl TensorMap {
                 i64::from(self.estrides[i])
             }
         });
-        let mut off = 0u64;
+        let pitch = self.row_pitch();
+        let mut row = 0u64;
         for k4 in 0..n[4] {
             for k3 in 0..n[3] {
                 for k2 in 0..n[2] {
                     for k1 in 0..n[1] {
+                        let mut off = row;
+                        row += pitch;
                         for k0 in 0..n[0] {
                             let k = [k0, k1, k2, k3, k4];
                             let mut addr = Some(self.addr);
@@ -514,6 +538,27 @@ mod tests {
         assert_eq!(Swizzle::B128.apply(7 * 128 + 16), 7 * 128 + (16 ^ 0x70));
         assert_eq!(Swizzle::B32.apply(128 + 4), 128 + 16 + 4);
         assert_eq!(Swizzle::B64.apply(3 * 128), 3 * 128 + 48);
+    }
+
+    /// Measured on an H100 (docs/launch/tile-narrow-rows.md): a swizzled box whose rows are
+    /// narrower than the span puts each row at the start of its own span.
+    #[test]
+    fn narrow_swizzled_rows_are_the_span_apart() {
+        let mut m = map2d(Swizzle::B128);
+        m.boxdim[0] = 8; // 32-byte rows
+        assert_eq!(
+            (m.row_pitch(), m.footprint(), m.box_bytes()),
+            (128, 1024, 256)
+        );
+        let runs = m.runs(&[0, 0], 0, false);
+        // Row 1 starts at 128, its 16-byte chunks XOR-ed with row 1.
+        assert_eq!(runs[0], (Some(0x1000), 0, 32));
+        assert_eq!(runs[1], (Some(0x1000 + 256), 128 + 16, 16));
+        assert_eq!(runs[2], (Some(0x1000 + 256 + 16), 128, 16));
+        let total: u32 = runs.iter().map(|r| r.2).sum();
+        assert_eq!(u64::from(total), m.box_bytes());
+        m.swizzle = Swizzle::None;
+        assert_eq!((m.row_pitch(), m.footprint()), (32, 256));
     }
 
     #[test]

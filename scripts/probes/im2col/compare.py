@@ -7,6 +7,8 @@ Prints each case that differs and a tally; PTXRUN names the binary (default targ
 import os, subprocess, sys, shutil, tempfile
 import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+if os.environ.get("PROBE_DIR"):  # another case list over these kernels (scripts/probes/tile-narrow)
+    sys.path.insert(0, os.environ["PROBE_DIR"])
 import probe, gpu
 
 PTXRUN = os.environ.get("PTXRUN", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "target", "release", "ptxrun"))

@@ -18,6 +18,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+if os.environ.get("PROBE_DIR"):  # another case list over these kernels (scripts/probes/tile-narrow)
+    sys.path.insert(0, os.environ["PROBE_DIR"])
 import probe  # noqa: E402
 
 MAPOFF = 1024
@@ -293,12 +295,15 @@ def main():
             enc = json.load(open(ep))
         sp = os.path.join(work, "sample.bin")
         try:
+            if os.environ.get("PROBE_DIR"):
+                raise subprocess.TimeoutExpired("no sample", 0)
             subprocess.run([sys.executable, __file__, "--child-sample", sp], timeout=60)
         except subprocess.TimeoutExpired:
             print("sample child timed out", file=sys.stderr)
         if os.path.exists(sp):
             sample = np.fromfile(sp, dtype=np.uint8)
-        hg_log, hg_out, hg_prov = run_hw_golden(work)
+        if not os.environ.get("PROBE_DIR"):
+            hg_log, hg_out, hg_prov = run_hw_golden(work)
         rp = os.path.join(work, "recs.bin")
         if os.path.exists(rp):
             os.remove(rp)
