@@ -140,10 +140,11 @@ impl<'m> Machine<'m> {
         lane: usize,
     ) -> Res<u64> {
         let thread = (cta, warp.index * WARP as u32 + lane as u32);
-        let arg = |i: usize| crate::mem::read_le(&self.call_arg(warp, frame, args, i, lane, 8));
+        let arg =
+            |i: usize| crate::mem::read_le(&call_arg(&self.layout, warp, frame, args, i, lane, 8));
         let (a0, a1, a3) = (arg(0), arg(1), arg(3));
         let dim = |i: usize| {
-            let b = self.call_arg(warp, frame, args, i, lane, 12);
+            let b = call_arg(&self.layout, warp, frame, args, i, lane, 12);
             [0, 4, 8].map(|o| crate::mem::read_le(&b[o..o + 4]) as u32)
         };
         let (grid, block) = (dim(1), dim(2));
@@ -202,32 +203,6 @@ impl<'m> Machine<'m> {
         } else {
             code
         })
-    }
-
-    /// `n` bytes of call argument `i` (a call-site `.param` variable, or a register or an
-    /// immediate, little-endian), zero-padded.
-    fn call_arg(
-        &self,
-        warp: &Warp,
-        frame: usize,
-        args: &[Operand],
-        i: usize,
-        lane: usize,
-        n: usize,
-    ) -> Vec<u8> {
-        let fr = &warp.frames[frame];
-        let mut out = match args.get(i) {
-            Some(Operand::Sym(Symbol::Var(v), k)) => {
-                let off = lane * fr.param_size + self.layout.var_addr[v.0 as usize] as usize;
-                let off = off + *k as usize;
-                fr.params.get(off..off + n).unwrap_or_default().to_vec()
-            }
-            Some(Operand::Reg(r)) => fr.regs[r.0 as usize * WARP + lane].to_le_bytes().to_vec(),
-            Some(Operand::Imm(v)) => v.to_le_bytes().to_vec(),
-            _ => Vec::new(),
-        };
-        out.resize(n, 0);
-        out
     }
 
     /// Writes a 64-bit value where a device runtime call was given a pointer (`cudaStream_t*`,
@@ -478,6 +453,32 @@ impl<'m> Machine<'m> {
         result?;
         self.run_queued()
     }
+}
+
+/// `n` bytes of call argument `i` of a call to a device runtime function (a call-site `.param`
+/// variable, or a register or an immediate, little-endian), zero-padded.
+pub(super) fn call_arg(
+    layout: &Layout,
+    warp: &Warp,
+    frame: usize,
+    args: &[Operand],
+    i: usize,
+    lane: usize,
+    n: usize,
+) -> Vec<u8> {
+    let fr = &warp.frames[frame];
+    let mut out = match args.get(i) {
+        Some(Operand::Sym(Symbol::Var(v), k)) => {
+            let off = lane * fr.param_size + layout.var_addr[v.0 as usize] as usize;
+            let off = off + *k as usize;
+            fr.params.get(off..off + n).unwrap_or_default().to_vec()
+        }
+        Some(Operand::Reg(r)) => fr.regs[r.0 as usize * WARP + lane].to_le_bytes().to_vec(),
+        Some(Operand::Imm(v)) => v.to_le_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    out.resize(n, 0);
+    out
 }
 
 /// Bytes of a kernel's parameters, laid out at `offsets`.

@@ -131,18 +131,8 @@ impl<'m> Machine<'m> {
         let frame_idx = g.frame as usize;
         // Argument values: each is a call-site `.param` variable holding a 64-bit value.
         let arg = |warp: &super::step::Warp, i: usize, lane: usize| -> u64 {
-            let fr = &warp.frames[frame_idx];
-            match args.get(i) {
-                Some(Operand::Sym(Symbol::Var(v), k)) => {
-                    let off = lane * fr.param_size
-                        + self.layout.var_addr[v.0 as usize] as usize
-                        + *k as usize;
-                    fr.params.get(off..off + 8).map_or(0, crate::mem::read_le)
-                }
-                Some(Operand::Reg(r)) => fr.regs[r.0 as usize * WARP + lane],
-                Some(Operand::Imm(v)) => *v as u64,
-                _ => 0,
-            }
+            let bytes = super::cdp::call_arg(&self.layout, warp, frame_idx, args, i, lane, 8);
+            crate::mem::read_le(&bytes)
         };
         let mut results = [0u64; WARP];
         match callee.name.as_str() {
