@@ -56,3 +56,18 @@ fn an_unanswered_device_runtime_call_is_unsupported() {
         f.message
     );
 }
+
+/// A launch nested deeper than the 30 levels an H100 ran without error stops as unsupported,
+/// saying how deep (30 levels run: `ptx-samples/launch/cdp_deep`, and this kernel with limit 30).
+#[test]
+fn nesting_beyond_the_measured_depth_is_unsupported() {
+    let r = run_dir("tests/run/cdp_too_deep");
+    let f = r.outcome.fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Unsupported, "{}", f.message);
+    assert!(
+        f.message.contains("a device-side launch nested 31 deep")
+            && f.message.contains("(depth 30)"),
+        "{}",
+        f.message
+    );
+}

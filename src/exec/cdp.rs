@@ -15,9 +15,10 @@
 //! child start at any time after its launch, so running it after the parent is one legal
 //! schedule: the child sees everything the parent wrote, which the GPU guarantees only for
 //! the launching thread's writes before the launch (and what they are ordered after). The host's
-//! launch ends when every descendant has. A launch nested deeper than CUDA's 24 levels, or with
-//! a configuration a GPU refuses, returns the CUDA error code (the child does not run); more
-//! than [`MAX_PENDING`] launches queued at once stop the run with a `resource-limit` fault.
+//! launch ends when every descendant has. A launch with a configuration a GPU refuses returns
+//! `cudaErrorInvalidConfiguration` and does not run (as an H100 does); one nested deeper than
+//! [`MAX_DEPTH`] (measured) stops as unsupported; more than [`MAX_PENDING`] launches queued at
+//! once stop the run with a `resource-limit` fault.
 //!
 //! The happens-before checker starts afresh for every grid: it sees races inside each grid,
 //! not between a parent's accesses after a launch and the child's (a race a GPU can expose).
@@ -29,8 +30,15 @@ use super::{FaultKind, Grid, Hazard};
 use crate::ir::{FuncId, Operand, Space, Symbol};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// CUDA's deepest nesting of device-side launches (the host's grid is depth 0).
-pub const MAX_DEPTH: u32 = 24;
+/// The deepest nesting of device-side launches ptxrun runs (the host's grid is depth 0). The
+/// Programming Guide names 24 levels, but an H100 (CUDA 13, driver 580) ran a kernel that
+/// launches itself down to depth 29, and its launch of depth 30, with no error (`cdp_deep`);
+/// deeper is not measured.
+pub const MAX_DEPTH: u32 = 30;
+/// Shared memory (static and dynamic) a device-side launch may give a CTA: the default
+/// `cudaFuncAttributeMaxDynamicSharedMemorySize`, which device code cannot raise (an H100
+/// refuses 48 KiB + 4 with `cudaErrorInvalidConfiguration`).
+const MAX_LAUNCH_SHARED_BYTES: u64 = 48 * 1024;
 /// Launches queued and not yet run, at most (CUDA's default
 /// `cudaLimitDevRuntimePendingLaunchCount`).
 pub const MAX_PENDING: usize = 2048;
@@ -40,7 +48,6 @@ const MAX_STREAMS: usize = 1 << 16;
 /// CUDA error codes (`driver_types.h`).
 const CUDA_ERROR_MEMORY_ALLOCATION: u64 = 2;
 const CUDA_ERROR_INVALID_CONFIGURATION: u64 = 9;
-const CUDA_ERROR_LAUNCH_MAX_DEPTH_EXCEEDED: u64 = 65;
 const CUDA_ERROR_INVALID_RESOURCE_HANDLE: u64 = 400;
 
 /// The special streams of `cuda_device_runtime_api.h`; created streams get handles from
@@ -105,8 +112,10 @@ pub fn answers(name: &str) -> bool {
     )
 }
 
-/// Why a GPU refuses a launch of `f` with this configuration, if it does (the limits of a host
-/// launch: CUDA C++ Programming Guide, "Compute Capabilities"; PTX ISA 9.0 section 11.4).
+/// Whether a GPU refuses a launch of `f` with this configuration (the limits of a host launch:
+/// CUDA C++ Programming Guide, "Compute Capabilities"; PTX ISA 9.0 section 11.4; shared memory
+/// as [`MAX_LAUNCH_SHARED_BYTES`]); the H100 answers `cudaErrorInvalidConfiguration` (measured:
+/// `ptx-samples/launch/cdp_limits`).
 fn invalid_config(f: &crate::ir::Function, grid: &Grid, shared: u64) -> bool {
     let (g, b) = (grid.grid, grid.block);
     let threads: u64 = b.iter().map(|&d| u64::from(d)).product();
@@ -124,7 +133,7 @@ fn invalid_config(f: &crate::ir::Function, grid: &Grid, shared: u64) -> bool {
     let maxntid_bad = attrs
         .maxntid
         .is_some_and(|m| threads > m.iter().map(|&d| u64::from(d)).product::<u64>());
-    dims_bad || reqntid_bad || maxntid_bad || shared > super::layout::MAX_SHARED_BYTES
+    dims_bad || reqntid_bad || maxntid_bad || shared > MAX_LAUNCH_SHARED_BYTES
 }
 
 impl<'m> Machine<'m> {
@@ -253,7 +262,10 @@ impl<'m> Machine<'m> {
             ));
         }
         if self.cdp.depth + 1 > MAX_DEPTH {
-            return Ok((CUDA_ERROR_LAUNCH_MAX_DEPTH_EXCEEDED, 0));
+            return Err(fault(
+                FaultKind::Unsupported,
+                format!("a device-side launch nested {} deep: ptxrun runs {MAX_DEPTH} levels, which an H100 launched with no error; deeper is not measured", self.cdp.depth + 1),
+            ));
         }
         let child = Grid {
             grid,
