@@ -206,16 +206,17 @@ fn bf16_m8n8k4_is_unsupported_naming_it() {
     );
 }
 
-/// What one GPU and one grid cannot run stops as unsupported, saying why: a device-side launch
-/// (dynamic parallelism) and `multimem` (a multicast object over several GPUs).
+/// What one GPU cannot run stops as unsupported, saying why: `multimem` (a multicast object over
+/// several GPUs), and a device runtime call ptxrun does not answer; a device-side launch runs.
 #[test]
-fn device_side_launches_and_multimem_are_unsupported_saying_why() {
+fn device_side_launches_run_and_multimem_is_unsupported_saying_why() {
     let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/device_launch"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/cdp_memcpy"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains(
-            "device-side launch (CUDA dynamic parallelism, `__cudaCDP2GetParameterBufferV2`)"
-        ) && stderr.contains("kernel.ptx:103:"),
+        stderr.contains("device runtime call `__cudaCDP2MemcpyAsync` (CUDA dynamic parallelism)")
+            && stderr.contains("kernel.ptx:48:"),
         "{stderr}"
     );
     let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/multimem"]);

@@ -64,7 +64,8 @@ pub fn run(
         .min(k.origins.len())
         .min(workers_fitting(&global, &opts.meter));
     // Traces number operations and events across the whole launch: they need one thread.
-    if jobs > 1 && !opts.trace {
+    // Grids launched from the device run after the launch's: one thread runs them all.
+    if jobs > 1 && !opts.trace && !super::cdp::launches(module) {
         // The workers' copies of global memory are charged while they live.
         let copies = (global.size() as u64).saturating_mul(jobs as u64);
         let meter = Arc::clone(&opts.meter);
@@ -107,6 +108,9 @@ fn sequential(k: &Kernel<'_>, global: Global, kparams: Vec<u8>, opts: Options) -
             break;
         }
     }
+    if fault.is_none() {
+        fault = m.run_launched().err().map(|f| *f);
+    }
     outcome(k.grid, m.finish(), fault, latency, 1)
 }
 
@@ -125,6 +129,7 @@ fn outcome(
         stats,
         trace,
         mut hazards,
+        child_hazards,
     } = done;
     let [bx, by, _] = grid.block;
     let coords = |t: u32| [t % bx, (t / bx) % by, t / (bx * by)];
@@ -136,6 +141,7 @@ fn outcome(
     for h in &mut hazards {
         h.thread = coords(h.linear_thread);
     }
+    hazards.extend(child_hazards);
     Outcome {
         global,
         stdout,
@@ -440,6 +446,7 @@ fn parallel(
         stats,
         trace,
         hazards,
+        child_hazards: Vec::new(),
     };
     Some(outcome(k.grid, finish, fault, latency, jobs))
 }

@@ -22,7 +22,7 @@
 //! `warpops.rs` (shuffles, votes, reductions), `matrix.rs` (`ldmatrix`/`stmatrix`), `control.rs` (branches, calls, barriers),
 //! `video.rs` (the video instructions), `asyncops.rs` (asynchronous copies and their groups), `tensorops.rs` (tensor copies), `tmapedit.rs`
 //! (tensor maps edited on the device), `texops.rs` (textures and surfaces), `mbarops.rs` (mbarriers and the
-//! cluster barrier) and `printf.rs` (device `printf`); `park.rs` parks and wakes waiting lane
+//! cluster barrier), `printf.rs` (device `printf`, `malloc`) and `cdp.rs` (device-side launches); `park.rs` parks and wakes waiting lane
 //! groups and reports deadlocks. The hottest instructions also have warp-wide fast forms
 //! (`fast.rs`, chosen once per launch by `translate.rs`; loads and stores in `memfast.rs`) that
 //! compute the same bits over whole register rows.
@@ -31,6 +31,7 @@ mod alu;
 mod asyncops;
 #[cfg(test)]
 mod campaign;
+mod cdp;
 mod control;
 mod coop;
 mod ctx;

@@ -120,6 +120,7 @@ impl<'m> Machine<'m> {
     ) -> Res<()> {
         let Cluster { ctas, smem, .. } = cl;
         let shared = &smem[ctas[ci].rank as usize].bytes;
+        let cta = ctas[ci].id;
         let warp = &mut ctas[ci].warps[wi];
         let gi = warp
             .groups
@@ -130,18 +131,8 @@ impl<'m> Machine<'m> {
         let frame_idx = g.frame as usize;
         // Argument values: each is a call-site `.param` variable holding a 64-bit value.
         let arg = |warp: &super::step::Warp, i: usize, lane: usize| -> u64 {
-            let fr = &warp.frames[frame_idx];
-            match args.get(i) {
-                Some(Operand::Sym(Symbol::Var(v), k)) => {
-                    let off = lane * fr.param_size
-                        + self.layout.var_addr[v.0 as usize] as usize
-                        + *k as usize;
-                    fr.params.get(off..off + 8).map_or(0, crate::mem::read_le)
-                }
-                Some(Operand::Reg(r)) => fr.regs[r.0 as usize * WARP + lane],
-                Some(Operand::Imm(v)) => *v as u64,
-                _ => 0,
-            }
+            let bytes = super::cdp::call_arg(&self.layout, warp, frame_idx, args, i, lane, 8);
+            crate::mem::read_le(&bytes)
         };
         let mut results = [0u64; WARP];
         match callee.name.as_str() {
@@ -162,33 +153,16 @@ impl<'m> Machine<'m> {
                 }
             }
             "malloc" => {
-                for lane in lanes(active) {
-                    let size = arg(warp, 0, lane);
-                    let Some(need) = self.heap.reserve(size) else {
-                        results[lane] = 0;
-                        continue;
-                    };
-                    let addr = self.global.alloc(
-                        &format!("malloc#{}", self.heap.made),
-                        vec![0; size as usize],
-                        false,
-                    );
-                    self.heap.made_at(addr, need);
-                    results[lane] = addr;
+                let sizes: Vec<(usize, u64)> =
+                    lanes(active).map(|l| (l, arg(warp, 0, l))).collect();
+                for (lane, size) in sizes {
+                    results[lane] = self.device_malloc(size);
                 }
             }
             "free" => {
-                for lane in lanes(active) {
-                    let addr = arg(warp, 0, lane);
-                    if self.heap.release(addr) {
-                        // Its bytes go back to the host, and its shadow with them; later
-                        // accesses are out of bounds.
-                        if let Some(i) = self.global.release(addr) {
-                            if let Some(hb) = self.hb.as_mut() {
-                                hb.forget_global(i);
-                            }
-                        }
-                    }
+                let addrs: Vec<u64> = lanes(active).map(|l| arg(warp, 0, l)).collect();
+                for addr in addrs {
+                    self.device_free(addr);
                 }
             }
             "__assertfail" => {
@@ -203,12 +177,17 @@ impl<'m> Machine<'m> {
                     format!("device assertion `{msg}` failed ({file}:{line})"),
                 ));
             }
-            // The device runtime's launch entry points (nvcc -rdc, `kernel<<<...>>>` in device
-            // code): a child grid needs a launch of its own, which ptxrun does not make.
+            // The device runtime behind device-side launches (nvcc -rdc, `kernel<<<...>>>` in
+            // device code): `cdp.rs`.
+            name if super::cdp::answers(name) => {
+                for lane in lanes(active) {
+                    results[lane] = self.device_runtime(name, warp, cta, frame_idx, args, lane)?;
+                }
+            }
             other if is_device_launch(other) => {
                 return Err(fault(
                     FaultKind::Unsupported,
-                    format!("device-side launch (CUDA dynamic parallelism, `{other}`): ptxrun runs the one grid a launch describes, not child grids"),
+                    format!("device runtime call `{other}` (CUDA dynamic parallelism): ptxrun runs device-side launches, streams, errors, cudaMalloc and cudaFree, not this"),
                 ));
             }
             other => {
@@ -235,6 +214,33 @@ impl<'m> Machine<'m> {
         }
         warp.groups[gi].pc += 1;
         Ok(())
+    }
+}
+
+impl Machine<'_> {
+    /// Device `malloc` (and `cudaMalloc` on the device): a new global allocation, or 0 when the
+    /// heap has no room.
+    pub(crate) fn device_malloc(&mut self, size: u64) -> u64 {
+        let Some(need) = self.heap.reserve(size) else {
+            return 0;
+        };
+        let name = format!("malloc#{}", self.heap.made);
+        let addr = self.global.alloc(&name, vec![0; size as usize], false);
+        self.heap.made_at(addr, need);
+        addr
+    }
+
+    /// Device `free` (and `cudaFree`): a live allocation's bytes go back to the heap.
+    pub(crate) fn device_free(&mut self, addr: u64) {
+        if self.heap.release(addr) {
+            // Its bytes go back to the host, and its shadow with them; later accesses are out
+            // of bounds.
+            if let Some(i) = self.global.release(addr) {
+                if let Some(hb) = self.hb.as_mut() {
+                    hb.forget_global(i);
+                }
+            }
+        }
     }
 }
 
@@ -557,8 +563,9 @@ fn strip_zeros(s: &str) -> String {
     format!("{mant}{exp}")
 }
 
-/// The device runtime's functions behind a device-side launch (CUDA 12+ `__cudaCDP2*`, and the
-/// documented `cudaGetParameterBuffer` / `cudaLaunchDevice` of older PTX).
+/// The device runtime's functions (CUDA 12+ `__cudaCDP2*`, and the documented
+/// `cudaGetParameterBuffer` / `cudaLaunchDevice` of older PTX): those `cdp.rs` does not answer
+/// stop the run as unsupported.
 fn is_device_launch(name: &str) -> bool {
     name.starts_with("__cudaCDP")
         || name.starts_with("cudaGetParameterBuffer")

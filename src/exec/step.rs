@@ -39,6 +39,8 @@ pub(crate) struct Finish {
     pub stats: Stats,
     pub trace: Trace,
     pub hazards: Vec<super::Hazard>,
+    /// Hazards in grids launched from the device, their threads' coordinates filled in.
+    pub child_hazards: Vec<super::Hazard>,
 }
 
 pub(crate) struct Machine<'m> {
@@ -89,6 +91,8 @@ pub(crate) struct Machine<'m> {
     pub spin: super::spin::Spin,
     /// Bytes of trace charged to the memory budget so far.
     pub trace_charged: u64,
+    /// Device-side launches and the device runtime's state (`cdp.rs`).
+    pub cdp: super::cdp::Cdp,
 }
 
 /// What one trace event is counted as in the memory budget: the event and its text.
@@ -315,15 +319,18 @@ impl<'m> Machine<'m> {
             fast,
             spin: super::spin::Spin::default(),
             trace_charged: 0,
+            cdp: super::cdp::Cdp::default(),
         }
     }
 
     pub fn finish(mut self) -> Finish {
-        let hazards = self
-            .hb
-            .as_mut()
-            .map(|h| h.take_hazards())
-            .unwrap_or_default();
+        let mut hazards = std::mem::take(&mut self.cdp.root_hazards);
+        hazards.extend(
+            self.hb
+                .as_mut()
+                .map(|h| h.take_hazards())
+                .unwrap_or_default(),
+        );
         self.engine_counts();
         self.trace.close();
         let (stdout, printf_truncated) = self.stdout.take();
@@ -334,6 +341,7 @@ impl<'m> Machine<'m> {
             stats: self.stats,
             trace: self.trace,
             hazards,
+            child_hazards: std::mem::take(&mut self.cdp.child_hazards),
         }
     }
 
