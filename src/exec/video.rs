@@ -9,9 +9,10 @@
 use super::ctx::Ctx;
 use super::step::{fault, lanes, Res};
 use super::FaultKind;
-use crate::ir::mods::{Cmp, SubOp};
+use crate::ir::mods::SubOp;
 use crate::ir::video::{self, Part, Second, VForm, VOp, VSel};
 use crate::ir::{Op, Operand, Type};
+use crate::sem::int::{holds, Rel};
 
 pub fn handles(op: Op) -> bool {
     video::is_video(op)
@@ -45,32 +46,60 @@ fn sext32(v: i128) -> i128 {
     i128::from(v as u32 as i32)
 }
 
-fn compare(c: Cmp, a: i64, b: i64) -> bool {
-    match c {
-        Cmp::Eq => a == b,
-        Cmp::Ne => a != b,
-        Cmp::Lt => a < b,
-        Cmp::Le => a <= b,
-        Cmp::Gt => a > b,
-        _ => a >= b,
+/// The main operations of the scalar and SIMD forms: the video operations other than the
+/// shifts and `vmad`, which have paths of their own ([`Kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primary {
+    Add,
+    Sub,
+    Absdiff,
+    Min,
+    Max,
+    Avrg,
+    /// `vset`: the integer relation (ir::video decodes only eq, ne, lt, le, gt, ge).
+    Set(Rel),
+}
+
+/// How a video operation runs: a main operation (scalar or SIMD), a shift, or `vmad`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Primary(Primary),
+    /// `vshl` (true) or `vshr`.
+    Shift(bool),
+    Mad,
+}
+
+impl Kind {
+    /// The path of `op`; None for a `vset` whose comparison is not an integer relation.
+    pub fn of(op: VOp) -> Option<Kind> {
+        Some(match op {
+            VOp::Add => Kind::Primary(Primary::Add),
+            VOp::Sub => Kind::Primary(Primary::Sub),
+            VOp::Absdiff => Kind::Primary(Primary::Absdiff),
+            VOp::Min => Kind::Primary(Primary::Min),
+            VOp::Max => Kind::Primary(Primary::Max),
+            VOp::Avrg => Kind::Primary(Primary::Avrg),
+            VOp::Set(c) => Kind::Primary(Primary::Set(Rel::of(c)?)),
+            VOp::Shl => Kind::Shift(true),
+            VOp::Shr => Kind::Shift(false),
+            VOp::Mad => Kind::Mad,
+        })
     }
 }
 
 /// The main operation on two extended operands, exactly (`vavrg` rounds half away from zero;
 /// `vset` gives 0 or 1).
-fn primary(f: &VForm, a: i64, b: i64) -> i128 {
+fn primary(op: Primary, a: i64, b: i64) -> i128 {
     let (a, b) = (i128::from(a), i128::from(b));
-    match f.op {
-        VOp::Add => a + b,
-        VOp::Sub => a - b,
-        VOp::Absdiff => (a - b).abs(),
-        VOp::Min => a.min(b),
-        VOp::Max => a.max(b),
-        VOp::Avrg if a + b >= 0 => (a + b + 1) >> 1,
-        VOp::Avrg => (a + b) >> 1,
-        VOp::Set(c) => i128::from(compare(c, a as i64, b as i64)),
-        // Shifts and `vmad` have their own paths (`shift`, `mad`).
-        VOp::Shl | VOp::Shr | VOp::Mad => 0,
+    match op {
+        Primary::Add => a + b,
+        Primary::Sub => a - b,
+        Primary::Absdiff => (a - b).abs(),
+        Primary::Min => a.min(b),
+        Primary::Max => a.max(b),
+        Primary::Avrg if a + b >= 0 => (a + b + 1) >> 1,
+        Primary::Avrg => (a + b) >> 1,
+        Primary::Set(rel) => i128::from(holds(rel, a, b)),
     }
 }
 
@@ -110,10 +139,16 @@ fn secondary(op2: SubOp, signed: bool, r: u32, x: i128, c: u32) -> u32 {
 /// then: merged into c's part, saturated to the part as an unsigned 32-bit value (a negative or
 /// wider t saturates to the part's maximum); or saturated to 32 bits (`.s32` clamps, `.u32`
 /// only raises negatives to 0 and otherwise keeps t's low 32 bits), then combined with c.
-pub fn scalar(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 {
-    let t = primary(f, part(a, asel, f.a_signed), part(b, bsel, f.b_signed));
+pub fn scalar(
+    f: &VForm,
+    op: Primary,
+    (a, asel): (u32, Part),
+    (b, bsel): (u32, Part),
+    c: u32,
+) -> u32 {
+    let t = primary(op, part(a, asel, f.a_signed), part(b, bsel, f.b_signed));
     // `vset`'s result is unsigned, but c is compared with the sign of its first source.
-    let signed = if matches!(f.op, VOp::Set(_)) {
+    let signed = if matches!(op, Primary::Set(_)) {
         f.a_signed
     } else {
         f.d_signed
@@ -141,7 +176,7 @@ pub fn scalar(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 
     };
     // ptxas adds and subtracts in 32 bits and sign-extends; the other results stay exact
     // (below zero raised to 0 by `.u32.sat`).
-    let addsub = matches!(f.op, VOp::Add | VOp::Sub);
+    let addsub = matches!(op, Primary::Add | Primary::Sub);
     let x = match (f.sat, signed, addsub) {
         (true, false, false) => t.max(0),
         (true, _, _) => sext32(i128::from(r)),
@@ -154,15 +189,11 @@ pub fn scalar(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 
 /// `vshl`/`vshr`: a's part shifted over 64 bits by b's part (`.clamp`: at most 32; `.wrap`:
 /// modulo 32). `.sat` clamps the result's low 34 bits, sign-extended, to the destination type;
 /// a merge takes the (saturated) result's part without saturating to the part.
-pub fn shift(f: &VForm, a: u32, asel: Part, b: u32, bsel: Part, c: u32) -> u32 {
+pub fn shift(f: &VForm, left: bool, (a, asel): (u32, Part), (b, bsel): (u32, Part), c: u32) -> u32 {
     let ta = part(a, asel, f.a_signed);
     let n = part(b, bsel, false);
     let n = if f.clamp { n.min(32) } else { n & 31 } as u32;
-    let t64 = if f.op == VOp::Shl {
-        ta.wrapping_shl(n)
-    } else {
-        ta >> n
-    };
+    let t64 = if left { ta.wrapping_shl(n) } else { ta >> n };
     let t34 = i128::from((t64 << 30) >> 30);
     let r = if f.sat {
         clamp_bits(t34, 32, f.d_signed) as u32
@@ -238,7 +269,7 @@ fn element(pair: u64, digits: &[u8], width: u8, i: usize, signed: bool) -> i64 {
 
 /// A SIMD video instruction (`vadd2` .. `vset4`): per element the operation and `.sat`, then the
 /// merge into c under the destination mask or (`.add`) c plus the masked elements.
-pub fn simd(f: &VForm, a: u32, asel: VSel, b: u32, bsel: VSel, c: u32) -> u32 {
+pub fn simd(f: &VForm, op: Primary, (a, asel): (u32, VSel), (b, bsel): (u32, VSel), c: u32) -> u32 {
     let w = f.width;
     let bits = 32 / u32::from(w);
     let pair = u64::from(b) << 32 | u64::from(a);
@@ -260,7 +291,7 @@ pub fn simd(f: &VForm, a: u32, asel: VSel, b: u32, bsel: VSel, c: u32) -> u32 {
     for i in 0..usize::from(w) {
         let ta = element(pair, da, w, i, f.a_signed);
         let tb = element(pair, db, w, i, f.b_signed);
-        let t = primary(f, ta, tb);
+        let t = primary(op, ta, tb);
         let t = if f.sat {
             clamp_bits(t, bits, f.d_signed)
         } else {
@@ -306,24 +337,36 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
             format!("video instruction with the immediate {v}, wider than 32 bits"),
         ));
     }
+    let kind = Kind::of(f.op).ok_or_else(|| {
+        fault(
+            FaultKind::Unsupported,
+            format!("video instruction: the comparison of {:?}", f.op),
+        )
+    })?;
     for lane in lanes(cx.active) {
         let a = raw(cx, 1, lane);
         let b = raw(cx, 2, lane);
         let c = raw(cx, 3, lane);
-        let d = match (f.op, f.width) {
-            (VOp::Shl | VOp::Shr, _) => shift(&f, a, part_of(sa), b, part_of(sb), c),
-            (VOp::Mad, _) => mad(
-                &f,
-                (a, part_of(sa), sa.negated()),
-                (b, part_of(sb), sb.negated()),
-                (c, sc.negated()),
-            ),
-            (_, 1) => scalar(&f, a, part_of(sa), b, part_of(sb), c),
-            _ => simd(&f, a, sa, b, sb, c),
-        };
+        let d = one(&f, kind, [(a, sa), (b, sb), (c, sc)], part_of);
         cx.set_reg(dst, lane, u64::from(d));
     }
     Ok(())
+}
+
+/// One lane: the sources with their selectors, `part_of` a scalar selector's part.
+fn one(f: &VForm, kind: Kind, src: [(u32, VSel); 3], part_of: impl Fn(VSel) -> Part) -> u32 {
+    let [(a, sa), (b, sb), (c, sc)] = src;
+    match kind {
+        Kind::Shift(left) => shift(f, left, (a, part_of(sa)), (b, part_of(sb)), c),
+        Kind::Mad => mad(
+            f,
+            (a, part_of(sa), sa.negated()),
+            (b, part_of(sb), sb.negated()),
+            (c, sc.negated()),
+        ),
+        Kind::Primary(op) if f.width == 1 => scalar(f, op, (a, part_of(sa)), (b, part_of(sb)), c),
+        Kind::Primary(op) => simd(f, op, (a, sa), (b, sb), c),
+    }
 }
 
 /// Operand `k` as 32 bits, without the negation a `NegReg` would apply (video operands carry it
@@ -362,18 +405,10 @@ mod tests {
             .collect();
         let f = video::form(dec.op, &dec.mods, &ops).unwrap();
         let sel = |k: usize| ops.get(k).map(video::sel_of).unwrap_or_default();
-        let p = |k: usize| video::scalar_part(sel(k)).unwrap();
-        match (f.op, f.width) {
-            (VOp::Shl | VOp::Shr, _) => shift(&f, a, p(1), b, p(2), c),
-            (VOp::Mad, _) => mad(
-                &f,
-                (a, p(1), sel(1).negated()),
-                (b, p(2), sel(2).negated()),
-                (c, sel(3).negated()),
-            ),
-            (_, 1) => scalar(&f, a, p(1), b, p(2), c),
-            _ => simd(&f, a, sel(1), b, sel(2), c),
-        }
+        let srcs = [(a, sel(1)), (b, sel(2)), (c, sel(3))];
+        one(&f, Kind::of(f.op).unwrap(), srcs, |s| {
+            video::scalar_part(s).unwrap()
+        })
     }
 
     /// Where the H100 departs from the ISA's description (measured in the campaign of
