@@ -156,9 +156,12 @@ pub enum Bin {
 
 /// `x op y` on host floats, round to nearest even (IEEE: what `.rn` asks for).
 #[inline(always)]
-fn host_bin<T: std::ops::Add<Output = T>>(op: Bin, x: T, y: T) -> T
+fn host_bin<T>(op: Bin, x: T, y: T) -> T
 where
-    T: std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>,
+    T: std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>,
 {
     match op {
         Bin::Add => x + y,
