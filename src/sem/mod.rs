@@ -5,11 +5,13 @@
 //! same functions over whole register rows; `exec/translate.rs` only chooses which path runs.
 //! `int.rs` holds integer arithmetic and comparison, `bits.rs` bit manipulation and shifts,
 //! `float.rs` floating-point arithmetic with rounding modes and the NVIDIA NaN rules, `cvt.rs`
-//! conversions and `narrow.rs` the 8-bit and tf32 formats. This module imports nothing from
-//! `exec`; it reads only `ir` types (types, rounding modes, comparison operators).
+//! conversions, `narrow.rs` the 8-bit and tf32 formats and `video.rs` the video instructions as
+//! the H100 computes them. This module imports nothing from `exec`; it reads only `ir` types
+//! (types, rounding modes, comparison operators, decoded forms).
 
 pub(crate) mod bits;
 pub(crate) mod cvt;
 pub(crate) mod float;
 pub(crate) mod int;
 pub(crate) mod narrow;
+pub(crate) mod video;
