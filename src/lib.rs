@@ -22,5 +22,6 @@ pub mod mem;
 pub mod parse;
 pub mod report;
 pub mod runner;
+pub(crate) mod sem;
 pub mod source;
 pub mod trace;

@@ -6,7 +6,7 @@
 //! runs through the general handlers.
 
 use super::fast::{FOp, Fast, IntOp, Key, Rel, Src, Widen};
-use crate::ir::mods::{Cmp, Rounding, SubOp};
+use crate::ir::mods::{Rounding, SubOp};
 use crate::ir::{AddrBase, Flags, Function, Instr, Module, Op, Operand, Space, Symbol, Type};
 
 /// The fast forms of a function's instructions, parallel to its code. `var_addr` is the
@@ -292,15 +292,7 @@ fn form(f: &Function, i: &Instr) -> Option<Fast> {
         (Op::Max, None) if signed => two(IntOp::MaxS),
         (Op::Max, None) => two(IntOp::MaxU),
         (Op::Setp, None) if ops.len() == 3 => {
-            let rel = match m.cmp? {
-                Cmp::Eq => Rel::Eq,
-                Cmp::Ne => Rel::Ne,
-                Cmp::Lt | Cmp::Lo => Rel::Lt,
-                Cmp::Le | Cmp::Ls => Rel::Le,
-                Cmp::Gt | Cmp::Hi => Rel::Gt,
-                Cmp::Ge | Cmp::Hs => Rel::Ge,
-                _ => return None,
-            };
+            let rel = Rel::of(m.cmp?)?;
             let key = match (w, signed) {
                 (4, true) => Key::S32,
                 (4, false) => Key::U32,
