@@ -270,7 +270,7 @@ impl Explored {
         let run = &self.run;
         let (hidden, kept) = all
             .into_iter()
-            .partition(|(h, _)| run.policy.suppresses(h.kind, &run.locations(h)));
+            .partition(|(h, _)| run.policy.suppresses(h.kind.as_str(), &run.locations(h)));
         self.hazards = kept;
         self.suppressed = hidden;
         self
