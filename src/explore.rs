@@ -196,11 +196,7 @@ pub fn explore_prepared(
         let o = o?;
         thread_instructions += o.thread_instructions;
         for h in &o.hazards {
-            let rel = |x: &Hazard| x.related.first().map(|r| r.at);
-            match hazards
-                .iter_mut()
-                .find(|(x, _)| x.kind == h.kind && x.at == h.at && rel(x) == rel(h))
-            {
+            match hazards.iter_mut().find(|(x, _)| x.key() == h.key()) {
                 Some((x, _)) => x.count += h.count,
                 None => hazards.push((h.clone(), i)),
             }

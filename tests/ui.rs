@@ -176,8 +176,10 @@ fn no_check_reports_what_stops_the_run_and_nothing_else() {
         let mut s = Settings::for_test(1, DEFAULT_LATENCY);
         s.check = false;
         let done = runner::run(&launch, &s).unwrap_or_else(|e| panic!("{sample}: {}", e.0));
-        let kinds: Vec<String> = done.diagnostics().into_iter().map(|d| d.kind).collect();
-        kinds
+        done.diagnostics()
+            .into_iter()
+            .map(|d| d.kind)
+            .collect::<Vec<String>>()
     };
     for sample in [
         "mbarrier_overwritten",

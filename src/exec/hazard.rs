@@ -87,6 +87,21 @@ fn word_key(r: Region) -> (u32, u64) {
 /// What makes a hazard distinct: its kind, instruction and related instruction.
 pub(crate) type HazardKey = (HazardKind, (u32, u32), Option<(u32, u32)>);
 
+/// The one definition of a hazard's dedupe key: repeats of a (kind, instruction, first related
+/// instruction) are counted, not reported again, by the checker, by the grid that merges the
+/// clusters' reports and by the explorer that merges schedules'.
+fn hazard_key(kind: HazardKind, at: (u32, u32), related: Option<(u32, u32)>) -> HazardKey {
+    (kind, at, related)
+}
+
+impl Hazard {
+    /// Its dedupe key ([`hazard_key`]).
+    pub(crate) fn key(&self) -> HazardKey {
+        let related = self.related.first().map(|r| (r.at.0 .0, r.at.1));
+        hazard_key(self.kind, (self.at.0 .0, self.at.1), related)
+    }
+}
+
 /// Named barriers per CTA.
 const BARRIERS: usize = 16;
 
@@ -303,7 +318,7 @@ impl Checker {
         address: String,
         related: Option<(u32, u32, String)>,
     ) {
-        let key = (
+        let key = hazard_key(
             kind,
             (site.func, site.pc),
             related.as_ref().map(|r| (r.0, r.1)),
