@@ -9,6 +9,7 @@
 //! under many schedules; [`cli`] is the command line.
 
 pub mod api;
+pub mod check;
 pub mod cli;
 pub mod diag;
 pub mod exec;

@@ -494,7 +494,7 @@ impl<'m> Machine<'m> {
                     }
                 };
                 hb.report(
-                    "barrier-misuse",
+                    crate::check::HazardKind::BarrierMisuse,
                     site,
                     format!(
                         "barrier {id} is awaited for {} here, but its current phase was started for {}",

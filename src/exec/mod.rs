@@ -204,7 +204,7 @@ pub enum FaultKind {
     Unsupported,
     Misaligned,
     /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
-    Hazard(&'static str),
+    Hazard(crate::check::HazardKind),
 }
 
 impl FaultKind {
@@ -220,7 +220,7 @@ impl FaultKind {
             FaultKind::Limit => "resource-limit",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
-            FaultKind::Hazard(kind) => kind,
+            FaultKind::Hazard(kind) => kind.as_str(),
         }
     }
 }
@@ -249,7 +249,7 @@ impl fmt::Display for Fault {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hazard {
     /// The contract's hazard kind (`read-before-complete`, ...).
-    pub kind: &'static str,
+    pub kind: crate::check::HazardKind,
     pub message: String,
     /// The usual fix.
     pub help: String,

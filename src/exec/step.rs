@@ -1145,7 +1145,7 @@ impl<'m> Machine<'m> {
             let same = ins.op == members[0].0.op && (!reads_all || *ins == members[0].0);
             if !same {
                 return Err(fault(
-                    FaultKind::Hazard("divergent-aligned"),
+                    FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
                     format!(
                         "lanes of one warp meet at `{}` and `{}`: a .sync.aligned instruction must be \
                          executed by the whole warp together",
@@ -1201,7 +1201,7 @@ impl<'m> Machine<'m> {
                 .get(warp.groups[gi].pc as usize)
                 .map_or(0, |s| s.line);
             let mut f = fault(
-                FaultKind::Hazard("divergent-aligned"),
+                FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
                 format!(
                     "`{}` is .sync.aligned, but lanes {:#010x} of the warp went on to `{}` at line \
                      {line} without executing it",
@@ -1414,7 +1414,7 @@ pub(crate) fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<F
 pub(crate) fn warpgroup_fault(site: Site, thread: u32, why: String) -> Box<Fault> {
     let (func, pc) = site.at;
     let f = fault(
-        FaultKind::Hazard("divergent-aligned"),
+        FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
         format!(
             "`{}` is .sync.aligned over the warpgroup, but {why}",
             site.name

@@ -742,7 +742,7 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
     let site = cx.site(lanes(cx.active).next().unwrap_or(0));
     if let Some(hb) = cx.hb.as_mut() {
         hb.report(
-            "missing-wgmma-fence",
+            crate::check::HazardKind::MissingWgmmaFence,
             site,
             message,
             FENCE_HELP,
@@ -753,7 +753,13 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
 }
 
 /// A finding of [`watch`]: hazard kind, message, the related instruction and its label.
-pub(crate) type Finding = (&'static str, String, u32, &'static str, &'static str);
+pub(crate) type Finding = (
+    crate::check::HazardKind,
+    String,
+    u32,
+    &'static str,
+    &'static str,
+);
 
 /// Shown every instruction of a warp with `wgmma` state (when checking): an access to a
 /// register of a `wgmma.mma_async` still in flight is `wgmma-register-before-wait`; every
@@ -815,7 +821,7 @@ pub(crate) fn watch(
     }
     let (r, at) = hit?;
     Some((
-        "wgmma-register-before-wait",
+        crate::check::HazardKind::WgmmaRegisterBeforeWait,
         format!(
             "register `{}` belongs to the `wgmma.mma_async` at line {{L}}, which is still in flight: \
              no `wgmma.wait_group` has observed its completion",
