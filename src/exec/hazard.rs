@@ -65,6 +65,20 @@ pub(crate) enum Region {
     Shared(u32, u64),
 }
 
+/// An access of memory by one warp instruction, as the checker sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Access<'l> {
+    /// The `len` bytes of `region` the instruction touches.
+    pub region: Region,
+    pub len: usize,
+    pub write: bool,
+    /// The scope of an atomic or other strong access (`None`: an ordinary one).
+    pub strong: Option<Scope>,
+    /// The lanes' accesses (start, end, lane), for reports (empty: the site's lane made all of
+    /// it).
+    pub lanes: &'l [(u64, u64, u32)],
+}
+
 /// State spaces a proxy fence orders.
 pub(crate) const FENCE_SHARED: u8 = 1;
 pub(crate) const FENCE_GLOBAL: u8 = 2;
@@ -100,6 +114,18 @@ impl Hazard {
         let related = self.related.first().map(|r| (r.at.0 .0, r.at.1));
         hazard_key(self.kind, (self.at.0 .0, self.at.1), related)
     }
+}
+
+/// What a rule found, before it becomes a [`Hazard`]: `{L}` in the message stands for the
+/// related instruction's line.
+struct Finding<'h> {
+    severity: Severity,
+    kind: HazardKind,
+    site: Site,
+    message: String,
+    help: &'h str,
+    address: String,
+    related: Option<(u32, u32, String)>,
 }
 
 /// Named barriers per CTA.
@@ -160,6 +186,17 @@ struct SmemOp {
     rank: u32,
     write: bool,
     off: u64,
+}
+
+/// An earlier access an asynchronous operation met unordered: its stamp and whether it wrote,
+/// and the operation's own access (`write`, `len` bytes of `region`).
+#[derive(Debug, Clone, Copy)]
+struct OpMeet {
+    prev: Stamp,
+    prev_write: bool,
+    write: bool,
+    region: Region,
+    len: usize,
 }
 
 /// Tensor-map fences remembered per agent (the last ones: memory stays bounded in loops).
@@ -303,43 +340,42 @@ impl Checker {
         address: String,
         related: Option<(u32, u32, String)>,
     ) {
-        self.report_as(Severity::Error, kind, site, message, help, address, related);
+        self.record(Finding {
+            severity: Severity::Error,
+            kind,
+            site,
+            message,
+            help,
+            address,
+            related,
+        });
     }
 
-    /// Records a hazard of severity `severity`, or counts a repeat of one already reported.
-    #[allow(clippy::too_many_arguments)]
-    fn report_as(
-        &mut self,
-        severity: Severity,
-        kind: HazardKind,
-        site: Site,
-        message: String,
-        help: &str,
-        address: String,
-        related: Option<(u32, u32, String)>,
-    ) {
+    /// Records a finding as a hazard, or counts a repeat of one already reported.
+    fn record(&mut self, f: Finding<'_>) {
         let key = hazard_key(
-            kind,
-            (site.func, site.pc),
-            related.as_ref().map(|r| (r.0, r.1)),
+            f.kind,
+            (f.site.func, f.site.pc),
+            f.related.as_ref().map(|r| (r.0, r.1)),
         );
         if let Some(&i) = self.seen.get(&key) {
             self.hazards[i].count += 1;
             return;
         }
-        let line = related.as_ref().map_or(0, |r| self.line(r.0, r.1));
-        let message = message.replace("{L}", &line.to_string());
+        let line = f.related.as_ref().map_or(0, |r| self.line(r.0, r.1));
+        let message = f.message.replace("{L}", &line.to_string());
         self.seen.insert(key, self.hazards.len());
         self.hazards.push(Hazard {
-            kind,
+            kind: f.kind,
             message,
-            help: help.to_string(),
-            at: (FuncId(site.func), site.pc),
-            cta: site.cta,
+            help: f.help.to_string(),
+            at: (FuncId(f.site.func), f.site.pc),
+            cta: f.site.cta,
             thread: [0; 3],
-            linear_thread: site.warp * 32 + site.lane,
-            address,
-            related: related
+            linear_thread: f.site.warp * 32 + f.site.lane,
+            address: f.address,
+            related: f
+                .related
                 .into_iter()
                 .map(|(f, pc, label)| Related {
                     at: (FuncId(f), pc),
@@ -347,7 +383,7 @@ impl Checker {
                 })
                 .collect(),
             count: 1,
-            severity,
+            severity: f.severity,
         });
     }
 
@@ -380,21 +416,15 @@ impl Checker {
         }
     }
 
-    /// An ordinary, atomic (`atomic`) or volatile access by a warp: `len` bytes of `region`,
-    /// made of the lanes' accesses `lanes` (start, end, lane) for reports (empty: `site`'s lane
-    /// made all of it).
-    #[allow(clippy::too_many_arguments)]
-    pub fn access(
-        &mut self,
-        engine: &Engine,
-        global: &Global,
-        site: Site,
-        region: Region,
-        len: usize,
-        write: bool,
-        strong: Option<Scope>,
-        lanes: &[(u64, u64, u32)],
-    ) {
+    /// An ordinary, atomic or volatile access by a warp at `site` ([`Access`]).
+    pub fn access(&mut self, engine: &Engine, global: &Global, site: Site, a: Access<'_>) {
+        let Access {
+            region,
+            len,
+            write,
+            strong,
+            lanes,
+        } = a;
         self.collect_if_full();
         let Checker {
             warps,
@@ -436,8 +466,7 @@ impl Checker {
         };
         shadow.access(
             events,
-            off,
-            len,
+            (off, len),
             new,
             pieces,
             write,
@@ -604,15 +633,15 @@ impl Checker {
                     if prev_atomic { "an" } else { "a" },
                     access(prev_write, prev_atomic),
                 );
-                self.report_as(
+                self.record(Finding {
                     severity,
-                    HazardKind::DataRace,
+                    kind: HazardKind::DataRace,
                     site,
                     message,
-                    &help,
+                    help: &help,
                     address,
                     related,
-                );
+                });
             }
         }
     }
@@ -702,7 +731,7 @@ impl Checker {
         let segs = o.spec.segs.clone();
         let seg_lanes = issuing_lanes(o.spec.class, &o.spec.pieces, segs.len(), lanes);
         self.note_smem_op(o, op);
-        let mut met: Vec<(Stamp, bool, bool, Region, usize)> = Vec::new();
+        let mut met: Vec<OpMeet> = Vec::new();
         for (k, s) in segs.iter().enumerate() {
             let lane = seg_lanes.get(k).copied().flatten();
             for (loc, write) in [(s.src, false), (s.dst, true)] {
@@ -729,8 +758,7 @@ impl Checker {
                 let issuer = &self.warps[site.rank as usize][site.warp as usize];
                 shadow.access(
                     &mut self.events,
-                    off,
-                    s.len as usize,
+                    (off, s.len as usize),
                     stamp,
                     Lanes::NONE,
                     write,
@@ -764,7 +792,13 @@ impl Checker {
                             }
                         };
                         if !ok && conflict {
-                            met.push((*prev, prev_write, write, region, s.len as usize));
+                            met.push(OpMeet {
+                                prev: *prev,
+                                prev_write,
+                                write,
+                                region,
+                                len: s.len as usize,
+                            });
                         }
                         ok
                     },
@@ -794,10 +828,8 @@ impl Checker {
                 }
             }
         }
-        for (prev, prev_write, write, region, len) in met {
-            self.op_conflict(
-                engine, global, op, site, prev, prev_write, write, region, len,
-            );
+        for m in met {
+            self.op_conflict(engine, global, op, site, m);
         }
         self.warps[site.rank as usize][site.warp as usize].tick();
     }
@@ -818,19 +850,15 @@ impl Checker {
         by_writer || by_issuer
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn op_conflict(
-        &mut self,
-        engine: &Engine,
-        global: &Global,
-        op: OpId,
-        site: Site,
-        prev: Stamp,
-        prev_write: bool,
-        write: bool,
-        region: Region,
-        len: usize,
-    ) {
+    /// Reports the conflict of operation `op`, issued at `site`, with an earlier access it met.
+    fn op_conflict(&mut self, engine: &Engine, global: &Global, op: OpId, site: Site, m: OpMeet) {
+        let OpMeet {
+            prev,
+            prev_write,
+            write,
+            region,
+            len,
+        } = m;
         let name = op_name(engine, op);
         let address = describe(global, region, len, site.rank);
         let (kind, message, help, related) = match prev.who() {

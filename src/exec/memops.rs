@@ -359,16 +359,14 @@ fn checked(
     };
     let scope = super::scopes::reach(super::scopes::of(&cx.ins), cx.cluster_ctas());
     let Some(hb) = cx.hb.as_mut() else { return };
-    hb.access(
-        &*cx.engine,
-        &*cx.global,
-        site,
+    let access = super::hazard::Access {
         region,
         len,
         write,
-        atomic.then_some(scope),
+        strong: atomic.then_some(scope),
         lanes,
-    );
+    };
+    hb.access(&*cx.engine, &*cx.global, site, access);
     if atomic {
         let mask = match lanes {
             [] => 1 << lane,

@@ -713,7 +713,7 @@ impl Engine {
             {
                 b.release(&op.spec.release);
             }
-            let e = complete_tx(mem, rank, off, bytes, Some(id), t, iss, trace, notices)?;
+            let e = complete_tx(mem, (rank, off, bytes), Some(id), t, iss, trace, notices)?;
             op.mbar_epochs.push((rank, e));
         }
         Ok(())
@@ -837,12 +837,9 @@ fn mbar_error(kind: crate::check::HazardKind, message: String, issuer: Issuer) -
 
 /// complete-tx of `bytes` on the mbarrier at (rank, off), with the trace events it causes;
 /// returns the completion epoch of the phase it counted towards.
-#[allow(clippy::too_many_arguments)]
 pub fn complete_tx(
     mem: &mut Spaces<'_>,
-    rank: u32,
-    off: u32,
-    bytes: u64,
+    (rank, off, bytes): (u32, u32, u64),
     op: Option<OpId>,
     t: u64,
     iss: Issuer,
@@ -869,22 +866,19 @@ pub fn complete_tx(
     let completed = b
         .complete_tx(bytes, op)
         .map_err(|e| mbar_failure(&e, iss))?;
-    let snapshot = (b.phase, b.pending, b.tx);
-    smem.sync_mbar(off);
-    notices.push(Notice::Mbar { rank, off });
-    mbar_event(
-        trace,
+    let event = MbarEvent {
         t,
         iss,
         rank,
         off,
-        "complete_tx",
-        bytes as i64,
-        snapshot,
+        state: (b.phase, b.pending, b.tx),
         op,
-    );
+    };
+    smem.sync_mbar(off);
+    notices.push(Notice::Mbar { rank, off });
+    event.push(trace, "complete_tx", bytes as i64);
     if completed {
-        mbar_event(trace, t, iss, rank, off, "phase-complete", 0, snapshot, op);
+        event.push(trace, "phase-complete", 0);
     }
     Ok(epoch)
 }
@@ -919,35 +913,22 @@ pub fn arrive(
     let r = b
         .arrive(a.count, false, false)
         .map_err(|e| mbar_failure(&e, a.issuer))?;
-    let snapshot = (b.phase, b.pending, b.tx);
+    let event = MbarEvent {
+        t,
+        iss: a.issuer,
+        rank: a.rank,
+        off: a.off,
+        state: (b.phase, b.pending, b.tx),
+        op,
+    };
     mem.smem[a.rank as usize].sync_mbar(a.off);
     notices.push(Notice::Mbar {
         rank: a.rank,
         off: a.off,
     });
-    mbar_event(
-        trace,
-        t,
-        a.issuer,
-        a.rank,
-        a.off,
-        "arrive-on",
-        i64::from(a.count),
-        snapshot,
-        op,
-    );
+    event.push(trace, "arrive-on", i64::from(a.count));
     if r.completed {
-        mbar_event(
-            trace,
-            t,
-            a.issuer,
-            a.rank,
-            a.off,
-            "phase-complete",
-            0,
-            snapshot,
-            op,
-        );
+        event.push(trace, "phase-complete", 0);
     }
     Ok(())
 }
@@ -956,40 +937,50 @@ fn mbar_failure(e: &MbarError, iss: Issuer) -> EngineError {
     mbar_error(e.kind(), e.to_string(), iss)
 }
 
-/// Records an mbarrier event on the copy engine's track.
-#[allow(clippy::too_many_arguments)]
-fn mbar_event(
-    trace: &mut Trace,
+/// An mbarrier event on the copy engine's track: when, on whose behalf, which mbarrier, its
+/// state after the event (phase, pending arrivals, tx-count) and the operation that caused it.
+struct MbarEvent {
     t: u64,
     iss: Issuer,
     rank: u32,
     off: u32,
-    action: &'static str,
-    count: i64,
-    (phase, pending, tx): (u32, u32, i64),
+    state: (u32, u32, i64),
     op: Option<OpId>,
-) {
-    trace.push(Event {
-        cycle: t,
-        cta: iss.cta,
-        warp: None,
-        lanes: iss.lanes,
-        line: iss.line,
-        cuda: iss.cuda,
-        what: What::Mbarrier {
-            action,
-            addr: if rank == iss.rank {
-                format!("shared+{off:#x}")
-            } else {
-                format!("shared+{off:#x} of CTA rank {rank}")
-            },
-            count,
-            phase,
-            pending,
-            tx,
+}
+
+impl MbarEvent {
+    /// Records the event `action` (with its count) on `trace`.
+    fn push(&self, trace: &mut Trace, action: &'static str, count: i64) {
+        let MbarEvent {
+            t,
+            iss,
+            rank,
+            off,
+            state: (phase, pending, tx),
             op,
-        },
-    });
+        } = *self;
+        trace.push(Event {
+            cycle: t,
+            cta: iss.cta,
+            warp: None,
+            lanes: iss.lanes,
+            line: iss.line,
+            cuda: iss.cuda,
+            what: What::Mbarrier {
+                action,
+                addr: if rank == iss.rank {
+                    format!("shared+{off:#x}")
+                } else {
+                    format!("shared+{off:#x} of CTA rank {rank}")
+                },
+                count,
+                phase,
+                pending,
+                tx,
+                op,
+            },
+        });
+    }
 }
 
 /// For tests here and in the exec layer: a copy of `len` bytes from global `src` to offset

@@ -260,17 +260,15 @@ impl Shadow {
         }
     }
 
-    /// Records an access of `len` bytes at `off` by `new`, each word's stamp naming the lane
+    /// Records an access of the `len` bytes at `off` (`(off, len)`) by `new`, each word's stamp naming the lane
     /// `lanes` says made it. `ordered(prev, prev_is_write, conflict, at, new)` says whether an
     /// earlier access is ordered before the word's new one; `conflict` is true when the two
     /// conflict at byte `at` (the caller records a hazard if they are unordered), false when
     /// the shadow only asks whether a read may replace an earlier read.
-    #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
         events: &mut Events,
-        off: usize,
-        len: usize,
+        (off, len): (usize, usize),
         new: Stamp,
         lanes: Lanes<'_>,
         write: bool,
@@ -437,8 +435,7 @@ mod tests {
         let mut met = Vec::new();
         s.access(
             ev,
-            off,
-            len,
+            (off, len),
             new,
             Lanes::NONE,
             write,
@@ -496,8 +493,7 @@ mod tests {
         let r2 = Stamp::warp(at(2, 1), false, 0, 2);
         s.access(
             &mut ev,
-            0,
-            4,
+            (0, 4),
             r1,
             Lanes::NONE,
             false,
@@ -505,8 +501,7 @@ mod tests {
         );
         s.access(
             &mut ev,
-            0,
-            4,
+            (0, 4),
             r2,
             Lanes::NONE,
             false,
@@ -548,7 +543,7 @@ mod tests {
             shift_ok: false,
         };
         let w = Stamp::warp(at(1, 1), false, 0, 1);
-        s.access(&mut ev, 0, 16, w, lanes, true, &mut |_, _, _, _, _| false);
+        s.access(&mut ev, (0, 16), w, lanes, true, &mut |_, _, _, _, _| false);
         let writers: Vec<u32> = (0..4).map(|i| s.writes(&ev, i * 4, 4)[0].lane()).collect();
         assert_eq!(writers, vec![0, 1, 2, 2]);
         // Lane 1 reading its own word meets nothing; lane 1 reading lane 2's word meets it.
@@ -566,9 +561,14 @@ mod tests {
         let mut ev = Events::default();
         // Lane 3 wrote both words (one 8-byte store).
         let w = Stamp::warp(at(1, 1), false, 0, 1).by_lane(3);
-        s.access(&mut ev, 0, 8, w, Lanes::NONE, true, &mut |_, _, _, _, _| {
-            true
-        });
+        s.access(
+            &mut ev,
+            (0, 8),
+            w,
+            Lanes::NONE,
+            true,
+            &mut |_, _, _, _, _| true,
+        );
         // Lanes 3 and 4 read one word each: lane 3 meets its own write (no question), lane 4
         // meets lane 3's, although the two words' shadows were equal.
         let pieces = [(0, 4, 3), (4, 8, 4)];
@@ -581,8 +581,7 @@ mod tests {
         let mut asked = Vec::new();
         s.access(
             &mut ev,
-            0,
-            8,
+            (0, 8),
             r,
             lanes,
             false,
@@ -647,8 +646,7 @@ mod tests {
             let s = if k % 3 == 0 { &mut global } else { &mut shared };
             s.access(
                 &mut ev,
-                (k as usize % 4) * 4,
-                4,
+                ((k as usize % 4) * 4, 4),
                 st,
                 Lanes::NONE,
                 true,
@@ -658,8 +656,7 @@ mod tests {
             let r = Stamp::warp(at(9, k), false, 0, 1);
             shared.access(
                 &mut ev,
-                32,
-                4,
+                (32, 4),
                 r.by_lane(k % 2),
                 Lanes::NONE,
                 false,
