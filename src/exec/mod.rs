@@ -52,7 +52,6 @@ mod narrow;
 mod park;
 mod policy;
 mod printf;
-mod scopes;
 mod sfu;
 mod spin;
 mod stbulk;
@@ -69,6 +68,7 @@ mod wgmma;
 mod wgmma_sp;
 mod wmma;
 
+use crate::check::scopes;
 use crate::ir::{FuncId, Module};
 use crate::latency::LatencyModel;
 use crate::mem::Global;
@@ -244,38 +244,6 @@ impl fmt::Display for Fault {
     }
 }
 
-/// A hazard the happens-before checker found: undefined behaviour at an instruction, related
-/// to another (the conflicting access or the asynchronous operation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hazard {
-    /// The contract's hazard kind (`read-before-complete`, ...).
-    pub kind: crate::check::HazardKind,
-    pub message: String,
-    /// The usual fix.
-    pub help: String,
-    /// The offending access: function and instruction index.
-    pub at: (FuncId, u32),
-    pub cta: [u32; 3],
-    pub thread: [u32; 3],
-    /// The thread's index within its CTA, before it becomes `thread`.
-    pub linear_thread: u32,
-    /// `buffer+offset (n bytes)` or `shared+offset (n bytes)`.
-    pub address: String,
-    pub related: Vec<Related>,
-    /// How many times this (kind, instruction, related instruction) occurred.
-    pub count: u64,
-    /// `Error` for undefined behaviour; `Warning` for what the memory model defines but is
-    /// usually unintended (a plain read that races only with atomic writes).
-    pub severity: crate::diag::Severity,
-}
-
-/// The other side of a hazard.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Related {
-    pub at: (FuncId, u32),
-    pub label: String,
-}
-
 /// Counters of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -322,6 +290,7 @@ pub struct PrintfTruncated {
     pub dropped_bytes: u64,
 }
 
+pub use crate::check::{Hazard, Related};
 pub use coop::{resident_ctas, SMS};
 pub use grid::run;
 

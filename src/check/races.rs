@@ -1,0 +1,294 @@
+//! Races between threads' ordinary and strong accesses (PTX ISA 9.0 8.4 "Memory operations",
+//! 8.7 "Morally strong operations", 8.9 "Data race"): every access of shared and global memory
+//! is checked against the shadow of the bytes it touches. Two accesses of different threads,
+//! one a write, that no synchronisation orders: `data-race` (atomic, volatile and
+//! relaxed/acquire/release accesses do not race with each other when their scopes hold both
+//! threads); severity `warning` when a plain read meets only an atomic write (the memory model
+//! defines the value read: a CAS loop's first guess), `error` otherwise. A thread's access that
+//! meets an asynchronous operation's unfinished one: `read-before-complete`,
+//! `write-before-complete`, `source-modified-before-complete` (9.7.9.25.1).
+
+use super::kind::HazardKind;
+use super::report::Finding;
+use super::scopes::distance;
+use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Region, Site};
+use super::state::{op_name, Checker};
+use crate::diag::Severity;
+use crate::mem::copy::Engine;
+use crate::mem::hb::{Agent, Epoch, Scope};
+use crate::mem::shadow::{Lanes, Stamp, Who};
+use crate::mem::Global;
+
+impl Checker {
+    /// An ordinary, atomic or volatile access by a warp at `site` ([`Access`]).
+    pub fn access(&mut self, engine: &Engine, global: &Global, site: Site, a: Access<'_>) {
+        let Access {
+            region,
+            len,
+            write,
+            strong,
+            lanes,
+        } = a;
+        self.collect_if_full();
+        let Checker {
+            warps,
+            shared,
+            global: globals,
+            events,
+            observed,
+            meter,
+            rank_agents,
+            agents_end,
+            ..
+        } = self;
+        let w = &warps[site.rank as usize][site.warp as usize];
+        let me = w.me;
+        let vc = &w.vc;
+        let atomic = strong.is_some();
+        let mut new = Stamp::warp(w.now(), atomic, site.func, site.pc).by_lane(site.lane);
+        if let Some(scope) = strong {
+            new = new.scoped(scope);
+        }
+        // Two strong accesses are morally strong (they do not race) when each one's scope
+        // includes the other's thread.
+        let morally_strong = |prev: &Stamp, new: &Stamp, agent: Agent| {
+            let apart = distance(place_in(rank_agents, *agents_end, agent), Some(site.rank));
+            apart <= prev.scope() && apart <= new.scope()
+        };
+        let dst_rank = match region {
+            Region::Shared(r, _) => r,
+            Region::Global(_) => site.rank,
+        };
+        let mut met = Vec::new();
+        let Some((shadow, off)) = Self::shadow(shared, globals, global, meter, region, len) else {
+            return;
+        };
+        let pieces = Lanes {
+            pieces: lanes,
+            base: addr_key(region) - off as u64,
+            shift_ok: w.lanes_alike(),
+        };
+        shadow.access(
+            events,
+            (off, len),
+            new,
+            pieces,
+            write,
+            &mut |prev, prev_write, conflict, byte, new| {
+                let ok = match prev.who() {
+                    Who::Warp { at, atomic: a } => {
+                        (a && atomic && morally_strong(prev, new, at.agent))
+                            || if at.agent == me {
+                                w.lane_knows(new.lane(), prev.lane(), at.clock)
+                            } else {
+                                vc.covers(at)
+                            }
+                            || (a && prev_write && {
+                                // A strong read of this word saw that write: what follows it in the
+                                // reader's program order is ordered after the write.
+                                let key = word_key(region_at(region, (byte - off) as u64));
+                                observed
+                                    .get(&(me, key))
+                                    .is_some_and(|o| o.agent == at.agent && o.clock >= at.clock)
+                            })
+                    }
+                    Who::Op { op, reduce } => {
+                        // (An operation the engine no longer knows cannot be judged: no report.)
+                        (reduce && atomic)
+                            || engine.op(op).is_none_or(|o| {
+                                if prev_write {
+                                    o.completion(dst_rank).is_some_and(|e| vc.covers(e))
+                                } else {
+                                    o.sources_released().is_some_and(|e| vc.covers(e))
+                                }
+                            })
+                    }
+                };
+                if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize, u32)| m.0 == *prev)
+                {
+                    met.push((*prev, prev_write, byte, new.lane()));
+                }
+                ok
+            },
+        );
+        for (prev, prev_write, byte, lane) in met {
+            // Report the lane whose own access met the conflict, and the bytes it accessed.
+            let addr = addr_key(region_at(region, byte as u64 - off as u64));
+            let (start, end) = lanes
+                .iter()
+                .find(|&&(s, e, l)| l == lane && s <= addr && addr < e)
+                .map_or((addr_key(region), addr_key(region) + len as u64), |p| {
+                    (p.0, p.1)
+                });
+            let at = Site { lane, ..site };
+            let address = describe(
+                global,
+                region_at(region, start - addr_key(region)),
+                (end - start) as usize,
+                site.rank,
+            );
+            self.thread_conflict(engine, at, (write, strong), prev, prev_write, address);
+        }
+    }
+
+    /// Reports the conflict of an access (`write`, `atomic`) at `site` with an earlier one.
+    pub(super) fn thread_conflict(
+        &mut self,
+        engine: &Engine,
+        site: Site,
+        (write, strong): (bool, Option<Scope>),
+        prev: Stamp,
+        prev_write: bool,
+        address: String,
+    ) {
+        let atomic = strong.is_some();
+        match prev.who() {
+            Who::Op { op, .. } => {
+                let name = op_name(engine, op);
+                let Some(o) = engine.op(op) else {
+                    return;
+                };
+                let iss = o.issuer();
+                let related = Some((
+                    iss.func,
+                    iss.pc,
+                    format!("the {name} whose completion it is not ordered after"),
+                ));
+                let tracked = match o.by_group() {
+                    true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
+                    false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
+                };
+                let (kind, message, help) = match (prev_write, write) {
+                    (true, false) => (
+                        HazardKind::ReadBeforeComplete,
+                        format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
+                        tracked.to_string(),
+                    ),
+                    (true, true) => (
+                        HazardKind::WriteBeforeComplete,
+                        format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
+                        tracked.to_string(),
+                    ),
+                    _ => (
+                        HazardKind::SourceModifiedBeforeComplete,
+                        format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
+                        "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
+                    ),
+                };
+                self.report(kind, site, message, &help, address, related);
+            }
+            Who::Warp {
+                at,
+                atomic: prev_atomic,
+            } => {
+                let (f, pc) = prev.site();
+                let same_warp = self.warps[site.rank as usize][site.warp as usize].me == at.agent;
+                let warp = self.accessor(site, at, &prev);
+                // A plain read racing only with an atomic write reads one of the values written
+                // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
+                // is the usual case. Two strong accesses race only when a scope does not hold
+                // both threads: their atomicity is not promised, though hardware usually keeps it.
+                // Every other race is an error.
+                let severity = if (prev_write && prev_atomic && !write && !atomic)
+                    || (write && atomic && !prev_write && !prev_atomic)
+                    || (atomic && prev_atomic)
+                {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                let access = |w: bool, a: bool| match (w, a) {
+                    (true, true) => "atomic write",
+                    (false, true) => "atomic read",
+                    (true, false) => "write",
+                    (false, false) => "read",
+                };
+                let related = Some((
+                    f,
+                    pc,
+                    format!(
+                        "the {} it races with ({warp})",
+                        access(prev_write, prev_atomic)
+                    ),
+                ));
+                let (why, help) = match self.scope_note(site, at, prev, strong, prev_atomic) {
+                    Some(note) => note,
+                    None => {
+                        let (why, help) = match severity {
+                            Severity::Error if same_warp => (
+                                "lanes of a warp are threads of their own, and executing together does not order their accesses (independent thread scheduling, sm_70 on); no __syncwarp, warp collective, barrier or atomic orders them",
+                                "put __syncwarp() (bar.warp.sync) between the two accesses, or exchange the value with __shfl_sync",
+                            ),
+                            Severity::Warning => (
+                                "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
+                                "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
+                            ),
+                            Severity::Error => (
+                                "no barrier, mbarrier or atomic orders them",
+                                "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
+                            ),
+                        };
+                        (why.to_string(), help.to_string())
+                    }
+                };
+                let message = format!(
+                    "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
+                    access(write, atomic),
+                    if prev_atomic { "an" } else { "a" },
+                    access(prev_write, prev_atomic),
+                );
+                self.record(Finding {
+                    severity,
+                    kind: HazardKind::DataRace,
+                    site,
+                    message,
+                    help: &help,
+                    address,
+                    related,
+                });
+            }
+        }
+    }
+
+    /// Why a race between a warp access `at`/`prev` and the access at `site` (`strong`) comes
+    /// down to a scope, and what to do: two strong accesses that are not morally strong, or a
+    /// release/acquire pair that would order them but whose scope does not include both
+    /// threads. `None` when scopes are not the reason.
+    pub(super) fn scope_note(
+        &self,
+        site: Site,
+        at: Epoch,
+        prev: Stamp,
+        strong: Option<Scope>,
+        prev_atomic: bool,
+    ) -> Option<(String, String)> {
+        let apart = distance(self.place(at.agent), Some(site.rank));
+        let between = match apart {
+            Scope::Cta => "the same CTA",
+            Scope::Cluster => "two CTAs of one cluster",
+            Scope::Gpu => "CTAs of different clusters",
+        };
+        let fix = match apart {
+            Scope::Cluster => ".cluster (cuda::ptx::scope_cluster)",
+            _ => ".gpu (cuda::thread_scope_device)",
+        };
+        if let (Some(scope), true) = (strong, prev_atomic) {
+            let narrow = prev.scope().min(scope);
+            if narrow < apart {
+                return Some((
+                    format!("both are strong, but the {} scope does not include both threads ({between}), so they are not morally strong (PTX ISA 9.0 8.7): neither atomicity nor order is promised between them", narrow.name()),
+                    format!("give both accesses a scope that holds both threads: {fix}"),
+                ));
+            }
+        }
+        let w = &self.warps[site.rank as usize][site.warp as usize];
+        let (f, pc, scope) = w.narrow_at?;
+        if !w.narrow.covers(at) {
+            return None;
+        }
+        Some((
+            format!("a release/acquire pair through the atomic read at line {} ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", self.line(f, pc), scope.name()),
+            format!("give the release (or the fence before a relaxed write) and the acquire a scope that holds both threads: {fix}"),
+        ))
+    }
+}

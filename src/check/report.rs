@@ -1,0 +1,137 @@
+//! The checker's one report place, in the manner of Miri's `report_result`: a rule hands over
+//! what it found ([`Finding`]: kind, site, message, help, address, related instruction), and
+//! [`Reports::record`] decides whether it is new (one dedupe key, [`Hazard::key`], shared with
+//! the grid's merge of clusters and the explorer's merge of schedules) and [`render`]s it into
+//! the [`Hazard`] a report prints: the message with the related instruction's PTX line, the
+//! help text and the severity. Repeats are counted, never rendered again.
+
+use super::kind::HazardKind;
+use super::site::Site;
+use crate::diag::Severity;
+use crate::ir::FuncId;
+use std::collections::BTreeMap;
+
+/// A hazard the happens-before checker found: undefined behaviour at an instruction, related
+/// to another (the conflicting access or the asynchronous operation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// The contract's hazard kind (`read-before-complete`, ...).
+    pub kind: HazardKind,
+    pub message: String,
+    /// The usual fix.
+    pub help: String,
+    /// The offending access: function and instruction index.
+    pub at: (FuncId, u32),
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    /// The thread's index within its CTA, before it becomes `thread`.
+    pub linear_thread: u32,
+    /// `buffer+offset (n bytes)` or `shared+offset (n bytes)`.
+    pub address: String,
+    pub related: Vec<Related>,
+    /// How many times this (kind, instruction, related instruction) occurred.
+    pub count: u64,
+    /// `Error` for undefined behaviour; `Warning` for what the memory model defines but is
+    /// usually unintended (a plain read that races only with atomic writes).
+    pub severity: Severity,
+}
+
+/// The other side of a hazard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub at: (FuncId, u32),
+    pub label: String,
+}
+
+/// What makes a hazard distinct: its kind, instruction and related instruction.
+pub(crate) type HazardKey = (HazardKind, (u32, u32), Option<(u32, u32)>);
+
+/// The one definition of a hazard's dedupe key: repeats of a (kind, instruction, first related
+/// instruction) are counted, not reported again, by the checker, by the grid that merges the
+/// clusters' reports and by the explorer that merges schedules'.
+fn hazard_key(kind: HazardKind, at: (u32, u32), related: Option<(u32, u32)>) -> HazardKey {
+    (kind, at, related)
+}
+
+impl Hazard {
+    /// Its dedupe key ([`hazard_key`]).
+    pub(crate) fn key(&self) -> HazardKey {
+        let related = self.related.first().map(|r| (r.at.0 .0, r.at.1));
+        hazard_key(self.kind, (self.at.0 .0, self.at.1), related)
+    }
+}
+
+/// What a rule found, before it becomes a [`Hazard`]: `{L}` in the message stands for the
+/// related instruction's PTX line, which only [`render`] knows.
+pub(crate) struct Finding<'h> {
+    pub severity: Severity,
+    pub kind: HazardKind,
+    pub site: Site,
+    pub message: String,
+    pub help: &'h str,
+    pub address: String,
+    /// The related instruction (function, pc) and how the report labels it.
+    pub related: Option<(u32, u32, String)>,
+}
+
+impl Finding<'_> {
+    /// Its dedupe key ([`hazard_key`]).
+    fn key(&self) -> HazardKey {
+        let related = self.related.as_ref().map(|r| (r.0, r.1));
+        hazard_key(self.kind, (self.site.func, self.site.pc), related)
+    }
+}
+
+/// The hazards found so far, each distinct one once, with its count.
+#[derive(Default)]
+pub(crate) struct Reports {
+    hazards: Vec<Hazard>,
+    seen: BTreeMap<HazardKey, usize>,
+}
+
+impl Reports {
+    /// Records a finding as a hazard, or counts a repeat of one already recorded. `line` gives
+    /// the PTX line of instruction (function, pc).
+    pub(crate) fn record(&mut self, f: Finding<'_>, line: impl FnOnce(u32, u32) -> u32) {
+        let key = f.key();
+        if let Some(&i) = self.seen.get(&key) {
+            self.hazards[i].count += 1;
+            return;
+        }
+        let related_line = f.related.as_ref().map_or(0, |r| line(r.0, r.1));
+        self.seen.insert(key, self.hazards.len());
+        self.hazards.push(render(f, related_line));
+    }
+
+    /// The hazards recorded, leaving none.
+    pub(crate) fn take(&mut self) -> Vec<Hazard> {
+        self.seen.clear();
+        std::mem::take(&mut self.hazards)
+    }
+}
+
+/// The one place a finding becomes the hazard reports print: its message with the related
+/// instruction's line in place of `{L}`, its help text, its severity, and the thread and
+/// instructions it names.
+fn render(f: Finding<'_>, related_line: u32) -> Hazard {
+    Hazard {
+        kind: f.kind,
+        message: f.message.replace("{L}", &related_line.to_string()),
+        help: f.help.to_string(),
+        at: (FuncId(f.site.func), f.site.pc),
+        cta: f.site.cta,
+        thread: [0; 3],
+        linear_thread: f.site.warp * 32 + f.site.lane,
+        address: f.address,
+        related: f
+            .related
+            .into_iter()
+            .map(|(func, pc, label)| Related {
+                at: (FuncId(func), pc),
+                label,
+            })
+            .collect(),
+        count: 1,
+        severity: f.severity,
+    }
+}

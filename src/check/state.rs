@@ -1,0 +1,310 @@
+//! The happens-before checker's state (PTX ISA 9.0 chapter 8 "Memory Consistency Model"): a
+//! vector clock per warp (an agent, `mem::hb`), the shadow of every byte of shared and global
+//! memory the run touched (`mem::shadow`), and the clocks that synchronising events publish
+//! (named barriers, the cluster barrier, atomic words, proxy fences). A cluster's warps get
+//! fresh agents when it starts; this file also names agents and places for messages and hands
+//! findings to the one report place (`report.rs`). The rules live in the files by concern.
+
+use super::kind::HazardKind;
+use super::report::{Finding, Hazard, Reports};
+use super::scopes::{Place, Published};
+use super::site::{place_in, Region, Site};
+use crate::diag::Severity;
+use crate::mem::copy::{Engine, OpId};
+use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
+use crate::mem::shadow::{Shadow, Stamp, Who};
+use crate::mem::stamp::Events;
+use crate::mem::Global;
+use std::collections::BTreeMap;
+
+/// Named barriers per CTA.
+pub(super) const BARRIERS: usize = 16;
+
+/// An atomically accessed word.
+#[derive(Debug, Clone, Default)]
+pub(super) struct AtomicWord {
+    pub(super) sync: Published,
+    pub(super) last_write: Epoch,
+}
+
+#[derive(Default)]
+pub(crate) struct Checker {
+    /// PTX line of every instruction, per function (for messages).
+    pub(super) lines: Vec<Vec<u32>>,
+    pub(super) next_agent: Agent,
+    /// Per CTA rank of the running cluster, per warp.
+    pub(super) warps: Vec<Vec<WarpClock>>,
+    /// The running cluster (counted from 1), the first agent of each of its CTA ranks and the
+    /// agent after its last warp's: where a warp's agent is, for scopes.
+    pub(super) cluster: u64,
+    pub(super) rank_agents: Vec<Agent>,
+    pub(super) agents_end: Agent,
+    /// How messages name each CTA of the running unit.
+    pub(super) cta_names: Vec<String>,
+    /// Per agent, the clocks at which it executed `fence.proxy.async` and the state spaces each
+    /// fence orders ([`FENCE_SHARED`], [`FENCE_GLOBAL`]); and its clock at its last one.
+    pub(super) proxy_fences: BTreeMap<Agent, Vec<(u32, u8)>>,
+    pub(super) last_proxy_fence: BTreeMap<Agent, (Vc, u8)>,
+    /// The run's memory budget, charged for shadow memory.
+    pub(super) meter: std::sync::Arc<crate::mem::budget::Meter>,
+    /// Per global allocation (made on first access), and per CTA rank.
+    pub(super) global: Vec<Option<Shadow>>,
+    pub(super) shared: Vec<Shadow>,
+    /// What the shadows' entries name: who accessed, when, at which instruction.
+    pub(super) events: Events,
+    /// Per CTA rank, what arrivals released into each named barrier's current phase, and what
+    /// exited threads released (they count as arrived at every later barrier phase).
+    pub(super) bars: Vec<[Vc; BARRIERS]>,
+    pub(super) exited: Vec<Vc>,
+    /// The cluster barrier: released into its current phase, and by its last completed phase.
+    pub(super) cluster_arrived: Vc,
+    pub(super) cluster_done: Vc,
+    /// Atomically accessed words: their synchronisation clocks (Miri's release sequences).
+    pub(super) atomics: BTreeMap<(u32, u64), AtomicWord>,
+    /// Per (warp, word): the last atomic write a strong read of that word observed (a plain
+    /// access after it in the reader's program order is ordered after that write).
+    pub(super) observed: BTreeMap<(Agent, (u32, u64)), Epoch>,
+    /// Per agent, the clocks of its last `fence.proxy.tensormap::generic.release` fences, and
+    /// its last `.acquire` fences: (global address, size, its clock then).
+    pub(super) tensormap_releases: BTreeMap<Agent, Vec<u32>>,
+    pub(super) tensormap_acquires: BTreeMap<Agent, Vec<(u64, u64, Vc)>>,
+    /// The hazards found, each distinct one once.
+    pub(super) reports: Reports,
+    /// The running cluster's asynchronous operations that access shared memory: per operation
+    /// and CTA rank, whether it writes (else reads) there and the first offset it touches.
+    pub(super) smem_ops: Vec<SmemOp>,
+}
+
+/// An asynchronous operation's access to one CTA's shared memory, checked when that CTA exits.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SmemOp {
+    pub(super) op: OpId,
+    pub(super) rank: u32,
+    pub(super) write: bool,
+    pub(super) off: u64,
+}
+
+impl Checker {
+    pub fn new(m: &crate::ir::Module, meter: std::sync::Arc<crate::mem::budget::Meter>) -> Self {
+        Checker {
+            events: Events::new(std::sync::Arc::clone(&meter)),
+            meter,
+            lines: m
+                .functions
+                .iter()
+                .map(|f| f.srcs.iter().map(|s| s.line).collect())
+                .collect(),
+            next_agent: 1,
+            ..Checker::default()
+        }
+    }
+
+    /// The PTX line of instruction `pc` of function `f`.
+    pub(super) fn line(&self, f: u32, pc: u32) -> u32 {
+        line_in(&self.lines, f, pc)
+    }
+
+    /// A cluster starts: fresh agents for its warps, empty shared shadows and barriers.
+    /// `names` says how messages name each CTA of the unit ("CTA rank 1" in a cluster).
+    pub fn start_cluster(
+        &mut self,
+        warps_per_cta: &[usize],
+        shared_bytes: usize,
+        names: Vec<String>,
+    ) {
+        self.warps.clear();
+        self.cta_names = names;
+        self.cluster += 1;
+        self.rank_agents.clear();
+        for &n in warps_per_cta {
+            self.rank_agents.push(self.next_agent);
+            let mut ws = Vec::with_capacity(n);
+            for _ in 0..n {
+                ws.push(WarpClock::new(self.next_agent));
+                self.next_agent += WarpClock::AGENTS;
+            }
+            self.warps.push(ws);
+        }
+        self.agents_end = self.next_agent;
+        self.shared = warps_per_cta
+            .iter()
+            .enumerate()
+            .map(|(r, _)| {
+                let name = format!("the shared memory of {}", self.cta_names[r]);
+                Shadow::metered(shared_bytes, std::sync::Arc::clone(&self.meter), &name)
+            })
+            .collect();
+        self.bars = warps_per_cta.iter().map(|_| Default::default()).collect();
+        self.exited = warps_per_cta.iter().map(|_| Vc::new()).collect();
+        self.cluster_arrived = Vc::new();
+        self.cluster_done = Vc::new();
+        self.smem_ops.clear();
+        // Shared memory is new: its atomic words and observations are gone.
+        self.atomics.retain(|k, _| k.0 == 0);
+        self.observed.retain(|k, _| k.1 .0 == 0);
+    }
+
+    /// Drops the events no shadow names any more, when their table has doubled (the table
+    /// stays proportional to the shadow, whatever the running time).
+    pub(super) fn collect_if_full(&mut self) {
+        if self.events.full() {
+            let mut all: Vec<&mut Shadow> = (self.shared.iter_mut())
+                .chain(self.global.iter_mut().flatten())
+                .collect();
+            crate::mem::shadow::collect(&mut self.events, &mut all);
+        }
+    }
+
+    /// The asynchronous operations the shadow of global memory names, sorted, and how many
+    /// entries were looked at to find them.
+    pub fn named_ops(&self) -> (Vec<OpId>, usize) {
+        let mut ops: Vec<OpId> = Vec::new();
+        let mut walked = 0;
+        for (_, st) in (self.global.iter().flatten()).flat_map(|s| s.stamps(&self.events)) {
+            walked += 1;
+            // (Words of one operation follow each other: most repeats are the last one.)
+            if let Who::Op { op, .. } = st.who() {
+                if ops.last() != Some(&op) {
+                    ops.push(op);
+                }
+            }
+        }
+        ops.sort_unstable();
+        ops.dedup();
+        (ops, walked)
+    }
+
+    /// A global allocation was freed: its shadow goes with its bytes.
+    pub fn forget_global(&mut self, index: usize) {
+        if let Some(s) = self.global.get_mut(index) {
+            *s = None;
+        }
+    }
+
+    /// The CTA rank of the running cluster whose warp `agent` is (`None`: an earlier cluster).
+    pub(super) fn place(&self, agent: Agent) -> Place {
+        place_in(&self.rank_agents, self.agents_end, agent)
+    }
+
+    pub fn new_agent(&mut self) -> Agent {
+        self.next_agent += 1;
+        self.next_agent - 1
+    }
+
+    pub fn warp(&mut self, rank: u32, warp: u32) -> &mut WarpClock {
+        &mut self.warps[rank as usize][warp as usize]
+    }
+
+    pub fn take_hazards(&mut self) -> Vec<Hazard> {
+        self.reports.take()
+    }
+
+    /// Records a hazard (an error), or counts a repeat of one already reported.
+    pub fn report(
+        &mut self,
+        kind: HazardKind,
+        site: Site,
+        message: String,
+        help: &str,
+        address: String,
+        related: Option<(u32, u32, String)>,
+    ) {
+        self.record(Finding {
+            severity: Severity::Error,
+            kind,
+            site,
+            message,
+            help,
+            address,
+            related,
+        });
+    }
+
+    /// Records a finding as a hazard, or counts a repeat of one already reported.
+    pub(super) fn record(&mut self, f: Finding<'_>) {
+        let Checker { reports, lines, .. } = self;
+        reports.record(f, |func, pc| line_in(lines, func, pc));
+    }
+
+    /// The shadow and offset of a region, or `None` outside memory the checker follows.
+    pub(super) fn shadow<'s>(
+        shared: &'s mut [Shadow],
+        globals: &'s mut Vec<Option<Shadow>>,
+        global: &Global,
+        meter: &std::sync::Arc<crate::mem::budget::Meter>,
+        region: Region,
+        len: usize,
+    ) -> Option<(&'s mut Shadow, usize)> {
+        match region {
+            Region::Shared(r, off) => {
+                let s = shared.get_mut(r as usize)?;
+                Some((s, off as usize))
+            }
+            Region::Global(a) => {
+                let (i, off) = global.locate(a, len as u64).ok()?;
+                if globals.len() <= i {
+                    globals.resize_with(i + 1, || None);
+                }
+                let a = &global.allocs[i];
+                let s = globals[i].get_or_insert_with(|| {
+                    let name = format!("global `{}`", a.name);
+                    Shadow::metered(a.data.len(), std::sync::Arc::clone(meter), &name)
+                });
+                Some((s, off))
+            }
+        }
+    }
+
+    /// Names who made the earlier access `prev` (at `at`) for a message about an access at
+    /// `site`: another lane of the same warp, or another warp.
+    pub(super) fn accessor(&self, site: Site, at: Epoch, prev: &Stamp) -> String {
+        if self.warps[site.rank as usize][site.warp as usize].me == at.agent {
+            format!("lane {} of the same warp", prev.lane())
+        } else {
+            self.warp_of(at.agent)
+        }
+    }
+
+    /// Names the warp an agent belongs to, for messages.
+    pub(super) fn warp_of(&self, agent: Agent) -> String {
+        for (r, ws) in self.warps.iter().enumerate() {
+            for (i, w) in ws.iter().enumerate() {
+                if w.me == agent {
+                    return if self.warps.len() > 1 {
+                        format!("warp {i} of {}", self.cta_names[r])
+                    } else {
+                        format!("warp {i}")
+                    };
+                }
+            }
+        }
+        "a warp of another CTA".into()
+    }
+
+    /// The CTA rank and warp index an agent belongs to.
+    pub(super) fn rank_of(&self, agent: Agent) -> Option<(u32, u32)> {
+        self.warps.iter().enumerate().find_map(|(r, ws)| {
+            ws.iter()
+                .position(|w| w.me == agent)
+                .map(|i| (r as u32, i as u32))
+        })
+    }
+}
+
+/// The PTX line of instruction `pc` of function `f`, given every function's lines (0 when
+/// unknown).
+pub(super) fn line_in(lines: &[Vec<u32>], f: u32, pc: u32) -> u32 {
+    lines
+        .get(f as usize)
+        .and_then(|l| l.get(pc as usize))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// How a hazard's earlier access is described.
+pub(super) fn op_name(engine: &Engine, op: OpId) -> String {
+    engine
+        .op(op)
+        .map_or("asynchronous operation", |o| o.kind())
+        .to_string()
+}
