@@ -10,9 +10,9 @@
 //! `fence.proxy.async` between them: `missing-proxy-fence` (`proxies.rs`).
 
 use super::kind::HazardKind;
-use super::proxies::{FENCE_GLOBAL, FENCE_SHARED};
+use super::proxies::Side;
 use super::site::{describe, Region, Site};
-use super::state::{op_name, Checker};
+use super::state::{after_op, op_name, Checker};
 use crate::latency::OpClass;
 use crate::mem::copy::{Engine, Loc, OpId};
 use crate::mem::shadow::{Lanes, Stamp, Who};
@@ -96,15 +96,7 @@ impl Checker {
                                 ordered || exempt
                             }
                             Who::Op { op: p, reduce: pr } => {
-                                (pr && reduce)
-                                    || engine.op(p).is_none_or(|po| {
-                                        if prev_write {
-                                            po.completion(rank).is_some_and(|e| issue_vc.covers(e))
-                                        } else {
-                                            po.sources_released()
-                                                .is_some_and(|e| issue_vc.covers(e))
-                                        }
-                                    })
+                                (pr && reduce) || after_op(engine, p, prev_write, rank, &issue_vc)
                             }
                         };
                         if !ok && conflict {
@@ -119,29 +111,12 @@ impl Checker {
                         ok
                     },
                 );
-                let space = match region {
-                    Region::Shared(..) => FENCE_SHARED,
-                    Region::Global(_) => FENCE_GLOBAL,
+                let side = Side {
+                    region,
+                    len: s.len as usize,
+                    write,
                 };
-                let issuer = self.warps[site.rank as usize][site.warp as usize].me;
-                for prev in fence_checks {
-                    if let Who::Warp { at, .. } = prev.who() {
-                        if !self.fenced(at, space, &issue_vc, issuer) {
-                            let (f, pc) = prev.site();
-                            let address = describe(global, region, s.len as usize, site.rank);
-                            let name = op_name(engine, op);
-                            let what = if write { "overwrites" } else { "reads" };
-                            self.report(
-                                HazardKind::MissingProxyFence,
-                                site,
-                                format!("the {name} (async proxy) {what} {address}, last written by an ordinary store at line {{L}} that no fence.proxy.async orders before it"),
-                                "after the ordinary stores, execute fence.proxy.async (cuda::ptx::fence_proxy_async) in the writing threads, before the barrier that orders them before the bulk copy",
-                                address,
-                                Some((f, pc, "the ordinary store (generic proxy)".into())),
-                            );
-                        }
-                    }
-                }
+                self.check_proxy_fences(engine, global, (op, site), side, &issue_vc, fence_checks);
             }
         }
         for m in met {

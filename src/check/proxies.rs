@@ -7,10 +7,12 @@
 //! `.acquire` of its 128 bytes: else `missing-tensormap-proxy-fence`.
 
 use super::kind::HazardKind;
-use super::site::Site;
+use super::site::{describe, Region, Site};
+use super::state::op_name;
 use super::state::Checker;
+use crate::mem::copy::{Engine, OpId};
 use crate::mem::hb::{Agent, Epoch, Scope, Vc};
-use crate::mem::shadow::Who;
+use crate::mem::shadow::{Stamp, Who};
 use crate::mem::Global;
 
 /// State spaces a proxy fence orders.
@@ -21,7 +23,57 @@ pub(crate) const FENCE_GLOBAL: u8 = 2;
 /// Tensor-map fences remembered per agent (the last ones: memory stays bounded in loops).
 pub(super) const TENSORMAP_FENCES: usize = 16;
 
+/// One side of an asynchronous operation's segment: the `len` bytes of `region` it writes (its
+/// destination) or reads (its source).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Side {
+    pub region: Region,
+    pub len: usize,
+    pub write: bool,
+}
+
 impl Checker {
+    /// The ordinary stores `stores`, ordered before the issue of the async-proxy operation `op`
+    /// at `site` (clock `issue_vc`), whose bytes it reads or overwrites on `side`: each needs a
+    /// `fence.proxy.async` of that state space between it and the issue ([`Self::fenced`]),
+    /// else `missing-proxy-fence`.
+    pub(super) fn check_proxy_fences(
+        &mut self,
+        engine: &Engine,
+        global: &Global,
+        (op, site): (OpId, Site),
+        side: Side,
+        issue_vc: &Vc,
+        stores: Vec<Stamp>,
+    ) {
+        let Side { region, len, write } = side;
+        let space = match region {
+            Region::Shared(..) => FENCE_SHARED,
+            Region::Global(_) => FENCE_GLOBAL,
+        };
+        let issuer = self.warps[site.rank as usize][site.warp as usize].me;
+        for prev in stores {
+            let Who::Warp { at, .. } = prev.who() else {
+                continue;
+            };
+            if self.fenced(at, space, issue_vc, issuer) {
+                continue;
+            }
+            let (f, pc) = prev.site();
+            let address = describe(global, region, len, site.rank);
+            let name = op_name(engine, op);
+            let what = if write { "overwrites" } else { "reads" };
+            self.report(
+                HazardKind::MissingProxyFence,
+                site,
+                format!("the {name} (async proxy) {what} {address}, last written by an ordinary store at line {{L}} that no fence.proxy.async orders before it"),
+                "after the ordinary stores, execute fence.proxy.async (cuda::ptx::fence_proxy_async) in the writing threads, before the barrier that orders them before the bulk copy",
+                address,
+                Some((f, pc, "the ordinary store (generic proxy)".into())),
+            );
+        }
+    }
+
     /// Whether a `fence.proxy.async` of state space `space` lies between the write `at` and an
     /// issue by `issuer` with clock `vc`: one the writer executed after the write that is
     /// ordered before the issue, or one the issuer executed once the write was visible to it.

@@ -12,9 +12,9 @@ use super::kind::HazardKind;
 use super::report::Finding;
 use super::scopes::distance;
 use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Region, Site};
-use super::state::{op_name, Checker};
+use super::state::{after_op, op_name, Checker};
 use crate::diag::Severity;
-use crate::mem::copy::Engine;
+use crate::mem::copy::{Engine, OpId};
 use crate::mem::hb::{Agent, Epoch, Scope};
 use crate::mem::shadow::{Lanes, Stamp, Who};
 use crate::mem::Global;
@@ -94,14 +94,7 @@ impl Checker {
                     }
                     Who::Op { op, reduce } => {
                         // (An operation the engine no longer knows cannot be judged: no report.)
-                        (reduce && atomic)
-                            || engine.op(op).is_none_or(|o| {
-                                if prev_write {
-                                    o.completion(dst_rank).is_some_and(|e| vc.covers(e))
-                                } else {
-                                    o.sources_released().is_some_and(|e| vc.covers(e))
-                                }
-                            })
+                        (reduce && atomic) || after_op(engine, op, prev_write, dst_rank, vc)
                     }
                 };
                 if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize, u32)| m.0 == *prev)
@@ -111,6 +104,27 @@ impl Checker {
                 ok
             },
         );
+        self.report_met(engine, global, site, a, off, met);
+    }
+
+    /// Reports the earlier accesses `met` (stamp, whether it wrote, shadow byte, lane that met
+    /// it) that access `a` at `site` conflicts with unordered; `off` is `a`'s shadow offset.
+    fn report_met(
+        &mut self,
+        engine: &Engine,
+        global: &Global,
+        site: Site,
+        a: Access<'_>,
+        off: usize,
+        met: Vec<(Stamp, bool, usize, u32)>,
+    ) {
+        let Access {
+            region,
+            len,
+            write,
+            strong,
+            lanes,
+        } = a;
         for (prev, prev_write, byte, lane) in met {
             // Report the lane whose own access met the conflict, and the bytes it accessed.
             let addr = addr_key(region_at(region, byte as u64 - off as u64));
@@ -131,123 +145,126 @@ impl Checker {
         }
     }
 
-    /// Reports the conflict of an access (`write`, `atomic`) at `site` with an earlier one.
+    /// Reports the conflict of an access (`write`, `strong`) at `site` with an earlier one.
     pub(super) fn thread_conflict(
         &mut self,
         engine: &Engine,
         site: Site,
-        (write, strong): (bool, Option<Scope>),
+        mine: (bool, Option<Scope>),
         prev: Stamp,
         prev_write: bool,
         address: String,
     ) {
-        let atomic = strong.is_some();
         match prev.who() {
-            Who::Op { op, .. } => {
-                let name = op_name(engine, op);
-                let Some(o) = engine.op(op) else {
-                    return;
-                };
-                let iss = o.issuer();
-                let related = Some((
-                    iss.func,
-                    iss.pc,
-                    format!("the {name} whose completion it is not ordered after"),
-                ));
-                let tracked = match o.by_group() {
-                    true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
-                    false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
-                };
-                let (kind, message, help) = match (prev_write, write) {
-                    (true, false) => (
-                        HazardKind::ReadBeforeComplete,
-                        format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
-                        tracked.to_string(),
-                    ),
-                    (true, true) => (
-                        HazardKind::WriteBeforeComplete,
-                        format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
-                        tracked.to_string(),
-                    ),
-                    _ => (
-                        HazardKind::SourceModifiedBeforeComplete,
-                        format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
-                        "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
-                    ),
-                };
-                self.report(kind, site, message, &help, address, related);
-            }
-            Who::Warp {
-                at,
-                atomic: prev_atomic,
-            } => {
-                let (f, pc) = prev.site();
-                let same_warp = self.warps[site.rank as usize][site.warp as usize].me == at.agent;
-                let warp = self.accessor(site, at, &prev);
-                // A plain read racing only with an atomic write reads one of the values written
-                // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
-                // is the usual case. Two strong accesses race only when a scope does not hold
-                // both threads: their atomicity is not promised, though hardware usually keeps it.
-                // Every other race is an error.
-                let severity = if (prev_write && prev_atomic && !write && !atomic)
-                    || (write && atomic && !prev_write && !prev_atomic)
-                    || (atomic && prev_atomic)
-                {
-                    Severity::Warning
-                } else {
-                    Severity::Error
-                };
-                let access = |w: bool, a: bool| match (w, a) {
-                    (true, true) => "atomic write",
-                    (false, true) => "atomic read",
-                    (true, false) => "write",
-                    (false, false) => "read",
-                };
-                let related = Some((
-                    f,
-                    pc,
-                    format!(
-                        "the {} it races with ({warp})",
-                        access(prev_write, prev_atomic)
-                    ),
-                ));
-                let (why, help) = match self.scope_note(site, at, prev, strong, prev_atomic) {
-                    Some(note) => note,
-                    None => {
-                        let (why, help) = match severity {
-                            Severity::Error if same_warp => (
-                                "lanes of a warp are threads of their own, and executing together does not order their accesses (independent thread scheduling, sm_70 on); no __syncwarp, warp collective, barrier or atomic orders them",
-                                "put __syncwarp() (bar.warp.sync) between the two accesses, or exchange the value with __shfl_sync",
-                            ),
-                            Severity::Warning => (
-                                "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
-                                "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
-                            ),
-                            Severity::Error => (
-                                "no barrier, mbarrier or atomic orders them",
-                                "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
-                            ),
-                        };
-                        (why.to_string(), help.to_string())
-                    }
-                };
-                let message = format!(
-                    "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
-                    access(write, atomic),
-                    if prev_atomic { "an" } else { "a" },
-                    access(prev_write, prev_atomic),
-                );
-                self.record(Finding {
-                    severity,
-                    kind: HazardKind::DataRace,
-                    site,
-                    message,
-                    help: &help,
-                    address,
-                    related,
-                });
+            Who::Op { op, .. } => self.unfinished_op(engine, site, mine.0, op, prev_write, address),
+            Who::Warp { at, atomic } => {
+                self.race(site, mine, (prev, at, atomic), prev_write, address)
             }
         }
+    }
+
+    /// Reports an access (`write`) at `site` of bytes the unfinished operation `op` writes
+    /// (`prev_write`) or reads.
+    fn unfinished_op(
+        &mut self,
+        engine: &Engine,
+        site: Site,
+        write: bool,
+        op: OpId,
+        prev_write: bool,
+        address: String,
+    ) {
+        let name = op_name(engine, op);
+        let Some(o) = engine.op(op) else {
+            return;
+        };
+        let iss = o.issuer();
+        let related = Some((
+            iss.func,
+            iss.pc,
+            format!("the {name} whose completion it is not ordered after"),
+        ));
+        let tracked = match o.by_group() {
+            true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
+            false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
+        };
+        let (kind, message, help) = match (prev_write, write) {
+            (true, false) => (
+                HazardKind::ReadBeforeComplete,
+                format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
+                tracked.to_string(),
+            ),
+            (true, true) => (
+                HazardKind::WriteBeforeComplete,
+                format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
+                tracked.to_string(),
+            ),
+            _ => (
+                HazardKind::SourceModifiedBeforeComplete,
+                format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
+                "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
+            ),
+        };
+        self.report(kind, site, message, &help, address, related);
+    }
+
+    /// Reports a race of an access (`write`, `strong`) at `site` with an earlier access of a
+    /// warp (`prev`, made at `at`, atomic or not).
+    fn race(
+        &mut self,
+        site: Site,
+        (write, strong): (bool, Option<Scope>),
+        (prev, at, prev_atomic): (Stamp, Epoch, bool),
+        prev_write: bool,
+        address: String,
+    ) {
+        let atomic = strong.is_some();
+        let (f, pc) = prev.site();
+        let same_warp = self.warps[site.rank as usize][site.warp as usize].me == at.agent;
+        let warp = self.accessor(site, at, &prev);
+        // A plain read racing only with an atomic write reads one of the values written
+        // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
+        // is the usual case. Two strong accesses race only when a scope does not hold
+        // both threads: their atomicity is not promised, though hardware usually keeps it.
+        // Every other race is an error.
+        let severity = if (prev_write && prev_atomic && !write && !atomic)
+            || (write && atomic && !prev_write && !prev_atomic)
+            || (atomic && prev_atomic)
+        {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        let related = Some((
+            f,
+            pc,
+            format!(
+                "the {} it races with ({warp})",
+                access_name(prev_write, prev_atomic)
+            ),
+        ));
+        let (why, help) = match self.scope_note(site, at, prev, strong, prev_atomic) {
+            Some(note) => note,
+            None => {
+                let (why, help) = race_note(severity, same_warp);
+                (why.to_string(), help.to_string())
+            }
+        };
+        let message = format!(
+            "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
+            access_name(write, atomic),
+            if prev_atomic { "an" } else { "a" },
+            access_name(prev_write, prev_atomic),
+        );
+        self.record(Finding {
+            severity,
+            kind: HazardKind::DataRace,
+            site,
+            message,
+            help: &help,
+            address,
+            related,
+        });
     }
 
     /// Why a race between a warp access `at`/`prev` and the access at `site` (`strong`) comes
@@ -290,5 +307,34 @@ impl Checker {
             format!("a release/acquire pair through the atomic read at line {} ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", self.line(f, pc), scope.name()),
             format!("give the release (or the fence before a relaxed write) and the acquire a scope that holds both threads: {fix}"),
         ))
+    }
+}
+
+/// How a race's message names an access.
+fn access_name(write: bool, atomic: bool) -> &'static str {
+    match (write, atomic) {
+        (true, true) => "atomic write",
+        (false, true) => "atomic read",
+        (true, false) => "write",
+        (false, false) => "read",
+    }
+}
+
+/// Why a race of severity `severity` is one (when scopes are not the reason), and its usual
+/// fix; `same_warp` when both accesses are lanes of one warp.
+fn race_note(severity: Severity, same_warp: bool) -> (&'static str, &'static str) {
+    match severity {
+        Severity::Error if same_warp => (
+            "lanes of a warp are threads of their own, and executing together does not order their accesses (independent thread scheduling, sm_70 on); no __syncwarp, warp collective, barrier or atomic orders them",
+            "put __syncwarp() (bar.warp.sync) between the two accesses, or exchange the value with __shfl_sync",
+        ),
+        Severity::Warning => (
+            "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
+            "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
+        ),
+        Severity::Error => (
+            "no barrier, mbarrier or atomic orders them",
+            "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
+        ),
     }
 }

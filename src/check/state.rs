@@ -308,3 +308,16 @@ pub(super) fn op_name(engine: &Engine, op: OpId) -> String {
         .map_or("asynchronous operation", |o| o.kind())
         .to_string()
 }
+
+/// Whether clock `vc` is ordered after the earlier access of operation `op` that a shadow
+/// names: after its completion at CTA `rank` for a write, after the end of its source reads for
+/// a read. An operation the engine no longer knows cannot be judged: ordered (no report).
+pub(super) fn after_op(engine: &Engine, op: OpId, write: bool, rank: u32, vc: &Vc) -> bool {
+    engine.op(op).is_none_or(|o| {
+        if write {
+            o.completion(rank).is_some_and(|e| vc.covers(e))
+        } else {
+            o.sources_released().is_some_and(|e| vc.covers(e))
+        }
+    })
+}
