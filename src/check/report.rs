@@ -135,3 +135,60 @@ fn render(f: Finding<'_>, related_line: u32) -> Hazard {
         severity: f.severity,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(pc: u32, related_pc: u32) -> Finding<'static> {
+        Finding {
+            severity: Severity::Warning,
+            kind: HazardKind::DataRace,
+            site: Site {
+                func: 1,
+                pc,
+                rank: 0,
+                cta: [2, 0, 0],
+                warp: 2,
+                lane: 3,
+            },
+            message: "read of x races with a write at line {L}: unordered".into(),
+            help: "order them",
+            address: "x (4 bytes)".into(),
+            related: Some((1, related_pc, "the write".into())),
+        }
+    }
+
+    #[test]
+    fn a_finding_is_rendered_once_with_its_related_line_and_repeats_are_counted() {
+        let mut reports = Reports::default();
+        let line = |f: u32, pc: u32| 100 * f + pc;
+        reports.record(finding(5, 7), line);
+        reports.record(finding(5, 7), |_, _| {
+            unreachable!("a repeat is not rendered")
+        });
+        reports.record(finding(5, 8), line);
+        let hazards = reports.take();
+        assert_eq!(hazards.len(), 2);
+        let h = &hazards[0];
+        assert_eq!(
+            h.message,
+            "read of x races with a write at line 107: unordered"
+        );
+        assert_eq!((h.count, h.help.as_str()), (2, "order them"));
+        assert_eq!(
+            (h.at, h.linear_thread, h.cta),
+            ((FuncId(1), 5), 67, [2, 0, 0])
+        );
+        assert_eq!(h.severity, Severity::Warning);
+        assert_eq!(h.related[0].at, (FuncId(1), 7));
+        assert_eq!(h.key(), finding(5, 7).key(), "one dedupe key");
+        assert_eq!(
+            hazards[1].message,
+            "read of x races with a write at line 108: unordered"
+        );
+        assert!(reports.take().is_empty(), "taking leaves none");
+        reports.record(finding(5, 7), line);
+        assert_eq!(reports.take()[0].count, 1, "and forgets what it saw");
+    }
+}
