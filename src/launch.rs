@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 mod params;
+mod raw;
 pub mod texture;
 
 pub use params::MAX_STRUCT_BYTES;
@@ -39,7 +40,7 @@ struct RawLaunch {
     #[serde(default)]
     cooperative: bool,
     #[serde(default)]
-    params: Vec<params::RawParam>,
+    params: Vec<raw::RawParam>,
     #[serde(default)]
     outputs: indexmap::IndexMap<String, String>,
     expect: Option<RawExpect>,

@@ -248,7 +248,7 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
         for col in m.layouts().into_iter().flatten() {
             push(&if col { ".col" } else { ".row" });
         }
-    } else if let Some(g) = super::texture::Geom::of(m.dim).filter(|_| m.dim > 5) {
+    } else if let Some(g) = super::mods::Geom::of(m.dim).filter(|_| m.dim > 5) {
         push(&format_args!(".{}", g.name()));
     } else if m.dim != 0 {
         push(&format_args!(".{}d", m.dim));
