@@ -24,7 +24,9 @@ macro_rules! word_enum {
             }
         }
         impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, ".{}", self.name()) }
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, ".{}", self.name())
+            }
         }
     };
 }

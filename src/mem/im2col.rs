@@ -130,6 +130,7 @@ impl TensorMap {
 mod tests {
     use super::*;
     use crate::ir::Type;
+    use crate::mem::tensormap::Swizzle;
 
     /// The conv sample's input: f32 NHWC {C=16, W=8, H=6, N=2}, a 3x3 filter's box with padding 1.
     fn nhwc(swizzle: Swizzle, channels: u32) -> (TensorMap, Im2col) {
