@@ -1,7 +1,8 @@
 //! `ptxrun parse --emit ir`: a faithful, stable text form of the IR. Each instruction shows its
 //! index, the decoded instruction with its modifiers in one canonical order, operands as resolved
 //! (registers with their dense index, symbols with their kind, branch targets as instruction
-//! indices), and the PTX line and `.loc` CUDA position it came from.
+//! indices), and the PTX line and `.loc` CUDA position it came from. Modifiers are spelt as PTX
+//! ISA 9.0 chapter 9 writes each instruction's syntax.
 
 use super::*;
 use std::fmt::Write;
