@@ -5,7 +5,8 @@
 //! at the instruction's width and sign.
 
 use super::ctx::Ctx;
-use super::step::{lanes, mask, Res};
+use super::fault::Res;
+use super::lanes::{lanes, mask};
 use crate::ir::mods::{BoolOp, Cmp, SubOp};
 use crate::ir::{Flags, Op, Operand, Type};
 

@@ -6,11 +6,12 @@
 
 use super::alu::as_i128;
 use super::ctx::Ctx;
+use super::fault::fault;
+use super::fault::FaultKind;
+use super::fault::Res;
 use super::fp::{round_of, Fmt};
+use super::lanes::{lanes, mask};
 use super::narrow;
-use super::step::fault;
-use super::step::{lanes, mask, Res};
-use super::FaultKind;
 use crate::ir::cvt::{self, CvtError, CvtForm};
 use crate::ir::mods::Rounding;
 use crate::ir::{Flags, Mods, Type};

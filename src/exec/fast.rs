@@ -6,7 +6,7 @@
 //! computes exactly what the general handler does (`tests/fast_forms.rs` runs both on random
 //! operands), but over whole register rows: every lane of `regs[r * 32 ..][..32]` is computed and
 //! the active ones written, in loops without branches that the compiler vectorises.
-use super::step::WARP;
+use super::lanes::WARP;
 use crate::ir::mods::Cmp;
 
 /// A source: a register row, or an immediate already cut to the instruction's width.

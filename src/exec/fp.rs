@@ -10,8 +10,9 @@
 
 use super::alu::write_compare;
 use super::ctx::Ctx;
+use super::fault::Res;
+use super::lanes::lanes;
 use super::sfu::{self, HalfOp};
-use super::step::{lanes, Res};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{Flags, Mods, Op, Type};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};

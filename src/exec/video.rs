@@ -7,8 +7,9 @@
 //! operands, no mismatch). The forms themselves are decoded in `ir::video`.
 
 use super::ctx::Ctx;
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::mods::{Cmp, SubOp};
 use crate::ir::video::{self, Part, Second, VForm, VOp, VSel};
 use crate::ir::{Op, Operand, Type};
