@@ -389,7 +389,8 @@ fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<(
 }
 
 /// Runs an instruction of the per-lane families (everything the scheduler does not handle
-/// itself) for the lanes of `cx`.
+/// itself) for the lanes of `cx`. The match is exhaustive: a new opcode must be given a family
+/// here (or be named unsupported) before the crate compiles.
 fn family(cx: &mut Ctx<'_, '_>) -> Res<()> {
     use Op::*;
     let ins = cx.ins;
@@ -424,12 +425,84 @@ fn family(cx: &mut Ctx<'_, '_>) -> Res<()> {
         | Griddepcontrol
         | Discard
         | Applypriority => super::fence::exec(cx)?,
-        op if super::fp::handles(op, &ins.mods) => super::fp::exec(cx)?,
-        op if super::alu::handles(op) => super::alu::exec(cx)?,
-        op if super::video::handles(op) => super::video::exec(cx)?,
-        op => return Err(unsupported(cx, op)),
+        // Integer, floating-point and video arithmetic: the family by opcode and type.
+        Add | Sub | Addc | Subc | Mul | Mad | Madc | Mul24 | Mad24 | Sad | Div | Rem | Abs
+        | Neg | Min | Max | Popc | Clz | Bfind | Fns | Brev | Bfe | Bfi | Szext | Bmsk | Dp4a
+        | Dp2a | Copysign | Testp | Fma | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh
+        | Set | Setp | Selp | Slct | And | Or | Xor | Not | Cnot | Lop3 | Shf | Shl | Shr | Mov
+        | Prmt | Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset | Vadd2
+        | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4
+        | Vabsdiff4 | Vmin4 | Vmax4 | Vset4 => arithmetic(cx)?,
+        // Run by the scheduler (`dispatch`) before the families: never here.
+        Bra
+        | BrxIdx
+        | Call
+        | Ret
+        | Exit
+        | Trap
+        | Brkpt
+        | Bar
+        | Barrier
+        | BarWarpSync
+        | BarrierCluster
+        | Setmaxnreg
+        | CpAsync
+        | CpAsyncCommitGroup
+        | CpAsyncWaitGroup
+        | CpAsyncWaitAll
+        | CpAsyncMbarrierArrive
+        | CpAsyncBulk
+        | CpReduceAsyncBulk
+        | CpAsyncBulkPrefetch
+        | CpAsyncBulkTensor
+        | CpReduceAsyncBulkTensor
+        | CpAsyncBulkPrefetchTensor
+        | CpAsyncBulkCommitGroup
+        | CpAsyncBulkWaitGroup
+        | StAsync
+        | RedAsync
+        | MbarrierInit
+        | MbarrierInval
+        | MbarrierExpectTx
+        | MbarrierCompleteTx
+        | MbarrierArrive
+        | MbarrierArriveDrop
+        | MbarrierTestWait
+        | MbarrierTryWait
+        | MbarrierPendingCount
+        | WgmmaFence
+        | WgmmaCommitGroup
+        | WgmmaWaitGroup
+        | Ldmatrix
+        | Stmatrix
+        | Movmatrix
+        | Mma
+        | MmaSp
+        | MmaSpOrdered
+        | WmmaMma
+        | WgmmaMmaAsync
+        | WgmmaMmaAsyncSp => return Err(unsupported(cx, ins.op)),
+        // Recognised, not run.
+        Stacksave | Stackrestore | Alloca | Tcgen05 | Istypep | Multimem | Clusterlaunchcontrol => {
+            return Err(unsupported(cx, ins.op))
+        }
     }
     Ok(())
+}
+
+/// An arithmetic instruction: floating point when its types are (`fp.rs`), else integer
+/// (`alu.rs`), or video (`video.rs`).
+fn arithmetic(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let op = cx.ins.op;
+    if super::fp::handles(op, &cx.ins.mods) {
+        super::fp::exec(cx)
+    } else if super::alu::handles(op) {
+        super::alu::exec(cx)
+    } else if super::video::handles(op) {
+        super::video::exec(cx)
+    } else {
+        Err(unsupported(cx, op))
+    }
 }
 
 /// The fault of an instruction ptxrun does not run.
