@@ -196,11 +196,7 @@ pub fn explore_prepared(
         let o = o?;
         thread_instructions += o.thread_instructions;
         for h in &o.hazards {
-            let rel = |x: &Hazard| x.related.first().map(|r| r.at);
-            match hazards
-                .iter_mut()
-                .find(|(x, _)| x.kind == h.kind && x.at == h.at && rel(x) == rel(h))
-            {
+            match hazards.iter_mut().find(|(x, _)| x.key() == h.key()) {
                 Some((x, _)) => x.count += h.count,
                 None => hazards.push((h.clone(), i)),
             }
@@ -270,7 +266,7 @@ impl Explored {
         let run = &self.run;
         let (hidden, kept) = all
             .into_iter()
-            .partition(|(h, _)| run.policy.suppresses(h.kind, &run.locations(h)));
+            .partition(|(h, _)| run.policy.suppresses(h.kind.as_str(), &run.locations(h)));
         self.hazards = kept;
         self.suppressed = hidden;
         self

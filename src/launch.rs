@@ -136,9 +136,31 @@ struct RawExpect {
     #[serde(default)]
     outputs: indexmap::IndexMap<String, String>,
     hazard: Option<String>,
+    /// The PTX line of the expected hazard, and of its related instruction: one line, or the
+    /// lines any of which the report may name (the first of several faults depends on the schedule).
+    line: Option<Lines>,
+    related: Option<Lines>,
     #[serde(default)]
     tolerance: indexmap::IndexMap<String, f64>,
     stdout: Option<String>,
+}
+
+/// `line = 57` or `line = [56, 87]`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Lines {
+    One(usize),
+    Any(Vec<usize>),
+}
+
+impl Lines {
+    fn list(l: &Option<Lines>) -> Vec<usize> {
+        match l {
+            None => Vec::new(),
+            Some(Lines::One(n)) => vec![*n],
+            Some(Lines::Any(v)) => v.clone(),
+        }
+    }
 }
 
 /// A loaded launch: everything resolved, inputs read.
@@ -170,6 +192,11 @@ pub struct Expect {
     /// Buffer name -> expected contents (canonical paths checked by the file policy).
     pub outputs: Vec<(String, PathBuf)>,
     pub hazard: Option<String>,
+    /// `line = N` (or `[N, ...]`, any of them): the expected hazard is reported at PTX line N;
+    /// `related = M`: its related instruction (the conflicting access, the asynchronous
+    /// operation) is at line M. Empty: not pinned.
+    pub line: Vec<usize>,
+    pub related: Vec<usize>,
     pub tolerance: Vec<(String, f64)>,
     pub stdout: Option<PathBuf>,
 }
@@ -593,11 +620,18 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
     };
     let expect = match &raw.expect {
         None => Expect::default(),
+        Some(e) if e.hazard.is_none() && (e.line.is_some() || e.related.is_some()) => {
+            return err(format!(
+                "{name}: expect.line and expect.related pin the line of an expected hazard: give `hazard` too"
+            ))
+        }
         Some(e) => Expect {
             outputs: check_names(&e.outputs, "expect.outputs", &mut |v, f| {
                 expected(v, f, MAX_BUFFER_BYTES + NPY_HEADER_ROOM)
             })?,
             hazard: e.hazard.clone(),
+            line: Lines::list(&e.line),
+            related: Lines::list(&e.related),
             tolerance: e.tolerance.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             stdout: e
                 .stdout

@@ -9,6 +9,7 @@
 //! under many schedules; [`cli`] is the command line.
 
 pub mod api;
+pub mod check;
 pub mod cli;
 pub mod diag;
 pub mod exec;
@@ -22,5 +23,6 @@ pub mod mem;
 pub mod parse;
 pub mod report;
 pub mod runner;
+pub(crate) mod sem;
 pub mod source;
 pub mod trace;

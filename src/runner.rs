@@ -341,11 +341,11 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
             .outcome
             .hazards
             .iter()
-            .map(|x| x.kind)
+            .map(|x| x.kind.as_str())
             .chain(done.outcome.fault.iter().map(|f| f.kind.name()))
             .collect();
         return if found.contains(&want) {
-            Verdict::Pass
+            pinned_lines(&done, want, &e.line, &e.related)
         } else if found.is_empty() {
             Verdict::Fail(format!("expects hazard `{h}`, but the run was clean"))
         } else {
@@ -425,6 +425,68 @@ pub fn hazard_kind(name: &str) -> &str {
         "write-after-read" => "async-write-after-read",
         other => other,
     }
+}
+
+/// Where the run reported hazards of kind `want`: (line, related line) of each, in report order
+/// (a fault of that kind has no related line).
+fn reported_lines(done: &Report, want: &str) -> Vec<(usize, Option<usize>)> {
+    let hazards = done
+        .outcome
+        .hazards
+        .iter()
+        .filter(|h| h.kind.as_str() == want);
+    let lines = hazards.map(|h| {
+        let related = h.related.first().map(|r| done.line_of(r.at).0);
+        (done.line_of(h.at).0, related)
+    });
+    let fault = done.outcome.fault.iter().filter(|f| f.kind.name() == want);
+    let fault_lines = fault.map(|f| {
+        let line = f.at.map_or(0, |at| done.line_of(at).0);
+        (line, None)
+    });
+    lines.chain(fault_lines).collect()
+}
+
+/// `[expect] line` / `related`: passes when one reported hazard of kind `want` is at one of those
+/// lines (and has its related instruction at one of those); a data race's two accesses may be
+/// reported either way round (which one runs second depends on the schedule). Else says which
+/// lines were reported.
+fn pinned_lines(done: &Report, want: &str, line: &[usize], related: &[usize]) -> Verdict {
+    if line.is_empty() && related.is_empty() {
+        return Verdict::Pass;
+    }
+    let reported = reported_lines(done, want);
+    let pinned = |l: usize, r: Option<usize>| {
+        (line.is_empty() || line.contains(&l))
+            && (related.is_empty() || r.is_some_and(|r| related.contains(&r)))
+    };
+    let symmetric = want == crate::check::HazardKind::DataRace.as_str();
+    let fits = |&(l, r): &(usize, Option<usize>)| {
+        pinned(l, r) || (symmetric && r.is_some_and(|r| pinned(r, Some(l))))
+    };
+    if reported.iter().any(fits) {
+        return Verdict::Pass;
+    }
+    let show = |(l, r): &(usize, Option<usize>)| match r {
+        Some(r) => format!("line {l} (related line {r})"),
+        None => format!("line {l} (no related line)"),
+    };
+    let list = |v: &[usize]| {
+        let v: Vec<String> = v.iter().map(|n| n.to_string()).collect();
+        v.join(" or ")
+    };
+    let mut at = Vec::new();
+    if !line.is_empty() {
+        at.push(format!("line {}", list(line)));
+    }
+    if !related.is_empty() {
+        at.push(format!("related line {}", list(related)));
+    }
+    Verdict::Fail(format!(
+        "expects hazard `{want}` at {}, the run reported it at {}",
+        at.join(", "),
+        reported.iter().map(show).collect::<Vec<_>>().join(", ")
+    ))
 }
 
 /// `None` if equal (bit for bit, or within a relative tolerance for floats). The whole buffer is

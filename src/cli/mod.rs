@@ -175,7 +175,10 @@ enum Command {
         /// Trace every executed instruction too.
         #[arg(long)]
         trace_instructions: bool,
-        /// Do not check for hazards (faster; mbarrier misuse and deadlocks are still reported).
+        /// Do not check for hazards (faster): the happens-before analysis is off, and with it
+        /// races, copy and proxy hazards, stores over live mbarriers and inconsistent barrier
+        /// counts. What stops the run is still reported: faults, deadlocks, and the mbarrier
+        /// operations an mbarrier rejects (uninitialized, arrival or tx-count out of range).
         #[arg(long)]
         no_check: bool,
         /// Threads to run clusters on (0: all cores). Outputs, reports and exit codes are the

@@ -215,7 +215,7 @@ pub(crate) fn check_peer_alive(cx: &Ctx<'_, '_>, t: Target, lane: usize) -> Res<
         return Ok(());
     }
     let mut f = fault(
-        FaultKind::Hazard("dsmem-access-after-exit"),
+        FaultKind::Hazard(crate::check::HazardKind::DsmemAccessAfterExit),
         format!(
             "access to shared+{o:#x} of CTA rank {r}, which has exited: its shared memory no longer exists (the H100 fails the launch); keep every CTA of the cluster running until its peers are done with its shared memory (barrier.cluster.arrive + wait, cluster.sync(), before it exits)"
         ),
@@ -327,7 +327,7 @@ pub(crate) fn checked(
                 "an ordinary store"
             };
             hb.report(
-                "mbarrier-misuse",
+                crate::check::HazardKind::MbarrierMisuse,
                 site,
                 format!("{what} writes shared+{o:#x}, which holds the live mbarrier at shared+{k:#x}"),
                 "touch an mbarrier object only through mbarrier instructions; mbarrier.inval it before reusing its memory",

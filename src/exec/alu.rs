@@ -1,14 +1,21 @@
-//! Integer arithmetic, logic, shifts, bit manipulation, selection and moves (PTX ISA 9.0
-//! sections 9.7.1 "Integer Arithmetic", with the `.u16x2`/`.s16x2` halves of add, min and max,
-//! 9.7.2 "Extended-Precision", 9.7.7 "Comparison and Selection", 9.7.8 "Logic and Shift",
-//! 9.7.9.1-3 `mov`/`prmt`). Values travel as u64 bit patterns; each handler reads its operands
-//! at the instruction's width and sign.
+//! Integer arithmetic, logic, shifts, bit manipulation, selection and moves over the active
+//! lanes (PTX ISA 9.0 sections 9.7.1 "Integer Arithmetic", with the `.u16x2`/`.s16x2` halves of
+//! add, min and max, 9.7.2 "Extended-Precision", 9.7.7 "Comparison and Selection", 9.7.8 "Logic
+//! and Shift", 9.7.9.1-3 `mov`/`prmt`). Values travel as u64 bit patterns; each handler reads
+//! its operands at the instruction's width and sign and computes with the pure functions of
+//! `sem/int.rs` and `sem/bits.rs`, the ones the warp-wide fast forms (`fast.rs`) call. The
+//! opcode is decoded once per execution into a family ([`Arith`], [`Logic`]) whose lane loop
+//! matches it exhaustively.
 
 use super::ctx::Ctx;
-use super::fault::Res;
-use super::lanes::{lanes, mask};
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::mods::{BoolOp, Cmp, SubOp};
-use crate::ir::{Flags, Op, Operand, Type};
+use crate::ir::{Flags, Mods, Op, Operand, Type};
+use crate::sem::bits::{self, Shift};
+use crate::sem::int::{self, as_i128, mask, sat_s32, MulPart, Packed};
+pub use crate::sem::int::{int_cmp, sext};
 
 pub fn handles(op: Op) -> bool {
     use Op::*;
@@ -58,350 +65,318 @@ pub fn handles(op: Op) -> bool {
     )
 }
 
-/// Sign-extends the low `bits` of `v`.
-pub fn sext(v: u64, bits: u32) -> i64 {
-    if bits >= 64 {
-        v as i64
-    } else {
-        ((v << (64 - bits)) as i64) >> (64 - bits)
-    }
-}
-
-/// `add`, `min` and `max` on `.u16x2`/`.s16x2` (PTX ISA 9.0 sections 9.7.1.1, 9.7.1.10-11): each
-/// half on its own, wrapping; `.relu` (signed only) raises a negative half to 0.
-fn packed16x2(op: Op, signed: bool, relu: bool, a: u32, b: u32) -> u64 {
-    let mut d = 0u32;
-    for shift in [0, 16] {
-        let (x, y) = ((a >> shift) as u16, (b >> shift) as u16);
-        let (x, y) = if signed {
-            (i32::from(x as i16), i32::from(y as i16))
-        } else {
-            (i32::from(x), i32::from(y))
-        };
-        let r = match op {
-            Op::Add => x + y,
-            Op::Min => x.min(y),
-            _ => x.max(y),
-        };
-        let r = if relu { r.max(0) } else { r };
-        d |= (r as u32 & 0xffff) << shift;
-    }
-    u64::from(d)
-}
-
-/// `v` read as type `t`: sign-extended for signed types, zero-extended otherwise.
-pub fn as_i128(v: u64, t: Type) -> i128 {
-    let bits = t.size() * 8;
-    if t.is_signed() {
-        i128::from(sext(v, bits))
-    } else {
-        i128::from(v & mask(bits))
-    }
-}
-
 pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let t = cx.ty();
-    let bits = t.size() * 8;
-    let m = mask(bits);
     let mods = cx.ins.mods;
     let op = cx.ins.op;
     match op {
         Op::Mov => return mov(cx),
         Op::Setp | Op::Set => return setp(cx),
         Op::Addc | Op::Subc | Op::Madc => return carry_ops(cx),
-        Op::Add | Op::Sub if mods.has(Flags::CC) => return carry_ops(cx),
-        Op::Mad if mods.has(Flags::CC) => return carry_ops(cx),
+        Op::Add | Op::Sub | Op::Mad if mods.has(Flags::CC) => return carry_ops(cx),
+        Op::Add | Op::Min | Op::Max if matches!(t, Type::S16x2 | Type::U16x2) => return packed(cx),
+        Op::Mul | Op::Mad => return products(cx),
+        Op::Selp | Op::Slct => return select(cx),
         _ => {}
     }
+    let m = mask(t.size() * 8);
+    if let Some(k) = Arith::of(op) {
+        return lanewise(cx, m, |l| arith(k, l));
+    }
+    if let Some(k) = Logic::of(op) {
+        // The counts and positions are 32-bit results whatever the source width.
+        let counts = matches!(k, Logic::Popc | Logic::Clz | Logic::Bfind | Logic::Fns);
+        return lanewise(cx, if counts { 0xffff_ffff } else { m }, |l| logic(k, l));
+    }
+    Err(fault(
+        FaultKind::Unsupported,
+        format!("integer instruction {op:?} has no per-lane semantics"),
+    ))
+}
+
+/// One lane's operands: `a`, `b`, `c`, `d` (sources 1 to 4) read at the type `t`.
+struct Lane {
+    a: u64,
+    b: u64,
+    c: u64,
+    d: u64,
+    /// The shift count (source 2 read as u32).
+    n: u32,
+    t: Type,
+    bits: u32,
+    mods: Mods,
+}
+
+/// Runs `f` on every active lane and writes its result cut by `cut`.
+fn lanewise(cx: &mut Ctx<'_, '_>, cut: u64, f: impl Fn(&Lane) -> u64) -> Res<()> {
+    let t = cx.ty();
+    let bits = t.size() * 8;
+    let mods = cx.ins.mods;
+    let wants_d = matches!(cx.ins.op, Op::Bfi | Op::Lop3);
+    let wants_n = matches!(cx.ins.op, Op::Shl | Op::Shr);
     for lane in lanes(cx.active) {
-        let a = cx.src(1, lane, t);
-        let b = cx.src(2, lane, t);
-        let c = cx.src(3, lane, t);
-        let (sa, sb) = (as_i128(a, t), as_i128(b, t));
-        let r: u64 = match op {
-            Op::Add | Op::Min | Op::Max if matches!(t, Type::S16x2 | Type::U16x2) => packed16x2(
-                op,
-                t == Type::S16x2,
-                mods.has(Flags::RELU),
-                a as u32,
-                b as u32,
-            ),
-            Op::Add => {
-                if mods.has(Flags::SAT) {
-                    (sa + sb).clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as u64
-                } else {
-                    a.wrapping_add(b)
-                }
-            }
-            Op::Sub => {
-                if mods.has(Flags::SAT) {
-                    (sa - sb).clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as u64
-                } else {
-                    a.wrapping_sub(b)
-                }
-            }
-            Op::Mul | Op::Mad => {
-                // Signed 64x64 fits in i128; unsigned needs u128.
-                let p: i128 = if t.is_signed() {
-                    sa * sb
-                } else {
-                    (sa as u128).wrapping_mul(sb as u128) as i128
-                };
-                let hi = if t.is_signed() {
-                    (p >> bits) as u64
-                } else {
-                    ((p as u128) >> bits) as u64
-                };
-                let prod = match mods.sub {
-                    Some(SubOp::Hi) => hi,
-                    _ => p as u64,
-                };
-                if op == Op::Mad {
-                    let wide = mods.sub == Some(SubOp::Wide);
-                    let ct = if wide { double_width(t) } else { t };
-                    let cc = cx.src(3, lane, ct);
-                    if mods.sub == Some(SubOp::Hi) && mods.has(Flags::SAT) {
-                        (i128::from(sext(hi, bits)) + as_i128(cc, t))
-                            .clamp(i128::from(i32::MIN), i128::from(i32::MAX))
-                            as u64
-                    } else {
-                        prod.wrapping_add(cc)
-                    }
-                } else {
-                    prod
-                }
-            }
-            Op::Mul24 | Op::Mad24 => {
-                let a24 = if t.is_signed() {
-                    i128::from(sext(a, 24))
-                } else {
-                    i128::from(a & 0xff_ffff)
-                };
-                let b24 = if t.is_signed() {
-                    i128::from(sext(b, 24))
-                } else {
-                    i128::from(b & 0xff_ffff)
-                };
-                let p = a24 * b24;
-                let r = if mods.sub == Some(SubOp::Hi) {
-                    (p >> 16) as u64
-                } else {
-                    p as u64
-                };
-                if op == Op::Mad24 {
-                    if mods.has(Flags::SAT) {
-                        (i128::from(sext(r, 32)) + i128::from(sext(c, 32)))
-                            .clamp(i128::from(i32::MIN), i128::from(i32::MAX))
-                            as u64
-                    } else {
-                        r.wrapping_add(c)
-                    }
-                } else {
-                    r
-                }
-            }
-            Op::Sad => ((sa - sb).unsigned_abs() as u64).wrapping_add(c),
-            Op::Div => {
-                if sb == 0 {
-                    // Division by zero is undefined; the hardware's pattern: all ones.
-                    m
-                } else if t.is_signed() {
-                    sext(a, bits).wrapping_div(sext(b, bits)) as u64
-                } else {
-                    (a & m) / (b & m)
-                }
-            }
-            Op::Rem => {
-                if sb == 0 {
-                    a
-                } else if t.is_signed() {
-                    sext(a, bits).wrapping_rem(sext(b, bits)) as u64
-                } else {
-                    (a & m) % (b & m)
-                }
-            }
-            Op::Abs => sext(a, bits).wrapping_abs() as u64,
-            Op::Neg => a.wrapping_neg(),
-            Op::Min | Op::Max => {
-                let pick = if op == Op::Min {
-                    sa.min(sb)
-                } else {
-                    sa.max(sb)
-                };
-                if mods.has(Flags::RELU) {
-                    pick.max(0) as u64
-                } else {
-                    pick as u64
-                }
-            }
-            Op::Popc => u64::from((a & m).count_ones()),
-            Op::Clz => u64::from((a & m).leading_zeros() - (64 - bits)),
-            Op::Bfind => {
-                let v = if t.is_signed() && sext(a, bits) < 0 {
-                    !a & m
-                } else {
-                    a & m
-                };
-                if v == 0 {
-                    0xffff_ffff
-                } else {
-                    let pos = 63 - u64::from(v.leading_zeros());
-                    if mods.has(Flags::SHIFTAMT) {
-                        u64::from(bits) - 1 - pos
-                    } else {
-                        pos
-                    }
-                }
-            }
-            Op::Fns => fns(a as u32, b as u32, c as i32),
-            Op::Brev => (a & m).reverse_bits() >> (64 - bits),
-            Op::Bfe => bfe(a, b, c, bits, t.is_signed()),
-            Op::Bfi => {
-                let d = cx.src(4, lane, t);
-                let (pos, len) = (c & 0xff, d & 0xff);
-                let mut f = b;
-                for i in 0..len {
-                    if pos + i < u64::from(bits) {
-                        f = (f & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i));
-                    }
-                }
-                f
-            }
-            Op::Szext => {
-                let n = if mods.sub == Some(SubOp::Clamp) {
-                    (b & 0xffff_ffff).min(32)
-                } else {
-                    b & 31
-                };
-                if n == 0 {
-                    0
-                } else if t.is_signed() {
-                    sext(a, n as u32) as u64
-                } else {
-                    a & mask(n as u32)
-                }
-            }
-            Op::Bmsk => {
-                let (pos, w) = if mods.sub == Some(SubOp::Clamp) {
-                    ((a & 0xffff_ffff).min(32), (b & 0xffff_ffff).min(32))
-                } else {
-                    (a & 31, b & 31)
-                };
-                (mask(w as u32) << pos) & 0xffff_ffff
-            }
-            Op::Dp4a => {
-                let (ta, tb) = (t, mods.types[1].unwrap_or(t));
-                let mut acc = sext(c, 32) as i128;
-                for i in 0..4 {
-                    let x = byte(a, i, ta.is_signed());
-                    let y = byte(b, i, tb.is_signed());
-                    acc += x * y;
-                }
-                acc as u64
-            }
-            Op::Dp2a => {
-                let (ta, tb) = (t, mods.types[1].unwrap_or(t));
-                let hi = mods.sub == Some(SubOp::Hi);
-                let mut acc = sext(c, 32) as i128;
-                for i in 0..2 {
-                    let x = if ta.is_signed() {
-                        i128::from(sext(a >> (16 * i), 16))
-                    } else {
-                        i128::from((a >> (16 * i)) & 0xffff)
-                    };
-                    let y = byte(b, i + if hi { 2 } else { 0 }, tb.is_signed());
-                    acc += x * y;
-                }
-                acc as u64
-            }
-            Op::And => a & b,
-            Op::Or => a | b,
-            Op::Xor => a ^ b,
-            Op::Not => !a,
-            Op::Cnot => u64::from(a & m == 0),
-            Op::Lop3 => {
-                let lut = cx.src(4, lane, t) as u8;
-                let mut r = 0u64;
-                for i in 0..bits {
-                    let idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((c >> i) & 1);
-                    r |= u64::from((lut >> idx) & 1) << i;
-                }
-                r
-            }
-            Op::Shf => {
-                let clamp = mods.sub2 == Some(SubOp::Clamp) || mods.sub == Some(SubOp::Clamp);
-                let n = if clamp {
-                    (c & 0xffff_ffff).min(32)
-                } else {
-                    c & 31
-                };
-                let both = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
-                if mods.sub == Some(SubOp::L) {
-                    (both << n) >> 32
-                } else {
-                    both >> n
-                }
-            }
-            Op::Shl => {
-                let n = cx.src(2, lane, Type::U32) & 0xffff_ffff;
-                if n >= u64::from(bits) {
-                    0
-                } else {
-                    a << n
-                }
-            }
-            Op::Shr => {
-                let n = (cx.src(2, lane, Type::U32) & 0xffff_ffff).min(u64::from(bits));
-                if t.is_signed() {
-                    (sext(a, bits) >> n.min(63)) as u64
-                } else if n >= u64::from(bits) {
-                    0
-                } else {
-                    (a & m) >> n
-                }
-            }
-            Op::Prmt => prmt(a as u32, b as u32, c as u32, mods.sub),
-            Op::Selp => {
-                if cx.src(3, lane, Type::Pred) != 0 {
-                    a
-                } else {
-                    b
-                }
-            }
-            Op::Slct => {
-                let ct = mods.types[1].unwrap_or(Type::S32);
-                let sel = cx.src(3, lane, ct);
-                let ge = if ct == Type::F32 {
-                    let f = f32::from_bits(sel as u32);
-                    let f = if mods.has(Flags::FTZ) && f.is_subnormal() {
-                        0.0
-                    } else {
-                        f
-                    };
-                    f >= 0.0 || (f == 0.0)
-                } else {
-                    sext(sel, 32) >= 0
-                };
-                if ge {
-                    a
-                } else {
-                    b
-                }
-            }
-            _ => unreachable_op(op),
+        let l = Lane {
+            a: cx.src(1, lane, t),
+            b: cx.src(2, lane, t),
+            c: cx.src(3, lane, t),
+            d: if wants_d { cx.src(4, lane, t) } else { 0 },
+            n: if wants_n {
+                (cx.src(2, lane, Type::U32) & 0xffff_ffff) as u32
+            } else {
+                0
+            },
+            t,
+            bits,
+            mods,
         };
-        let r = match op {
-            Op::Mul | Op::Mad if mods.sub == Some(SubOp::Wide) => r & mask(bits * 2),
-            Op::Popc | Op::Clz | Op::Bfind | Op::Fns => r & 0xffff_ffff,
-            _ => r & m,
-        };
-        cx.dst(0, lane, r);
+        cx.dst(0, lane, f(&l) & cut);
     }
     Ok(())
 }
 
-fn unreachable_op(_op: Op) -> u64 {
-    0
+/// The arithmetic of this file that reads a, b, c at one type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arith {
+    Add,
+    Sub,
+    Mul24,
+    Mad24,
+    Sad,
+    Div,
+    Rem,
+    Abs,
+    Neg,
+    Min,
+    Max,
+    Dp4a,
+    Dp2a,
+}
+
+impl Arith {
+    fn of(op: Op) -> Option<Arith> {
+        Some(match op {
+            Op::Add => Arith::Add,
+            Op::Sub => Arith::Sub,
+            Op::Mul24 => Arith::Mul24,
+            Op::Mad24 => Arith::Mad24,
+            Op::Sad => Arith::Sad,
+            Op::Div => Arith::Div,
+            Op::Rem => Arith::Rem,
+            Op::Abs => Arith::Abs,
+            Op::Neg => Arith::Neg,
+            Op::Min => Arith::Min,
+            Op::Max => Arith::Max,
+            Op::Dp4a => Arith::Dp4a,
+            Op::Dp2a => Arith::Dp2a,
+            _ => return None,
+        })
+    }
+}
+
+fn arith(k: Arith, l: &Lane) -> u64 {
+    let (a, b, c, t, bits) = (l.a, l.b, l.c, l.t, l.bits);
+    let sat = l.mods.has(Flags::SAT);
+    let hi = l.mods.sub == Some(SubOp::Hi);
+    let (sa, sb) = (as_i128(a, t), as_i128(b, t));
+    match k {
+        Arith::Add if sat => sat_s32(sa + sb),
+        Arith::Add => a.wrapping_add(b),
+        Arith::Sub if sat => sat_s32(sa - sb),
+        Arith::Sub => a.wrapping_sub(b),
+        Arith::Mul24 => int::mul24(a, b, t.is_signed(), hi),
+        Arith::Mad24 => {
+            let r = int::mul24(a, b, t.is_signed(), hi);
+            if sat {
+                sat_s32(i128::from(sext(r, 32)) + i128::from(sext(c, 32)))
+            } else {
+                r.wrapping_add(c)
+            }
+        }
+        Arith::Sad => ((sa - sb).unsigned_abs() as u64).wrapping_add(c),
+        Arith::Div => int::div(a, b, t),
+        Arith::Rem => int::rem(a, b, t),
+        Arith::Abs => sext(a, bits).wrapping_abs() as u64,
+        Arith::Neg => a.wrapping_neg(),
+        Arith::Min | Arith::Max => {
+            let r = int::min_max(a, b, bits, t.is_signed(), k == Arith::Max);
+            if l.mods.has(Flags::RELU) && t.is_signed() && sext(r, bits) < 0 {
+                0
+            } else {
+                r
+            }
+        }
+        Arith::Dp4a => {
+            let tb = l.mods.types[1].unwrap_or(t);
+            int::dp4a(a, b, c, t.is_signed(), tb.is_signed())
+        }
+        Arith::Dp2a => {
+            let tb = l.mods.types[1].unwrap_or(t);
+            int::dp2a(a, b, c, (t.is_signed(), tb.is_signed()), hi)
+        }
+    }
+}
+
+/// Bit manipulation, logic and shifts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Logic {
+    Popc,
+    Clz,
+    Bfind,
+    Fns,
+    Brev,
+    Bfe,
+    Bfi,
+    Szext,
+    Bmsk,
+    And,
+    Or,
+    Xor,
+    Not,
+    Cnot,
+    Lop3,
+    Shf,
+    Shl,
+    Shr,
+    Prmt,
+}
+
+impl Logic {
+    fn of(op: Op) -> Option<Logic> {
+        Some(match op {
+            Op::Popc => Logic::Popc,
+            Op::Clz => Logic::Clz,
+            Op::Bfind => Logic::Bfind,
+            Op::Fns => Logic::Fns,
+            Op::Brev => Logic::Brev,
+            Op::Bfe => Logic::Bfe,
+            Op::Bfi => Logic::Bfi,
+            Op::Szext => Logic::Szext,
+            Op::Bmsk => Logic::Bmsk,
+            Op::And => Logic::And,
+            Op::Or => Logic::Or,
+            Op::Xor => Logic::Xor,
+            Op::Not => Logic::Not,
+            Op::Cnot => Logic::Cnot,
+            Op::Lop3 => Logic::Lop3,
+            Op::Shf => Logic::Shf,
+            Op::Shl => Logic::Shl,
+            Op::Shr => Logic::Shr,
+            Op::Prmt => Logic::Prmt,
+            _ => return None,
+        })
+    }
+}
+
+fn logic(k: Logic, l: &Lane) -> u64 {
+    let (a, b, c, t, bits) = (l.a, l.b, l.c, l.t, l.bits);
+    let clamp = l.mods.sub == Some(SubOp::Clamp);
+    match k {
+        Logic::Popc => bits::popc(a, bits),
+        Logic::Clz => bits::clz(a, bits),
+        Logic::Bfind => bits::bfind(a, bits, t.is_signed(), l.mods.has(Flags::SHIFTAMT)),
+        Logic::Fns => bits::fns(a as u32, b as u32, c as i32),
+        Logic::Brev => bits::brev(a, bits),
+        Logic::Bfe => bits::bfe(a, b, c, bits, t.is_signed()),
+        Logic::Bfi => bits::bfi(a, b, c, l.d, bits),
+        Logic::Szext => bits::szext(a, b, clamp, t.is_signed()),
+        Logic::Bmsk => bits::bmsk(a, b, clamp),
+        Logic::And => a & b,
+        Logic::Or => a | b,
+        Logic::Xor => a ^ b,
+        Logic::Not => !a,
+        Logic::Cnot => u64::from(a & mask(bits) == 0),
+        Logic::Lop3 => bits::lop3(a, b, c, l.d as u8, bits),
+        Logic::Shf => {
+            let clamp = clamp || l.mods.sub2 == Some(SubOp::Clamp);
+            bits::shf(a, b, c, clamp, l.mods.sub == Some(SubOp::L))
+        }
+        Logic::Shl => bits::shift(Shift::Left, a, l.n, bits),
+        Logic::Shr if t.is_signed() => bits::shift(Shift::RightS, a, l.n, bits),
+        Logic::Shr => bits::shift(Shift::RightU, a, l.n, bits),
+        Logic::Prmt => bits::prmt(a as u32, b as u32, c as u32, l.mods.sub),
+    }
+}
+
+/// `add`, `min`, `max` on `.u16x2`/`.s16x2`.
+fn packed(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let op = match cx.ins.op {
+        Op::Add => Packed::Add,
+        Op::Min => Packed::Min,
+        _ => Packed::Max,
+    };
+    let signed = cx.ty() == Type::S16x2;
+    let relu = cx.ins.mods.has(Flags::RELU);
+    let m = mask(cx.ty().size() * 8);
+    lanewise(cx, m, |l| {
+        int::packed16x2(op, signed, relu, l.a as u32, l.b as u32)
+    })
+}
+
+/// `mul` and `mad` (`.lo`, `.hi`, `.wide`; `mad.hi.sat` on s32).
+fn products(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let t = cx.ty();
+    let bits = t.size() * 8;
+    let mods = cx.ins.mods;
+    let part = match mods.sub {
+        Some(SubOp::Hi) => MulPart::Hi,
+        Some(SubOp::Wide) => MulPart::Wide,
+        _ => MulPart::Lo,
+    };
+    let m = if part == MulPart::Wide {
+        mask(bits * 2)
+    } else {
+        mask(bits)
+    };
+    let mad = cx.ins.op == Op::Mad;
+    let ct = if part == MulPart::Wide {
+        double_width(t)
+    } else {
+        t
+    };
+    for lane in lanes(cx.active) {
+        let (a, b) = (cx.src(1, lane, t), cx.src(2, lane, t));
+        let prod = int::mul(a, b, bits, t.is_signed(), part);
+        let r = if !mad {
+            prod
+        } else if part == MulPart::Hi && mods.has(Flags::SAT) {
+            let c = cx.src(3, lane, ct);
+            sat_s32(i128::from(sext(prod, bits)) + as_i128(c, t))
+        } else {
+            prod.wrapping_add(cx.src(3, lane, ct))
+        };
+        cx.dst(0, lane, r & m);
+    }
+    Ok(())
+}
+
+/// `selp` (by a predicate) and `slct` (by the sign of a third operand, `.ftz` for an f32 one).
+fn select(cx: &mut Ctx<'_, '_>) -> Res<()> {
+    let t = cx.ty();
+    let m = mask(t.size() * 8);
+    let mods = cx.ins.mods;
+    let by_pred = cx.ins.op == Op::Selp;
+    let ct = mods.types[1].unwrap_or(Type::S32);
+    for lane in lanes(cx.active) {
+        let (a, b) = (cx.src(1, lane, t), cx.src(2, lane, t));
+        let first = if by_pred {
+            cx.src(3, lane, Type::Pred) != 0
+        } else {
+            let sel = cx.src(3, lane, ct);
+            if ct == Type::F32 {
+                let f = f32::from_bits(sel as u32);
+                let f = if mods.has(Flags::FTZ) && f.is_subnormal() {
+                    0.0
+                } else {
+                    f
+                };
+                f >= 0.0 || (f == 0.0)
+            } else {
+                sext(sel, 32) >= 0
+            }
+        };
+        cx.dst(0, lane, if first { a } else { b } & m);
+    }
+    Ok(())
 }
 
 fn double_width(t: Type) -> Type {
@@ -412,117 +387,6 @@ fn double_width(t: Type) -> Type {
         Type::S32 => Type::S64,
         other => other,
     }
-}
-
-fn byte(v: u64, i: u32, signed: bool) -> i128 {
-    let b = (v >> (8 * i)) & 0xff;
-    if signed {
-        i128::from(sext(b, 8))
-    } else {
-        i128::from(b)
-    }
-}
-
-/// `bfe`: extract `len` bits at `pos`, sign-extending from the field's top bit if signed.
-fn bfe(a: u64, b: u64, c: u64, bits: u32, signed: bool) -> u64 {
-    let (pos, len) = (b & 0xff, c & 0xff);
-    let msb = u64::from(bits) - 1;
-    let sbit = if !signed || len == 0 {
-        0
-    } else {
-        (a >> (pos + len - 1).min(msb)) & 1
-    };
-    let mut d = 0u64;
-    for i in 0..u64::from(bits) {
-        let bit = if i < len && pos + i <= msb {
-            (a >> (pos + i)) & 1
-        } else {
-            sbit
-        };
-        d |= bit << i;
-    }
-    d
-}
-
-/// `fns`: the position of the `offset`-th set bit of `mask` from `base`, or 0xffffffff.
-fn fns(mask: u32, base: u32, offset: i32) -> u64 {
-    let base = base.min(31) as i32;
-    if offset == 0 {
-        // The ISA: offset 0 asks whether the base bit itself is set.
-        return if mask >> base & 1 == 1 {
-            base as u64
-        } else {
-            0xffff_ffff
-        };
-    }
-    let mut count = 0;
-    if offset > 0 {
-        let mut i = base;
-        while i < 32 {
-            if mask >> i & 1 == 1 {
-                count += 1;
-                if count == offset {
-                    return i as u64;
-                }
-            }
-            i += 1;
-        }
-    } else {
-        let mut i = base;
-        while i >= 0 {
-            if mask >> i & 1 == 1 {
-                count += 1;
-                if count == -offset {
-                    return i as u64;
-                }
-            }
-            i -= 1;
-        }
-    }
-    0xffff_ffff
-}
-
-/// `prmt`: byte permute of {b, a} by the selector `c` (default mode and the named modes).
-fn prmt(a: u32, b: u32, c: u32, mode: Option<SubOp>) -> u64 {
-    let x = (u64::from(b) << 32) | u64::from(a);
-    let bytes: [u8; 8] = x.to_le_bytes();
-    let pick = |sel: u32| -> u8 {
-        let v = bytes[(sel & 7) as usize];
-        if sel & 8 != 0 {
-            if v & 0x80 != 0 {
-                0xff
-            } else {
-                0
-            }
-        } else {
-            v
-        }
-    };
-    let s = c & 3;
-    let sels: [u32; 4] = match mode {
-        None => [c & 0xf, (c >> 4) & 0xf, (c >> 8) & 0xf, (c >> 12) & 0xf],
-        Some(SubOp::F4e) => [s, s + 1, s + 2, s + 3].map(|v| v & 7),
-        // b4e: bytes s, s-1, s-2, s-3 (mod 8), as the ISA's table lists them.
-        Some(SubOp::B4e) => [s + 8, s + 7, s + 6, s + 5].map(|v| v & 7),
-        Some(SubOp::Rc8) => [s; 4],
-        Some(SubOp::Ecl) => [s, s.max(1), s.max(2), 3],
-        Some(SubOp::Ecr) => [0, s.min(1), s.min(2), s],
-        Some(SubOp::Rc16) => {
-            let lo = (c & 1) * 2;
-            [lo, lo + 1, lo, lo + 1]
-        }
-        _ => [0, 1, 2, 3],
-    };
-    let mut r = 0u32;
-    for (i, sel) in sels.iter().enumerate() {
-        let v = if mode.is_none() {
-            pick(*sel)
-        } else {
-            bytes[*sel as usize]
-        };
-        r |= u32::from(v) << (8 * i);
-    }
-    u64::from(r)
 }
 
 fn mov(cx: &mut Ctx<'_, '_>) -> Res<()> {
@@ -559,19 +423,6 @@ fn mov(cx: &mut Ctx<'_, '_>) -> Res<()> {
         }
     }
     Ok(())
-}
-
-/// Integer comparison (float comparisons are in `fp.rs`).
-pub fn int_cmp(cmp: Cmp, a: i128, b: i128) -> bool {
-    match cmp {
-        Cmp::Eq => a == b,
-        Cmp::Ne => a != b,
-        Cmp::Lt | Cmp::Lo => a < b,
-        Cmp::Le | Cmp::Ls => a <= b,
-        Cmp::Gt | Cmp::Hi => a > b,
-        Cmp::Ge | Cmp::Hs => a >= b,
-        _ => false,
-    }
 }
 
 /// Combines a comparison with the `.and`/`.or`/`.xor` predicate operand and writes `setp`/`set`.
@@ -639,38 +490,22 @@ fn setp(cx: &mut Ctx<'_, '_>) -> Res<()> {
 fn carry_ops(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let t = cx.ty();
     let bits = t.size() * 8;
-    let m = mask(bits);
     let mods = cx.ins.mods;
-    let op = cx.ins.op;
+    let op = match cx.ins.op {
+        Op::Add | Op::Addc => int::CarryOp::Add,
+        Op::Sub | Op::Subc => int::CarryOp::Sub,
+        _ => int::CarryOp::Mad {
+            hi: mods.sub == Some(SubOp::Hi),
+        },
+    };
     let set_cc = mods.has(Flags::CC);
-    let use_cc = matches!(op, Op::Addc | Op::Subc | Op::Madc);
+    let use_cc = matches!(cx.ins.op, Op::Addc | Op::Subc | Op::Madc);
+    let is_mad = matches!(op, int::CarryOp::Mad { .. });
     for lane in lanes(cx.active) {
-        let cin = u128::from(use_cc && (cx.frame.carry >> lane) & 1 == 1);
-        let a = u128::from(cx.src(1, lane, t) & m);
-        let b = u128::from(cx.src(2, lane, t) & m);
-        let (r, cout) = match op {
-            Op::Add | Op::Addc => {
-                let s = a + b + cin;
-                (s as u64 & m, (s >> bits) & 1 == 1)
-            }
-            Op::Sub | Op::Subc => {
-                // a - b - borrow, with the carry flag meaning "no borrow" inverted as PTX does:
-                // CC.CF holds the borrow-out.
-                let s = a.wrapping_sub(b).wrapping_sub(cin);
-                (s as u64 & m, a < b + cin)
-            }
-            _ => {
-                let c = u128::from(cx.src(3, lane, t) & m);
-                let p = a * b;
-                let part = if mods.sub == Some(SubOp::Hi) {
-                    p >> bits
-                } else {
-                    p & u128::from(m)
-                };
-                let s = part + c + cin;
-                (s as u64 & m, (s >> bits) & 1 == 1)
-            }
-        };
+        let cin = use_cc && (cx.frame.carry >> lane) & 1 == 1;
+        let (a, b) = (cx.src(1, lane, t), cx.src(2, lane, t));
+        let c = if is_mad { cx.src(3, lane, t) } else { 0 };
+        let (r, cout) = int::with_carry(op, (a, b, c), bits, cin);
         cx.dst(0, lane, r);
         if set_cc {
             if cout {
@@ -681,35 +516,4 @@ fn carry_ops(cx: &mut Ctx<'_, '_>) -> Res<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bfe_matches_the_isa_pseudocode() {
-        assert_eq!(bfe(0xf0, 4, 4, 32, false), 0xf);
-        assert_eq!(bfe(0xf0, 4, 4, 32, true), 0xffff_ffff);
-        assert_eq!(bfe(0x80, 4, 0, 32, true), 0);
-        assert_eq!(
-            bfe(0x8000_0000, 31, 200, 32, true) & 0xffff_ffff,
-            0xffff_ffff
-        );
-    }
-
-    #[test]
-    fn prmt_default_and_sign_replicate() {
-        assert_eq!(prmt(0x0403_0201, 0x0807_0605, 0x3210, None), 0x0403_0201);
-        assert_eq!(prmt(0x0403_0201, 0x0807_0605, 0x7654, None), 0x0807_0605);
-        assert_eq!(prmt(0x0000_0080, 0, 0x8888, None), 0xffff_ffff);
-    }
-
-    #[test]
-    fn fns_finds_the_nth_bit() {
-        assert_eq!(fns(0b1011, 0, 1), 0);
-        assert_eq!(fns(0b1011, 0, 3), 3);
-        assert_eq!(fns(0b1011, 3, -2), 1);
-        assert_eq!(fns(0, 0, 1), 0xffff_ffff);
-    }
 }

@@ -9,11 +9,12 @@
 //! default `docs/numerics/cvt/forms.txt`). It prints the result table and fails on any
 //! mismatch, naming the first inputs that differ (or the chunks to dump where only hashes exist).
 
-use super::cvt::apply;
-use super::fp::{scalar, Fmt};
+use super::fp::scalar;
 use crate::ir::cvt::{form, CvtForm};
 use crate::ir::opcode::decode;
 use crate::ir::{Mods, Op, Type};
+use crate::sem::cvt::apply;
+use crate::sem::float::Fmt;
 use std::path::Path;
 
 const FIXED_LOW: [u32; 16] = [

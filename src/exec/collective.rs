@@ -242,7 +242,7 @@ pub(crate) fn matrix_rendezvous<'m>(
         let same = ins.op == members[0].0.op && (!reads_all || *ins == members[0].0);
         if !same {
             return Err(fault(
-                FaultKind::Hazard("divergent-aligned"),
+                FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
                 format!(
                     "lanes of one warp meet at `{}` and `{}`: a .sync.aligned instruction must be \
                      executed by the whole warp together",
@@ -316,7 +316,7 @@ pub(crate) fn whole_warp<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<
             .get(warp.groups[gi].pc as usize)
             .map_or(0, |s| s.line);
         let mut f = fault(
-            FaultKind::Hazard("divergent-aligned"),
+            FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
             format!(
                 "`{}` is .sync.aligned, but lanes {:#010x} of the warp went on to `{}` at line \
                  {line} without executing it",

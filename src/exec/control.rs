@@ -486,7 +486,7 @@ fn barrier<'m>(
                 }
             };
             hb.report(
-                "barrier-misuse",
+                crate::check::HazardKind::BarrierMisuse,
                 site,
                 format!(
                     "barrier {id} is awaited for {} here, but its current phase was started for {}",

@@ -5,9 +5,15 @@
 //! (9.7.9.8-9, run by `memfast.rs`). `translate.rs` picks them once per launch. A fast form
 //! computes exactly what the general handler does (`tests/fast_forms.rs` runs both on random
 //! operands), but over whole register rows: every lane of `regs[r * 32 ..][..32]` is computed and
-//! the active ones written, in loops without branches that the compiler vectorises.
+//! the active ones written, in loops without branches that the compiler vectorises. The meaning
+//! of each operation is not written here: every lane calls the inlined pure function of
+//! `sem/` (`sem::int`, `sem::bits`, `sem::float`) that the general handlers call too.
 use super::lanes::WARP;
 use crate::ir::mods::Cmp;
+use crate::sem::bits::{w32 as s32, w64 as s64};
+use crate::sem::float::{self, Bin};
+use crate::sem::int::{self, holds, order_key, sext, w32, w64};
+pub(crate) use crate::sem::int::{Key, Rel};
 
 /// A source: a register row, or an immediate already cut to the instruction's width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,26 +40,6 @@ pub(crate) enum IntOp {
     MinU,
     MaxS,
     MaxU,
-}
-
-/// How an integer comparison reads its operands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Key {
-    S32,
-    U32,
-    S64,
-    U64,
-}
-
-/// The six integer relations (`lo`/`ls`/`hi`/`hs` are `lt`/`le`/`gt`/`ge` read unsigned).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rel {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,23 +244,14 @@ fn map3(
 #[multiversion::multiversion(targets("x86_64+fma"))]
 fn fma32(regs: &mut [u64], dst: (u32, u32), a: Src, b: Src, c: Src) {
     map3(regs, dst, a, b, c, |x, y, z| {
-        canon(f(x).mul_add(f(y), f(z)))
+        u64::from(float::fma_rn_f32(x as u32, y as u32, z as u32))
     })
 }
 
-/// The canonical NaN an NVIDIA f32 operation returns for any NaN result.
+/// A 32-bit operation on the low halves of two register values, zero-extended.
 #[inline(always)]
-fn canon(x: f32) -> u64 {
-    if x.is_nan() {
-        0x7fff_ffff
-    } else {
-        u64::from(x.to_bits())
-    }
-}
-
-#[inline(always)]
-fn f(v: u64) -> f32 {
-    f32::from_bits(v as u32)
+fn lo32(g: impl Fn(u32, u32) -> u32) -> impl Fn(u64, u64) -> u64 {
+    move |x, y| u64::from(g(x as u32, y as u32))
 }
 
 /// Runs a fast form over the lanes in `active` (at least one). `regs` is the frame's register
@@ -295,7 +272,7 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
             a,
             b,
         } => map2(regs, d, active, a, b, |x, y| {
-            (i64::from(x as i32) * i64::from(y as i32)) as u64
+            w32::mul_wide_s(x as u32, y as u32)
         }),
         Fast::MulWide {
             signed: false,
@@ -303,14 +280,12 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
             a,
             b,
         } => map2(regs, d, active, a, b, |x, y| {
-            u64::from(x as u32) * u64::from(y as u32)
+            w32::mul_wide_u(x as u32, y as u32)
         }),
         Fast::Mad32 { d, a, b, c } => map3(regs, (d, active), a, b, c, |x, y, z| {
-            u64::from((x as u32).wrapping_mul(y as u32).wrapping_add(z as u32))
+            u64::from(w32::mad_lo(x as u32, y as u32, z as u32))
         }),
-        Fast::Mad64 { d, a, b, c } => map3(regs, (d, active), a, b, c, |x, y, z| {
-            x.wrapping_mul(y).wrapping_add(z)
-        }),
+        Fast::Mad64 { d, a, b, c } => map3(regs, (d, active), a, b, c, w64::mad_lo),
         Fast::MadWide {
             signed: true,
             d,
@@ -318,7 +293,7 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
             b,
             c,
         } => map3(regs, (d, active), a, b, c, |x, y, z| {
-            ((i64::from(x as i32) * i64::from(y as i32)) as u64).wrapping_add(z)
+            w32::mad_wide_s(x as u32, y as u32, z)
         }),
         Fast::MadWide {
             signed: false,
@@ -327,7 +302,7 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
             b,
             c,
         } => map3(regs, (d, active), a, b, c, |x, y, z| {
-            (u64::from(x as u32) * u64::from(y as u32)).wrapping_add(z)
+            w32::mad_wide_u(x as u32, y as u32, z)
         }),
         Fast::Setp { key, rel, d, a, b } => setp(regs, key, rel, (d, active), a, b),
         Fast::Selp { d, a, b, p } => map3(regs, (d, active), a, b, Src::Reg(p), |x, y, q| {
@@ -342,14 +317,34 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
             put(regs, d, active, &a)
         }
         Fast::Cvt { w, d, a } => match w {
-            Widen::Zext => map2(regs, d, active, a, a, |x, _| u64::from(x as u32)),
-            Widen::Sext => map2(regs, d, active, a, a, |x, _| i64::from(x as i32) as u64),
-            Widen::Trunc => map2(regs, d, active, a, a, |x, _| u64::from(x as u32)),
+            Widen::Zext | Widen::Trunc => map2(regs, d, active, a, a, |x, _| x & int::mask(32)),
+            Widen::Sext => map2(regs, d, active, a, a, |x, _| sext(x, 32) as u64),
         },
         Fast::F32 { op, d, a, b } => match op {
-            FOp::Add => map2(regs, d, active, a, b, |x, y| canon(f(x) + f(y))),
-            FOp::Sub => map2(regs, d, active, a, b, |x, y| canon(f(x) - f(y))),
-            FOp::Mul => map2(regs, d, active, a, b, |x, y| canon(f(x) * f(y))),
+            FOp::Add => map2(
+                regs,
+                d,
+                active,
+                a,
+                b,
+                lo32(|x, y| float::bin_rn_f32(Bin::Add, x, y)),
+            ),
+            FOp::Sub => map2(
+                regs,
+                d,
+                active,
+                a,
+                b,
+                lo32(|x, y| float::bin_rn_f32(Bin::Sub, x, y)),
+            ),
+            FOp::Mul => map2(
+                regs,
+                d,
+                active,
+                a,
+                b,
+                lo32(|x, y| float::bin_rn_f32(Bin::Mul, x, y)),
+            ),
         },
         Fast::Fma32 { d, a, b, c } => fma32(regs, (d, active), a, b, c),
         Fast::SetpF32 { cmp, d, a, b } => setp_f32(regs, cmp, (d, active), a, b),
@@ -358,148 +353,90 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
 
 #[inline(always)]
 fn int32(op: IntOp, regs: &mut [u64], d: u32, active: u32, a: Src, b: Src) {
-    let w = |g: fn(u32, u32) -> u32| move |x: u64, y: u64| u64::from(g(x as u32, y as u32));
     match op {
-        IntOp::Add => map2(regs, d, active, a, b, w(u32::wrapping_add)),
-        IntOp::Sub => map2(regs, d, active, a, b, w(u32::wrapping_sub)),
-        IntOp::MulLo => map2(regs, d, active, a, b, w(u32::wrapping_mul)),
-        IntOp::MulHiS => map2(regs, d, active, a, b, |x, y| {
-            u64::from(((i64::from(x as i32) * i64::from(y as i32)) >> 32) as u32)
-        }),
-        IntOp::MulHiU => map2(regs, d, active, a, b, |x, y| {
-            (u64::from(x as u32) * u64::from(y as u32)) >> 32
-        }),
-        IntOp::And => map2(regs, d, active, a, b, |x, y| (x & y) & 0xffff_ffff),
-        IntOp::Or => map2(regs, d, active, a, b, |x, y| (x | y) & 0xffff_ffff),
-        IntOp::Xor => map2(regs, d, active, a, b, |x, y| (x ^ y) & 0xffff_ffff),
-        IntOp::Shl => map2(regs, d, active, a, b, |x, n| {
-            let n = n as u32;
-            if n >= 32 {
-                0
-            } else {
-                u64::from((x as u32) << n)
-            }
-        }),
-        IntOp::ShrU => map2(regs, d, active, a, b, |x, n| {
-            let n = n as u32;
-            if n >= 32 {
-                0
-            } else {
-                u64::from((x as u32) >> n)
-            }
-        }),
-        IntOp::ShrS => map2(regs, d, active, a, b, |x, n| {
-            u64::from(((x as i32) >> (n as u32).min(31)) as u32)
-        }),
-        IntOp::MinS => map2(regs, d, active, a, b, |x, y| {
-            u64::from((x as i32).min(y as i32) as u32)
-        }),
-        IntOp::MinU => map2(regs, d, active, a, b, w(u32::min)),
-        IntOp::MaxS => map2(regs, d, active, a, b, |x, y| {
-            u64::from((x as i32).max(y as i32) as u32)
-        }),
-        IntOp::MaxU => map2(regs, d, active, a, b, w(u32::max)),
+        IntOp::Add => map2(regs, d, active, a, b, lo32(u32::wrapping_add)),
+        IntOp::Sub => map2(regs, d, active, a, b, lo32(u32::wrapping_sub)),
+        IntOp::MulLo => map2(regs, d, active, a, b, lo32(u32::wrapping_mul)),
+        IntOp::MulHiS => map2(regs, d, active, a, b, lo32(w32::mul_hi_s)),
+        IntOp::MulHiU => map2(regs, d, active, a, b, lo32(w32::mul_hi_u)),
+        IntOp::And => map2(regs, d, active, a, b, lo32(|x, y| x & y)),
+        IntOp::Or => map2(regs, d, active, a, b, lo32(|x, y| x | y)),
+        IntOp::Xor => map2(regs, d, active, a, b, lo32(|x, y| x ^ y)),
+        IntOp::Shl => map2(regs, d, active, a, b, lo32(s32::shl)),
+        IntOp::ShrU => map2(regs, d, active, a, b, lo32(s32::shr_u)),
+        IntOp::ShrS => map2(regs, d, active, a, b, lo32(s32::shr_s)),
+        IntOp::MinS => map2(regs, d, active, a, b, lo32(w32::min_s)),
+        IntOp::MinU => map2(regs, d, active, a, b, lo32(u32::min)),
+        IntOp::MaxS => map2(regs, d, active, a, b, lo32(w32::max_s)),
+        IntOp::MaxU => map2(regs, d, active, a, b, lo32(u32::max)),
     }
 }
 
 #[inline(always)]
 fn int64(op: IntOp, regs: &mut [u64], d: u32, active: u32, a: Src, b: Src) {
+    // A shift count is the source's low 32 bits.
+    let count = |g: fn(u64, u32) -> u64| move |x: u64, n: u64| g(x, n as u32);
     match op {
         IntOp::Add => map2(regs, d, active, a, b, u64::wrapping_add),
         IntOp::Sub => map2(regs, d, active, a, b, u64::wrapping_sub),
         IntOp::MulLo => map2(regs, d, active, a, b, u64::wrapping_mul),
-        IntOp::MulHiS => map2(regs, d, active, a, b, |x, y| {
-            ((i128::from(x as i64) * i128::from(y as i64)) >> 64) as u64
-        }),
-        IntOp::MulHiU => map2(regs, d, active, a, b, |x, y| {
-            ((u128::from(x) * u128::from(y)) >> 64) as u64
-        }),
+        IntOp::MulHiS => map2(regs, d, active, a, b, w64::mul_hi_s),
+        IntOp::MulHiU => map2(regs, d, active, a, b, w64::mul_hi_u),
         IntOp::And => map2(regs, d, active, a, b, |x, y| x & y),
         IntOp::Or => map2(regs, d, active, a, b, |x, y| x | y),
         IntOp::Xor => map2(regs, d, active, a, b, |x, y| x ^ y),
-        IntOp::Shl => map2(regs, d, active, a, b, |x, n| {
-            let n = n as u32;
-            if n >= 64 {
-                0
-            } else {
-                x << n
-            }
-        }),
-        IntOp::ShrU => map2(regs, d, active, a, b, |x, n| {
-            let n = n as u32;
-            if n >= 64 {
-                0
-            } else {
-                x >> n
-            }
-        }),
-        IntOp::ShrS => map2(regs, d, active, a, b, |x, n| {
-            ((x as i64) >> (n as u32).min(63)) as u64
-        }),
-        IntOp::MinS => map2(regs, d, active, a, b, |x, y| {
-            (x as i64).min(y as i64) as u64
-        }),
+        IntOp::Shl => map2(regs, d, active, a, b, count(s64::shl)),
+        IntOp::ShrU => map2(regs, d, active, a, b, count(s64::shr_u)),
+        IntOp::ShrS => map2(regs, d, active, a, b, count(s64::shr_s)),
+        IntOp::MinS => map2(regs, d, active, a, b, w64::min_s),
         IntOp::MinU => map2(regs, d, active, a, b, u64::min),
-        IntOp::MaxS => map2(regs, d, active, a, b, |x, y| {
-            (x as i64).max(y as i64) as u64
-        }),
+        IntOp::MaxS => map2(regs, d, active, a, b, w64::max_s),
         IntOp::MaxU => map2(regs, d, active, a, b, u64::max),
     }
 }
 
-/// Integer `setp`: both operands mapped to a key that compares as unsigned 64-bit.
+/// Integer `setp`: both operands mapped to a key that compares as unsigned 64-bit
+/// (`sem::int::order_key`), then the relation, a constant in each arm of the loop.
 #[inline(always)]
 fn setp(regs: &mut [u64], key: Key, rel: Rel, (d, active): (u32, u32), a: Src, b: Src) {
-    const SIGN: u64 = 1 << 63;
-    let norm = |v: u64| match key {
-        Key::S32 => (i64::from(v as i32) as u64) ^ SIGN,
-        Key::U32 => v & 0xffff_ffff,
-        Key::S64 => v ^ SIGN,
-        Key::U64 => v,
-    };
     let (a, b) = (row(regs, a), row(regs, b));
     let (mut x, mut y) = ([0u64; WARP], [0u64; WARP]);
     for l in 0..WARP {
-        x[l] = norm(a[l]);
-        y[l] = norm(b[l]);
+        x[l] = order_key(key, a[l]);
+        y[l] = order_key(key, b[l]);
     }
     let mut out = [0u64; WARP];
     macro_rules! cmp {
-        ($op:tt) => {
+        ($rel:expr) => {
             for l in 0..WARP {
-                out[l] = u64::from(x[l] $op y[l]);
+                out[l] = u64::from(holds($rel, x[l], y[l]));
             }
         };
     }
     match rel {
-        Rel::Eq => cmp!(==),
-        Rel::Ne => cmp!(!=),
-        Rel::Lt => cmp!(<),
-        Rel::Le => cmp!(<=),
-        Rel::Gt => cmp!(>),
-        Rel::Ge => cmp!(>=),
+        Rel::Eq => cmp!(Rel::Eq),
+        Rel::Ne => cmp!(Rel::Ne),
+        Rel::Lt => cmp!(Rel::Lt),
+        Rel::Le => cmp!(Rel::Le),
+        Rel::Gt => cmp!(Rel::Gt),
+        Rel::Ge => cmp!(Rel::Ge),
     }
     put(regs, d, active, &out);
 }
 
-/// `setp.cmp.f32`: ordered comparisons are false on NaN, the `u` forms true.
+/// `setp.cmp.f32` (`sem::float::compare`): ordered comparisons are false on NaN, the `u`
+/// forms true; the operator is a constant in each arm of the loop.
 #[inline(always)]
 fn setp_f32(regs: &mut [u64], cmp: Cmp, (d, active): (u32, u32), a: Src, b: Src) {
-    let g: fn(f32, f32) -> bool = match cmp {
-        Cmp::Eq => |x, y| x == y,
-        Cmp::Ne => |x, y| !(x.is_nan() || y.is_nan()) && x != y,
-        Cmp::Lt | Cmp::Lo => |x, y| x < y,
-        Cmp::Le | Cmp::Ls => |x, y| x <= y,
-        Cmp::Gt | Cmp::Hi => |x, y| x > y,
-        Cmp::Ge | Cmp::Hs => |x, y| x >= y,
-        Cmp::Equ => |x, y| x.is_nan() || y.is_nan() || x == y,
-        Cmp::Neu => |x, y| x != y,
-        Cmp::Ltu => |x, y| x.is_nan() || y.is_nan() || x < y,
-        Cmp::Leu => |x, y| x.is_nan() || y.is_nan() || x <= y,
-        Cmp::Gtu => |x, y| x.is_nan() || y.is_nan() || x > y,
-        Cmp::Geu => |x, y| x.is_nan() || y.is_nan() || x >= y,
-        Cmp::Num => |x, y| !(x.is_nan() || y.is_nan()),
-        Cmp::Nan => |x, y| x.is_nan() || y.is_nan(),
-    };
-    map2(regs, d, active, a, b, |x, y| u64::from(g(f(x), f(y))));
+    let f = |v: u64| f32::from_bits(v as u32);
+    macro_rules! by {
+        ($($c:ident),*) => {
+            match cmp {
+                $(Cmp::$c => map2(regs, d, active, a, b, |x, y| {
+                    u64::from(float::compare(Cmp::$c, f(x), f(y)))
+                }),)*
+            }
+        };
+    }
+    by!(Eq, Ne, Lt, Lo, Le, Ls, Gt, Hi, Ge, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan);
 }

@@ -29,7 +29,7 @@ pub enum FaultKind {
     Unsupported,
     Misaligned,
     /// Undefined behaviour of one of the contract's hazard kinds (`tx-count-underflow`, ...).
-    Hazard(&'static str),
+    Hazard(crate::check::HazardKind),
 }
 
 impl FaultKind {
@@ -45,7 +45,7 @@ impl FaultKind {
             FaultKind::Limit => "resource-limit",
             FaultKind::Unsupported => "unsupported",
             FaultKind::Misaligned => "misaligned",
-            FaultKind::Hazard(kind) => kind,
+            FaultKind::Hazard(kind) => kind.as_str(),
         }
     }
 }
@@ -74,7 +74,7 @@ impl fmt::Display for Fault {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hazard {
     /// The contract's hazard kind (`read-before-complete`, ...).
-    pub kind: &'static str,
+    pub kind: crate::check::HazardKind,
     pub message: String,
     /// The usual fix.
     pub help: String,
@@ -125,7 +125,7 @@ pub(crate) fn at(mut f: Box<Fault>, func: FuncId, pc: u32, thread: u32) -> Box<F
 pub(crate) fn warpgroup_fault(site: Site, thread: u32, why: String) -> Box<Fault> {
     let (func, pc) = site.at;
     let f = fault(
-        FaultKind::Hazard("divergent-aligned"),
+        FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
         format!(
             "`{}` is .sync.aligned over the warpgroup, but {why}",
             site.name

@@ -424,11 +424,7 @@ fn merge(
         stats.peak_local_bytes = stats.peak_local_bytes.max(d.stats.peak_local_bytes);
         stdout.push_str(&d.stdout);
         for h in &d.hazards {
-            let key = (
-                h.kind,
-                (h.at.0 .0, h.at.1),
-                h.related.first().map(|r| (r.at.0 .0, r.at.1)),
-            );
+            let key = h.key();
             match seen.get(&key) {
                 Some(&k) => hazards[k].count += h.count,
                 None => {

@@ -34,6 +34,7 @@
 
 use super::fault::{Hazard, Related};
 use super::scopes::{distance, Place, Published};
+use crate::check::HazardKind;
 use crate::diag::Severity;
 use crate::ir::mods::Sem;
 use crate::ir::FuncId;
@@ -84,7 +85,22 @@ fn word_key(r: Region) -> (u32, u64) {
 }
 
 /// What makes a hazard distinct: its kind, instruction and related instruction.
-pub(crate) type HazardKey = (&'static str, (u32, u32), Option<(u32, u32)>);
+pub(crate) type HazardKey = (HazardKind, (u32, u32), Option<(u32, u32)>);
+
+/// The one definition of a hazard's dedupe key: repeats of a (kind, instruction, first related
+/// instruction) are counted, not reported again, by the checker, by the grid that merges the
+/// clusters' reports and by the explorer that merges schedules'.
+fn hazard_key(kind: HazardKind, at: (u32, u32), related: Option<(u32, u32)>) -> HazardKey {
+    (kind, at, related)
+}
+
+impl Hazard {
+    /// Its dedupe key ([`hazard_key`]).
+    pub(crate) fn key(&self) -> HazardKey {
+        let related = self.related.first().map(|r| (r.at.0 .0, r.at.1));
+        hazard_key(self.kind, (self.at.0 .0, self.at.1), related)
+    }
+}
 
 /// Named barriers per CTA.
 const BARRIERS: usize = 16;
@@ -280,7 +296,7 @@ impl Checker {
     /// Records a hazard (an error), or counts a repeat of one already reported.
     pub fn report(
         &mut self,
-        kind: &'static str,
+        kind: HazardKind,
         site: Site,
         message: String,
         help: &str,
@@ -295,14 +311,14 @@ impl Checker {
     fn report_as(
         &mut self,
         severity: Severity,
-        kind: &'static str,
+        kind: HazardKind,
         site: Site,
         message: String,
         help: &str,
         address: String,
         related: Option<(u32, u32, String)>,
     ) {
-        let key = (
+        let key = hazard_key(
             kind,
             (site.func, site.pc),
             related.as_ref().map(|r| (r.0, r.1)),
@@ -511,17 +527,17 @@ impl Checker {
                 };
                 let (kind, message, help) = match (prev_write, write) {
                     (true, false) => (
-                        "read-before-complete",
+                        HazardKind::ReadBeforeComplete,
                         format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
                         tracked.to_string(),
                     ),
                     (true, true) => (
-                        "write-before-complete",
+                        HazardKind::WriteBeforeComplete,
                         format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
                         tracked.to_string(),
                     ),
                     _ => (
-                        "source-modified-before-complete",
+                        HazardKind::SourceModifiedBeforeComplete,
                         format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
                         "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
                     ),
@@ -590,7 +606,7 @@ impl Checker {
                 );
                 self.report_as(
                     severity,
-                    "data-race",
+                    HazardKind::DataRace,
                     site,
                     message,
                     &help,
@@ -766,7 +782,7 @@ impl Checker {
                             let name = op_name(engine, op);
                             let what = if write { "overwrites" } else { "reads" };
                             self.report(
-                                "missing-proxy-fence",
+                                HazardKind::MissingProxyFence,
                                 site,
                                 format!("the {name} (async proxy) {what} {address}, last written by an ordinary store at line {{L}} that no fence.proxy.async orders before it"),
                                 "after the ordinary stores, execute fence.proxy.async (cuda::ptx::fence_proxy_async) in the writing threads, before the barrier that orders them before the bulk copy",
@@ -823,14 +839,14 @@ impl Checker {
                 let warp = self.accessor(site, at, &prev);
                 if prev_write {
                     (
-                        "data-race",
+                        HazardKind::DataRace,
                         format!("the {name} {} {address}, written by {warp} at line {{L}} with nothing ordering that store before the copy's issue", if write { "writes" } else { "reads" }),
                         "order the store before the copy's issue (bar.sync, or an mbarrier arrive/wait pair)",
                         (f, pc, format!("the unordered store ({warp})")),
                     )
                 } else {
                     (
-                        "async-write-after-read",
+                        HazardKind::AsyncWriteAfterRead,
                         format!("the {name} writes {address}, which {warp} reads at line {{L}}, and that read is not ordered before the copy's issue: it may read the new bytes"),
                         "make every reader finish before the copy is issued: a bar.sync (or an mbarrier the readers arrive on and the issuer waits on) between the last read and the refill",
                         (f, pc, format!("the read ({warp}) not ordered before the issue")),
@@ -843,10 +859,16 @@ impl Checker {
                     return;
                 };
                 let (kind, verb) = match (prev_write, write) {
-                    (true, true) => ("write-before-complete", "writes bytes that the in-flight"),
-                    (true, false) => ("read-before-complete", "reads bytes that the in-flight"),
+                    (true, true) => (
+                        HazardKind::WriteBeforeComplete,
+                        "writes bytes that the in-flight",
+                    ),
+                    (true, false) => (
+                        HazardKind::ReadBeforeComplete,
+                        "reads bytes that the in-flight",
+                    ),
                     _ => (
-                        "source-modified-before-complete",
+                        HazardKind::SourceModifiedBeforeComplete,
                         "overwrites bytes that the in-flight",
                     ),
                 };
@@ -982,7 +1004,7 @@ impl Checker {
             };
             let (f, pc) = st.site();
             self.report(
-                "missing-tensormap-proxy-fence",
+                HazardKind::MissingTensormapProxyFence,
                 site,
                 format!("the tensor copy uses the tensor map at {}, last written by an ordinary store at line {{L}}{more} with no fence.proxy.tensormap::generic release (by the writer) and acquire (by this thread) between them: it may use a stale map", global.describe(map)),
                 "after writing the map: fence.proxy.tensormap::generic.release.gpu in the writing thread; before the tensor copy: fence.proxy.tensormap::generic.acquire.gpu [map], 128 in the thread that issues it (CUDA: cuda::ptx::fence_proxy_tensormap_generic)",
@@ -1070,7 +1092,7 @@ impl Checker {
                 lane: 0,
             };
             self.report(
-                "dsmem-access-after-exit",
+                HazardKind::DsmemAccessAfterExit,
                 site,
                 format!("access to shared+{off:#x} of CTA rank {rank} (distributed shared memory) that nothing orders before CTA rank {rank} exits at line {{L}}: it may happen after that CTA's shared memory is gone (the H100 fails the launch)"),
                 "keep the CTA running until its peers are done with its shared memory: barrier.cluster.arrive + barrier.cluster.wait (cluster.sync()) by every thread before it exits",
@@ -1151,7 +1173,7 @@ impl Checker {
             };
             let address = format!("shared+{:#x} of {who}", m.off);
             self.report(
-                "dsmem-access-after-exit",
+                HazardKind::DsmemAccessAfterExit,
                 exit,
                 format!("{who} exits while the {name} at line {{L}}, which {verb} its shared memory (shared+{:#x}), may still be in flight: nothing orders the exit after that access, and the memory is freed at the exit", m.off),
                 wait,

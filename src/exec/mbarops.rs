@@ -71,7 +71,7 @@ pub(crate) fn with_mbar<T>(
     if let (Some((e, f, pc)), Some(hb)) = (init, cx.hb.as_mut()) {
         if !hb.warp(site.rank, site.warp).vc.covers(e) {
             hb.report(
-                "uninitialized-mbarrier",
+                crate::check::HazardKind::UninitializedMbarrier,
                 site,
                 format!("`{what}` on the mbarrier at shared+{off:#x}, whose mbarrier.init at line {{L}} is not ordered before it"),
                 "order the initialization before every use: mbarrier.init, then fence.mbarrier_init / bar.sync (or the cluster barrier) before other threads touch it",
@@ -86,7 +86,7 @@ pub(crate) fn with_mbar<T>(
         return Err(lane_fault(
             cx,
             lane,
-            FaultKind::Hazard("uninitialized-mbarrier"),
+            FaultKind::Hazard(crate::check::HazardKind::UninitializedMbarrier),
             format!(
                 "`{what}` on shared+{off:#x}{}, where no mbarrier is initialized (mbarrier.init it first; after mbarrier.inval it must be initialized again)",
                 if rank == cx.rank { String::new() } else { format!(" of CTA rank {rank}") }
@@ -165,7 +165,7 @@ fn init(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             lane_fault(
                 cx,
                 lane,
-                FaultKind::Hazard("mbarrier-misuse"),
+                FaultKind::Hazard(crate::check::HazardKind::MbarrierMisuse),
                 format!("mbarrier.init with count {count}: the count must be in 1..=2^20-1"),
             )
         })?;
@@ -179,7 +179,7 @@ fn init(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             b.init = Some((hb.warp(site.rank, site.warp).now(), site.func, site.pc));
             if in_use {
                 hb.report(
-                    "mbarrier-misuse",
+                    crate::check::HazardKind::MbarrierMisuse,
                     site,
                     format!("mbarrier.init of shared+{off:#x}, an mbarrier whose current phase is under way (arrivals or transactions pending)"),
                     "initialize an mbarrier once, or mbarrier.inval it after its last phase completed before initializing it again",
@@ -271,7 +271,7 @@ fn arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             return Err(lane_fault(
                 cx,
                 lane,
-                FaultKind::Hazard("mbarrier-misuse"),
+                FaultKind::Hazard(crate::check::HazardKind::MbarrierMisuse),
                 format!("arrival count {count} is outside 1..=2^20-1"),
             ));
         }
@@ -442,7 +442,10 @@ pub(crate) fn cluster_barrier(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef
     let warp = &mut cl.ctas[ci].warps[wi];
     let first = warp.index * 32 + active.trailing_zeros().min(31);
     let misuse = |msg: &str| {
-        let mut f = fault(FaultKind::Hazard("barrier-misuse"), msg.to_string());
+        let mut f = fault(
+            FaultKind::Hazard(crate::check::HazardKind::BarrierMisuse),
+            msg.to_string(),
+        );
         f.linear_thread = Some(first);
         f
     };

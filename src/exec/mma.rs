@@ -56,7 +56,7 @@ pub(crate) fn unsupported_form(cx: &Ctx<'_, '_>, e: MmaError) -> Box<super::faul
 /// (holding the `what` it needs) did not execute it with the rest.
 pub(crate) fn partial_warp(cx: &Ctx<'_, '_>, missing: u32, what: &str) -> Box<super::fault::Fault> {
     let mut f = fault(
-        FaultKind::Hazard("divergent-aligned"),
+        FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
         format!(
             "`{}` is .sync.aligned, but lanes {missing:#010x} of the warp, whose {what} it needs, \
              did not execute it",

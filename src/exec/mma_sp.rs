@@ -107,7 +107,7 @@ fn invalid(cx: &Ctx<'_, '_>, f: &SpForm, b: BadNibble) -> Box<super::fault::Faul
         "::ordered_metadata requires each chunk's indices in increasing order"
     };
     let mut e = fault(
-        FaultKind::Hazard("invalid-sparse-metadata"),
+        FaultKind::Hazard(crate::check::HazardKind::InvalidSparseMetadata),
         format!(
             "`{}`: metadata nibble {:#06b} of lane {} (row {}, chunk {} of A) is undefined \
              behaviour: {why} (PTX ISA 9.0 section 9.7.14.6.1)",

@@ -241,7 +241,7 @@ pub(crate) fn drain(mc: &mut Machine<'_>, cl: &mut Cluster) -> Res<()> {
                 lane: iss.lanes.trailing_zeros().min(31),
             };
             hb.report(
-                "tx-count-underflow",
+                crate::check::HazardKind::TxCountUnderflow,
                 site,
                 format!(
                     "the mbarrier at shared+{off:#x} of CTA rank {rank} ends the kernel with tx-count {}: its copies delivered {} bytes that no expect-tx announced (an earlier phase completed before all of its bytes arrived)",

@@ -311,15 +311,7 @@ fn int_form(f: &Function, i: &Instr, ops: &[Operand], w: u32, signed: bool) -> O
 
 /// The fast form of an integer `setp` of `w` bytes.
 fn int_setp(f: &Function, ops: &[Operand], cmp: Cmp, w: u32, signed: bool) -> Option<Fast> {
-    let rel = match cmp {
-        Cmp::Eq => Rel::Eq,
-        Cmp::Ne => Rel::Ne,
-        Cmp::Lt | Cmp::Lo => Rel::Lt,
-        Cmp::Le | Cmp::Ls => Rel::Le,
-        Cmp::Gt | Cmp::Hi => Rel::Gt,
-        Cmp::Ge | Cmp::Hs => Rel::Ge,
-        _ => return None,
-    };
+    let rel = Rel::of(cmp)?;
     let key = match (w, signed) {
         (4, true) => Key::S32,
         (4, false) => Key::U32,

@@ -638,7 +638,7 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
     let site = cx.site(lanes(cx.active).next().unwrap_or(0));
     if let Some(hb) = cx.hb.as_mut() {
         hb.report(
-            "missing-wgmma-fence",
+            crate::check::HazardKind::MissingWgmmaFence,
             site,
             message,
             FENCE_HELP,

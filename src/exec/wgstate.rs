@@ -119,7 +119,13 @@ pub(crate) fn reg_name(func: &Function, r: u32) -> String {
 }
 
 /// A finding of [`watch`]: hazard kind, message, the related instruction and its label.
-pub(crate) type Finding = (&'static str, String, u32, &'static str, &'static str);
+pub(crate) type Finding = (
+    crate::check::HazardKind,
+    String,
+    u32,
+    &'static str,
+    &'static str,
+);
 
 /// Shown every instruction of a warp with `wgmma` state (when checking): an access to a
 /// register of a `wgmma.mma_async` still in flight is `wgmma-register-before-wait`; every
@@ -181,7 +187,7 @@ pub(crate) fn watch(
     }
     let (r, at) = hit?;
     Some((
-        "wgmma-register-before-wait",
+        crate::check::HazardKind::WgmmaRegisterBeforeWait,
         format!(
             "register `{}` belongs to the `wgmma.mma_async` at line {{L}}, which is still in flight: \
              no `wgmma.wait_group` has observed its completion",

@@ -271,7 +271,7 @@ pub enum Notice {
 /// An error found while completing an operation: mbarrier misuse, named by hazard kind.
 #[derive(Debug, Clone)]
 pub struct EngineError {
-    pub kind: &'static str,
+    pub kind: crate::check::HazardKind,
     pub message: String,
     pub issuer: Issuer,
 }
@@ -816,7 +816,7 @@ fn same_phase(
         .map(|b| b.phase);
     match (issued, now) {
         (Some(p), Some(q)) if p != q => Err(mbar_error(
-            "tx-count-underflow",
+            crate::check::HazardKind::TxCountUnderflow,
             format!(
                 "the {} was issued during phase {p} of the mbarrier at shared+{off:#x}, but phase {p} completed before its {bytes} bytes arrived: the phase's expect-tx announced fewer bytes than its copies deliver, and the surplus counts towards phase {q}",
                 op.spec.kind
@@ -827,7 +827,7 @@ fn same_phase(
     }
 }
 
-fn mbar_error(kind: &'static str, message: String, issuer: Issuer) -> EngineError {
+fn mbar_error(kind: crate::check::HazardKind, message: String, issuer: Issuer) -> EngineError {
     EngineError {
         kind,
         message,
@@ -851,14 +851,14 @@ pub fn complete_tx(
 ) -> Result<Epoch, EngineError> {
     let Some(smem) = mem.smem.get_mut(rank as usize) else {
         return Err(mbar_error(
-            "uninitialized-mbarrier",
+            crate::check::HazardKind::UninitializedMbarrier,
             format!("complete-tx on CTA rank {rank}, which is not in the cluster"),
             iss,
         ));
     };
     let Some(b) = smem.mbars.get_mut(&off) else {
         return Err(mbar_error(
-            "uninitialized-mbarrier",
+            crate::check::HazardKind::UninitializedMbarrier,
             format!(
                 "complete-tx of {bytes} bytes on shared+{off:#x} of CTA rank {rank}, where no mbarrier is initialized"
             ),
@@ -904,7 +904,7 @@ pub fn arrive(
         .and_then(|s| s.mbars.get_mut(&a.off))
     else {
         return Err(mbar_error(
-            "uninitialized-mbarrier",
+            crate::check::HazardKind::UninitializedMbarrier,
             format!(
                 "cp.async.mbarrier.arrive fired on shared+{:#x}, where no mbarrier is initialized any more",
                 a.off

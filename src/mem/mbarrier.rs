@@ -79,11 +79,11 @@ pub enum MbarError {
 
 impl MbarError {
     /// The hazard kind of `../shared/contract.md`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> crate::check::HazardKind {
         match self {
-            MbarError::TxOverflow { .. } => "tx-count-overflow",
-            MbarError::TxUnderflow { .. } => "tx-count-underflow",
-            _ => "mbarrier-misuse",
+            MbarError::TxOverflow { .. } => crate::check::HazardKind::TxCountOverflow,
+            MbarError::TxUnderflow { .. } => crate::check::HazardKind::TxCountUnderflow,
+            _ => crate::check::HazardKind::MbarrierMisuse,
         }
     }
 }
@@ -325,9 +325,9 @@ mod tests {
         b.expect_tx(16).unwrap();
         assert!(!b.arrive(1, false, false).unwrap().completed);
         let e = b.complete_tx(32, None).unwrap_err();
-        assert_eq!(e.kind(), "tx-count-underflow");
+        assert_eq!(e.kind(), crate::check::HazardKind::TxCountUnderflow);
         let e = b.expect_tx(1 << 20).unwrap_err();
-        assert_eq!(e.kind(), "tx-count-overflow");
+        assert_eq!(e.kind(), crate::check::HazardKind::TxCountOverflow);
     }
 
     #[test]

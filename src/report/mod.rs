@@ -111,7 +111,7 @@ impl Report {
         hazards.append(&mut self.suppressed);
         let (hidden, kept) = hazards
             .into_iter()
-            .partition(|h| policy.suppresses(h.kind, &self.locations(h)));
+            .partition(|h| policy.suppresses(h.kind.as_str(), &self.locations(h)));
         self.outcome.hazards = kept;
         self.suppressed = hidden;
         self.policy = policy;
@@ -197,7 +197,7 @@ impl Report {
         } else {
             String::new()
         };
-        let mut d = diag::Diag::error(h.kind, format!("{}{repeats}", h.message));
+        let mut d = diag::Diag::error(h.kind.as_str(), format!("{}{repeats}", h.message));
         d.severity = h.severity;
         if let Some(src) = self.compiled.src_of(h.at) {
             d = d.label(
@@ -399,7 +399,7 @@ impl Report {
         self.policy
             .rules
             .iter()
-            .find(|r| r.matches(h.kind, &locations))
+            .find(|r| r.matches(h.kind.as_str(), &locations))
             .map(|r| r.text.as_str())
     }
 
@@ -506,6 +506,6 @@ fn kind_code(k: FaultKind) -> &'static str {
         FaultKind::MemoryLimit => "run::memory-limit",
         FaultKind::Limit => "run::resource-limit",
         FaultKind::Unsupported => "run::unsupported",
-        FaultKind::Hazard(kind) => kind,
+        FaultKind::Hazard(kind) => kind.as_str(),
     }
 }
