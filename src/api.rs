@@ -15,8 +15,7 @@
 //! argument of the wrong size: each is an [`Error`], never a panic.
 //!
 //! ```
-//! use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions};
-//! use ptxrun::ir::Type;
+//! use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions, Type};
 //!
 //! let ptx = r#"
 //! .version 8.0
@@ -57,9 +56,8 @@
 //! ```
 
 use crate::exec::{self, Grid, Options, Outcome};
-use crate::ir::{self, Type};
+use crate::ir;
 use crate::mem::tensormap::TensorMap;
-use crate::mem::texture::TexObject;
 use crate::mem::Global;
 use crate::source::Compiled;
 use std::fmt;
@@ -67,6 +65,20 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::report::{Diagnostic, RelatedLine, Report};
+
+// The types a caller names beside a launch, re-exported so that the Python package and the
+// tests reach them through the facade: element types, the rules of a findings policy, the trace
+// sink of `RunOptions::trace_to`, a fault's kind, the latency models, and the descriptions of
+// tensor maps and texture objects that launch files and the Python package build arguments from.
+pub use crate::exec::FaultKind;
+pub use crate::ir::Type;
+pub use crate::latency::STANDARD as STANDARD_LATENCIES;
+pub use crate::launch::texture::TexSpec;
+pub use crate::launch::{float_bytes, parse_type, Im2colShape, MapShape, TensorMapDesc};
+pub use crate::mem::tensormap::F32Mode;
+pub use crate::mem::texture::{AddrMode, Chan, TexObject};
+pub use crate::report::{Policy, Rule};
+pub use crate::trace::TraceSink;
 
 /// Bad input: PTX that does not compile, or a launch the kernel cannot take. The message is
 /// ready to print (PTX errors are rendered with their source lines).

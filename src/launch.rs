@@ -1,13 +1,16 @@
 //! Launch files (`launch.toml`, `../shared/contract.md` "Launch file"): which kernel, the grid,
 //! the parameters (device buffers with their initial contents, and scalars), the buffers to write
 //! out, and what `ptxrun test` expects. Loading resolves every path relative to the launch file
-//! and every error names the field at fault; nothing here runs a kernel.
+//! and every error names the field at fault; nothing here runs a kernel. Parameters are laid
+//! out by the facade as PTX ISA 9.0 section 5.1.6.1 ("Kernel Function Parameters") places a
+//! kernel's `.param` list.
 
 use crate::ir::Type;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 mod params;
+mod raw;
 pub mod texture;
 
 pub use params::MAX_STRUCT_BYTES;
@@ -39,7 +42,7 @@ struct RawLaunch {
     #[serde(default)]
     cooperative: bool,
     #[serde(default)]
-    params: Vec<params::RawParam>,
+    params: Vec<raw::RawParam>,
     #[serde(default)]
     outputs: indexmap::IndexMap<String, String>,
     expect: Option<RawExpect>,
@@ -550,29 +553,7 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
         String::from_utf8(bytes).map_err(|_| LaunchError(format!("{name}: not UTF-8 text")))?;
     let raw: RawLaunch = toml::from_str(&text)
         .map_err(|e| LaunchError(format!("{name}: {}", toml_message(&e, &text))))?;
-    let kernel = match &raw.kernel {
-        Some(k) => dir.join(k),
-        None => {
-            let ptx: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .map_err(|e| LaunchError(format!("{}: {e}", dir.display())))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
-                .collect();
-            match ptx.as_slice() {
-                [one] => one.clone(),
-                [] => {
-                    return err(format!(
-                        "{name}: `kernel` is missing and no .ptx file is beside it"
-                    ))
-                }
-                _ => {
-                    return err(format!(
-                        "{name}: `kernel` is missing and several .ptx files are beside it"
-                    ))
-                }
-            }
-        }
-    };
+    let kernel = kernel_path(raw.kernel.as_deref(), &dir, &name)?;
     // Reports name the kernel as the launch file does; the policy checks where it really is.
     let real = access
         .input(&kernel, &format!("{name}: kernel"), MAX_KERNEL_FILE)
@@ -642,21 +623,7 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
         },
     };
     let inputs = src.read;
-    let allow = raw
-        .check
-        .iter()
-        .flat_map(|c| c.allow.iter().enumerate())
-        .map(|(i, r)| {
-            let rule = crate::report::Rule::parse(r)
-                .map_err(|e| LaunchError(format!("{name}: check.allow[{i}]: {e}")))?;
-            if !rule.kind_known() {
-                return err(format!(
-                    "{name}: check.allow[{i}]: `{r}` names no kind ptxrun reports (the README's hazard table lists them)"
-                ));
-            }
-            Ok(rule)
-        })
-        .collect::<Result<_, _>>()?;
+    let allow = allow_rules(&raw, &name)?;
     Ok(Launch {
         dir,
         kernel,
@@ -672,6 +639,52 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
         expect,
         allow,
     })
+}
+
+/// The kernel a launch file in `dir` names, or the one `.ptx` beside it.
+fn kernel_path(kernel: Option<&str>, dir: &Path, name: &str) -> Result<PathBuf, LaunchError> {
+    Ok(match kernel {
+        Some(k) => dir.join(k),
+        None => {
+            let ptx: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map_err(|e| LaunchError(format!("{}: {e}", dir.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+                .collect();
+            match ptx.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return err(format!(
+                        "{name}: `kernel` is missing and no .ptx file is beside it"
+                    ))
+                }
+                _ => {
+                    return err(format!(
+                        "{name}: `kernel` is missing and several .ptx files are beside it"
+                    ))
+                }
+            }
+        }
+    })
+}
+
+/// The launch file's `[check] allow` rules, each naming a kind ptxrun reports.
+fn allow_rules(raw: &RawLaunch, name: &str) -> Result<Vec<crate::report::Rule>, LaunchError> {
+    raw
+        .check
+        .iter()
+        .flat_map(|c| c.allow.iter().enumerate())
+        .map(|(i, r)| {
+            let rule = crate::report::Rule::parse(r)
+                .map_err(|e| LaunchError(format!("{name}: check.allow[{i}]: {e}")))?;
+            if !rule.kind_known() {
+                return err(format!(
+                    "{name}: check.allow[{i}]: `{r}` names no kind ptxrun reports (the README's hazard table lists them)"
+                ));
+            }
+            Ok(rule)
+        })
+        .collect()
 }
 
 fn scalar_bytes(v: &toml::Value, ty: Type, field: &str) -> Result<Vec<u8>, LaunchError> {

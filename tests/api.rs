@@ -1,8 +1,8 @@
 //! The library facade (`ptxrun::api`): a launch built in code, without a launch file, gives the
 //! H100's bytes; every malformed launch is an `Error` naming what is wrong, never a panic.
 
+use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Error, Launch, Module, RunOptions};
-use ptxrun::ir::Type;
 
 const SAXPY: &str = "ptx-samples/async/hw_pipe2_saxpy";
 

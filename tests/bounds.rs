@@ -3,8 +3,8 @@
 //! heap, `printf` beyond its FIFO, large `.local` arrays. Memory bounds are asserted on the
 //! counters the run exposes, never on timing.
 
+use ptxrun::api::FaultKind;
 use ptxrun::api::{Report, RunOptions};
-use ptxrun::exec::FaultKind;
 use ptxrun::runner::{prepare, run, Finished, Settings};
 use std::path::Path;
 

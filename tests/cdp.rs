@@ -3,7 +3,7 @@
 //! launches beyond its bound, stop the run with a message. The golden samples
 //! `ptx-samples/launch/cdp_*` compare whole runs with the GPU.
 
-use ptxrun::exec::FaultKind;
+use ptxrun::api::FaultKind;
 use ptxrun::runner::{run, Finished, Settings};
 use std::path::Path;
 

@@ -3,8 +3,8 @@
 //! orders which lanes, and which scopes let a release reach an acquire. Each kernel has a
 //! correct form that must stay clean and a broken one that must be reported at its line.
 
+use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
-use ptxrun::ir::Type;
 
 /// Runs `body` (PTX instructions of an entry with one `.u64` parameter `buf`, its address in
 /// `%rd1`, `%r1` = the thread's lane, `%r2` = its CTA, and a 256-byte shared array `s` at

@@ -3,8 +3,8 @@
 //! the library facade and through launch files. The samples under `ptx-samples/launch` give the
 //! H100's bytes; these tests pin the rules and the errors.
 
+use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions};
-use ptxrun::ir::Type;
 use std::path::Path;
 
 const AXPY: &str = "ptx-samples/launch/struct_axpy";

@@ -108,7 +108,7 @@ fn async_samples_match_under_every_latency_model_and_seed() {
         launches.len()
     );
     let mut failures = Vec::new();
-    for model in ptxrun::latency::STANDARD {
+    for model in ptxrun::api::STANDARD_LATENCIES {
         for seed in [1, 2] {
             for l in &launches {
                 match test_with(l, &Settings::for_test(seed, model)) {
@@ -126,7 +126,7 @@ fn async_samples_match_under_every_latency_model_and_seed() {
 /// A wait on the wrong mbarrier parity ends as a deadlock (a `[expect] hazard` sample).
 #[test]
 fn a_wrong_parity_wait_is_reported_as_a_deadlock_under_every_model() {
-    for model in ptxrun::latency::STANDARD {
+    for model in ptxrun::api::STANDARD_LATENCIES {
         assert!(
             matches!(
                 test_with(
@@ -154,7 +154,7 @@ fn buggy_hardware_cases_are_reported_at_the_offending_access() {
         ("b6_bulk_no_wait", "read-before-complete", "ld.shared"),
         ("b3_war_refill", "async-write-after-read", "cp.async"),
     ] {
-        for model in ptxrun::latency::STANDARD {
+        for model in ptxrun::api::STANDARD_LATENCIES {
             for seed in [0, 3] {
                 let path = dir.join(case);
                 assert!(

@@ -2,8 +2,8 @@
 //! runs it: it zeroes shared memory like a weak store, what the ISA leaves undefined stops the
 //! run, and the forms ptxas 13.0 rejects are load errors.
 
+use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Error, Launch, Module, RunOptions};
-use ptxrun::ir::Type;
 
 fn run_dir(dir: &str) -> Vec<u8> {
     let m = Module::from_file(&std::path::Path::new(dir).join("kernel.ptx")).unwrap();

@@ -3,9 +3,9 @@
 //! and texture reads take part in race checking. The sampling arithmetic itself is pinned by
 //! the H100 goldens under `ptx-samples/texture`.
 
+use ptxrun::api::Type;
+use ptxrun::api::{AddrMode, Chan, TexObject};
 use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
-use ptxrun::ir::Type;
-use ptxrun::mem::texture::{AddrMode, Chan, TexObject};
 
 /// A kernel of one instruction `ins` between loading the handle (`%rd1`), the output address
 /// (`%rd2`) and the texture's buffer (`%rd3`), and storing `%f3..%f6` and `%r1`.

@@ -31,7 +31,7 @@ fn chrome_trace_is_golden() {
 
 #[test]
 fn traces_are_deterministic_under_every_model() {
-    for model in ptxrun::latency::STANDARD {
+    for model in ptxrun::api::STANDARD_LATENCIES {
         for chrome in [false, true] {
             let a = traced(model, 5, chrome);
             assert_eq!(a, traced(model, 5, chrome), "{model}");
@@ -109,7 +109,7 @@ fn streamed_traces_are_the_traces_kept_whole() {
             let whole = run(Path::new(dir), &s).expect("runs");
             let kept = whole.trace_text(chrome);
             let buf = Shared::default();
-            s.trace_to = Some(ptxrun::trace::TraceSink::new(buf.clone(), chrome));
+            s.trace_to = Some(ptxrun::api::TraceSink::new(buf.clone(), chrome));
             let streamed = run(Path::new(dir), &s).expect("runs");
             assert!(
                 streamed.outcome.trace.events.is_empty(),

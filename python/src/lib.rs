@@ -6,10 +6,8 @@
 //! turns NumPy arrays into buffers and the JSON into objects and exceptions.
 
 use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
+use ptxrun::api::{parse_type, F32Mode, Im2colShape, MapShape, TensorMapDesc, TexSpec};
 use ptxrun::explore::{explore_prepared, schedules};
-use ptxrun::launch::texture::TexSpec;
-use ptxrun::launch::{parse_type, Im2colShape, MapShape, TensorMapDesc};
-use ptxrun::mem::tensormap::F32Mode;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -82,7 +80,7 @@ impl PyArg {
     #[staticmethod]
     fn tensormap(index: usize, offset: u64, spec: MapSpec) -> PyResult<Self> {
         let (elem, f32_mode) = match F32Mode::parse(&spec.elem) {
-            Some(m) => (ptxrun::ir::Type::F32, m),
+            Some(m) => (api::Type::F32, m),
             None => (
                 parse_type(&spec.elem, "tensor map element type")
                     .map_err(|e| PyValueError::new_err(e.0))?,
@@ -338,14 +336,14 @@ impl PyPtxModule {
             ..RunOptions::default()
         };
         let explore = options.explore;
-        let mut policy = ptxrun::report::Policy {
+        let mut policy = api::Policy {
             deny_warnings: options.deny_warnings,
             rules: Vec::new(),
         };
         for r in &options.suppress {
             policy
                 .rules
-                .push(ptxrun::report::Rule::parse(r).map_err(PyValueError::new_err)?);
+                .push(api::Rule::parse(r).map_err(PyValueError::new_err)?);
         }
         let (status, json, text, report) =
             run_interruptible(py, kernel, launch, opts, explore, policy)?;
@@ -374,7 +372,7 @@ fn run_interruptible(
     launch: Launch,
     mut opts: RunOptions,
     explore: Option<usize>,
-    policy: ptxrun::report::Policy,
+    policy: api::Policy,
 ) -> PyResult<Ran> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Condvar, Mutex};
@@ -429,7 +427,7 @@ fn run(
     launch: &Launch,
     opts: &RunOptions,
     explore: Option<usize>,
-    policy: ptxrun::report::Policy,
+    policy: api::Policy,
 ) -> Result<Ran, api::Error> {
     let Some(n) = explore else {
         let r = kernel.launch(launch, opts)?.with_policy(policy);
@@ -449,7 +447,7 @@ fn float_bytes<'py>(py: Python<'py>, ty: &str, x: f64) -> PyResult<Bound<'py, Py
     if !matches!(ty, "f16" | "bf16" | "f32" | "f64") {
         return Err(PyValueError::new_err(format!("`{ty}` is not a float type")));
     }
-    Ok(PyBytes::new(py, &ptxrun::launch::float_bytes(x, t)))
+    Ok(PyBytes::new(py, &api::float_bytes(x, t)))
 }
 
 /// Runs the `ptxrun` command line with `argv` (program name first); returns its exit code.

@@ -140,104 +140,11 @@ enum Command {
     },
     /// Run one launch: a launch file, a directory holding launch.toml, or a .ptx beside one.
     /// Exit 0 clean, 1 kernel fault, 2 bad input.
-    Run {
-        /// A launch file, a directory holding `launch.toml`, or a `.ptx` with a `launch.toml`
-        /// beside it (`ptxrun init KERNEL.ptx` writes one).
-        path: PathBuf,
-        /// The kernel to launch (overrides the launch file's `entry`).
-        #[arg(long)]
-        entry: Option<String>,
-        /// Scheduler seed: the same seed gives byte-identical outputs and reports.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Report format on stdout.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Write `[outputs]` under this directory instead of beside the launch file.
-        #[arg(long)]
-        out_dir: Option<PathBuf>,
-        /// Stop with a `step-limit` fault after this many warp instructions.
-        #[arg(long, default_value_t = crate::runner::DEFAULT_MAX_STEPS)]
-        max_steps: u64,
-        /// Cycles the virtual clock charges per instruction (the clock drives %clock and stats).
-        #[arg(long, default_value_t = 1)]
-        instruction_cycles: u64,
-        /// When asynchronous copies read, land and complete: immediate, fixed:N, uniform:LO-HI,
-        /// bandwidth[:LATENCY,BYTES_PER_CYCLE] or adversarial.
-        #[arg(long, default_value = crate::runner::DEFAULT_LATENCY)]
-        latency: String,
-        /// Write a trace of the run (warps, copies, waits, mbarriers, barriers) to FILE.
-        #[arg(long, value_name = "FILE")]
-        trace: Option<PathBuf>,
-        /// Trace format: JSON Lines, or the Trace Event Format of Perfetto / chrome://tracing.
-        #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl)]
-        trace_format: TraceFormat,
-        /// Trace every executed instruction too.
-        #[arg(long)]
-        trace_instructions: bool,
-        /// Do not check for hazards (faster): the happens-before analysis is off, and with it
-        /// races, copy and proxy hazards, stores over live mbarriers and inconsistent barrier
-        /// counts. What stops the run is still reported: faults, deadlocks, and the mbarrier
-        /// operations an mbarrier rejects (uninitialized, arrival or tx-count out of range).
-        #[arg(long)]
-        no_check: bool,
-        /// Threads to run clusters on (0: all cores). Outputs, reports and exit codes are the
-        /// same for every N: clusters that touch each other's global bytes make the run fall
-        /// back to one thread, as do --trace and device malloc.
-        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
-        jobs: usize,
-        #[command(flatten)]
-        findings: Findings,
-        #[command(flatten)]
-        limits: Limits,
-    },
+    Run(RunArgs),
     /// Run one launch under N schedules (scheduler seeds x latency models, adversarial included)
     /// in parallel and report every distinct hazard with the schedule that first showed it.
     /// Exit 0 no hazard, 1 hazards or faults found, 2 bad input.
-    Check {
-        /// A launch file, a directory holding `launch.toml`, or a `.ptx` with a `launch.toml`
-        /// beside it.
-        path: PathBuf,
-        /// Number of schedules.
-        #[arg(long, default_value_t = 16)]
-        explore: usize,
-        /// The kernel to launch (overrides the launch file's `entry`).
-        #[arg(long)]
-        entry: Option<String>,
-        /// Only this latency model (default: the five standard models in turn).
-        #[arg(long)]
-        latency: Option<String>,
-        /// First scheduler seed.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Report format on stdout.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Stop a schedule with a `step-limit` fault after this many warp instructions.
-        #[arg(long, default_value_t = crate::runner::DEFAULT_MAX_STEPS)]
-        max_steps: u64,
-        /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
-        jobs: usize,
-        #[command(flatten)]
-        findings: Findings,
-        #[command(flatten)]
-        limits: Limits,
-        /// Also run the schedule that first showed a finding (or the first schedule) once more
-        /// and write its trace to FILE.
-        #[arg(long, value_name = "FILE")]
-        trace: Option<PathBuf>,
-        /// Trace format (see `run --help`).
-        #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl)]
-        trace_format: TraceFormat,
-        /// Write that schedule's `[outputs]` under DIR when it is clean.
-        #[arg(long, value_name = "DIR")]
-        out_dir: Option<PathBuf>,
-        /// Run only share M of N of the schedules (schedule i when i mod N = M-1), for spreading
-        /// one exploration over machines; `ptxrun merge` combines the shares' JSON reports.
-        #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
-        partition: Option<crate::explore::Partition>,
-    },
+    Check(CheckArgs),
     /// Write a launch.toml beside a .ptx from its kernel's parameters (every choice left to
     /// you is marked TODO). Exit 0 written, 2 otherwise (it never replaces a launch file).
     Init {
@@ -260,31 +167,134 @@ enum Command {
     /// Run every launch.toml under the paths and check its `[expect]`: one line per sample, then
     /// `N passed, M failed`. Exit 0 if all pass, 1 otherwise, 2 for bad options (an unwritable
     /// --junit file, a bad --suppressions file).
-    Test {
-        /// Files or directories: every `launch.toml` under them (directory links are not
-        /// followed).
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Scheduler seed of every run.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Latency model for the asynchronous copies (see `run --help`).
-        #[arg(long, default_value = crate::runner::DEFAULT_LATENCY)]
-        latency: String,
-        /// Threads each launch runs its clusters on (0: all cores; see `run --help`).
-        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
-        jobs: usize,
-        #[command(flatten)]
-        findings: Findings,
-        #[command(flatten)]
-        limits: Limits,
-        /// Also write the results as JUnit XML to FILE (one test case per launch).
-        #[arg(long, value_name = "FILE")]
-        junit: Option<PathBuf>,
-        /// Run only share M of N of the launches (every N-th, in path order), for CI matrices.
-        #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
-        partition: Option<crate::explore::Partition>,
-    },
+    Test(TestArgs),
+}
+
+// The options of `run`, `check` and `test` (their help text is the variant's doc comment).
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A launch file, a directory holding `launch.toml`, or a `.ptx` with a `launch.toml`
+    /// beside it (`ptxrun init KERNEL.ptx` writes one).
+    path: PathBuf,
+    /// The kernel to launch (overrides the launch file's `entry`).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Scheduler seed: the same seed gives byte-identical outputs and reports.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write `[outputs]` under this directory instead of beside the launch file.
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
+    /// Stop with a `step-limit` fault after this many warp instructions.
+    #[arg(long, default_value_t = crate::runner::DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+    /// Cycles the virtual clock charges per instruction (the clock drives %clock and stats).
+    #[arg(long, default_value_t = 1)]
+    instruction_cycles: u64,
+    /// When asynchronous copies read, land and complete: immediate, fixed:N, uniform:LO-HI,
+    /// bandwidth[:LATENCY,BYTES_PER_CYCLE] or adversarial.
+    #[arg(long, default_value = crate::runner::DEFAULT_LATENCY)]
+    latency: String,
+    /// Write a trace of the run (warps, copies, waits, mbarriers, barriers) to FILE.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Trace format: JSON Lines, or the Trace Event Format of Perfetto / chrome://tracing.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl)]
+    trace_format: TraceFormat,
+    /// Trace every executed instruction too.
+    #[arg(long)]
+    trace_instructions: bool,
+    /// Do not check for hazards (faster): the happens-before analysis is off, and with it
+    /// races, copy and proxy hazards, stores over live mbarriers and inconsistent barrier
+    /// counts. What stops the run is still reported: faults, deadlocks, and the mbarrier
+    /// operations an mbarrier rejects (uninitialized, arrival or tx-count out of range).
+    #[arg(long)]
+    no_check: bool,
+    /// Threads to run clusters on (0: all cores). Outputs, reports and exit codes are the
+    /// same for every N: clusters that touch each other's global bytes make the run fall
+    /// back to one thread, as do --trace and device malloc.
+    #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+    jobs: usize,
+    #[command(flatten)]
+    findings: Findings,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// A launch file, a directory holding `launch.toml`, or a `.ptx` with a `launch.toml`
+    /// beside it.
+    path: PathBuf,
+    /// Number of schedules.
+    #[arg(long, default_value_t = 16)]
+    explore: usize,
+    /// The kernel to launch (overrides the launch file's `entry`).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Only this latency model (default: the five standard models in turn).
+    #[arg(long)]
+    latency: Option<String>,
+    /// First scheduler seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Stop a schedule with a `step-limit` fault after this many warp instructions.
+    #[arg(long, default_value_t = crate::runner::DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+    /// Worker threads (0: all cores).
+    #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+    jobs: usize,
+    #[command(flatten)]
+    findings: Findings,
+    #[command(flatten)]
+    limits: Limits,
+    /// Also run the schedule that first showed a finding (or the first schedule) once more
+    /// and write its trace to FILE.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Trace format (see `run --help`).
+    #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl)]
+    trace_format: TraceFormat,
+    /// Write that schedule's `[outputs]` under DIR when it is clean.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// Run only share M of N of the schedules (schedule i when i mod N = M-1), for spreading
+    /// one exploration over machines; `ptxrun merge` combines the shares' JSON reports.
+    #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
+    partition: Option<crate::explore::Partition>,
+}
+
+#[derive(clap::Args)]
+struct TestArgs {
+    /// Files or directories: every `launch.toml` under them (directory links are not
+    /// followed).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Scheduler seed of every run.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Latency model for the asynchronous copies (see `run --help`).
+    #[arg(long, default_value = crate::runner::DEFAULT_LATENCY)]
+    latency: String,
+    /// Threads each launch runs its clusters on (0: all cores; see `run --help`).
+    #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+    jobs: usize,
+    #[command(flatten)]
+    findings: Findings,
+    #[command(flatten)]
+    limits: Limits,
+    /// Also write the results as JUnit XML to FILE (one test case per launch).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Run only share M of N of the launches (every N-th, in path order), for CI matrices.
+    #[arg(long, value_name = "M/N", value_parser = crate::explore::Partition::parse)]
+    partition: Option<crate::explore::Partition>,
 }
 
 /// `--jobs N`: 0 (every core) to [`crate::api::MAX_JOBS`] threads; more would only spend the
@@ -356,176 +366,9 @@ fn dispatch(cli: Cli) -> u8 {
     };
     match cli.command {
         Command::Parse { files, emit } => parse(&files, emit, color),
-        Command::Run {
-            path,
-            entry,
-            seed,
-            format,
-            out_dir,
-            max_steps,
-            instruction_cycles,
-            latency,
-            trace,
-            trace_format,
-            trace_instructions,
-            no_check,
-            jobs,
-            findings,
-            limits,
-        } => {
-            let policy = match findings.policy() {
-                Ok(p) => p,
-                Err(e) => {
-                    errln!("{e}");
-                    return 2;
-                }
-            };
-            let mut settings = crate::runner::Settings {
-                entry,
-                seed,
-                max_steps,
-                instruction_cycles,
-                out_dir,
-                write_outputs: true,
-                latency,
-                trace: trace.is_some(),
-                trace_instructions,
-                check: !no_check,
-                fast: true,
-                jobs: cores(jobs),
-                policy,
-                ..crate::runner::Settings::for_test(seed, crate::runner::DEFAULT_LATENCY)
-            };
-            limits.apply(&mut settings);
-            // Opened before the run: an unwritable path is known before any work is done (the
-            // output directory is made first: a trace may go inside it).
-            if let Some(d) = settings.out_dir.as_ref().filter(|_| trace.is_some()) {
-                if let Err(e) = std::fs::create_dir_all(d) {
-                    errln!("error: cannot create {}: {e}", d.display());
-                    return 2;
-                }
-            }
-            let trace_file = match trace.as_ref().map(|p| (p, std::fs::File::create(p))) {
-                Some((p, Err(e))) => {
-                    errln!("error: cannot write the trace to {}: {e}", p.display());
-                    return 2;
-                }
-                Some((_, Ok(f))) => Some(f),
-                None => None,
-            };
-            // The trace is written as the run makes it.
-            let sink = trace_file
-                .map(|f| crate::trace::TraceSink::new(f, trace_format == TraceFormat::Chrome));
-            settings.trace_to = sink.clone();
-            let _sigint = interrupt::Guard::install();
-            match crate::runner::run(&path, &settings) {
-                Err(e) => {
-                    err!("{}", e.0);
-                    if !e.0.ends_with('\n') {
-                        errln!();
-                    }
-                    2
-                }
-                Ok(done) => {
-                    if let (Some(path), Some(e)) = (&trace, sink.and_then(|s| s.error())) {
-                        errln!("error: cannot write the trace to {}: {e}", path.display());
-                        return 2;
-                    }
-                    match format {
-                        Format::Json => {
-                            out!("{}", done.outcome.stdout);
-                            out!("{}", done.json());
-                        }
-                        // The log must be the whole of stdout: the kernel's printf goes to stderr.
-                        Format::Sarif => {
-                            err!("{}", done.outcome.stdout);
-                            out!("{}", done.sarif());
-                        }
-                        Format::Human => {
-                            out!("{}", done.outcome.stdout);
-                            err!("{}", done.human());
-                            outln!("{}", summary(&done, &settings));
-                        }
-                    }
-                    if done.unsupported() || done.over_budget() {
-                        2
-                    } else {
-                        u8::from(done.failed())
-                    }
-                }
-            }
-        }
-        Command::Test {
-            paths,
-            seed,
-            latency,
-            jobs,
-            findings,
-            limits,
-            junit,
-            partition,
-        } => match findings.policy() {
-            Ok(policy) => {
-                let mut settings = crate::runner::Settings {
-                    jobs: cores(jobs),
-                    policy,
-                    ..crate::runner::Settings::for_test(seed, &latency)
-                };
-                limits.apply(&mut settings);
-                let _sigint = interrupt::Guard::install();
-                test(&paths, &settings, junit.as_deref(), partition)
-            }
-            Err(e) => {
-                errln!("{e}");
-                2
-            }
-        },
-        Command::Check {
-            path,
-            explore,
-            entry,
-            latency,
-            seed,
-            format,
-            max_steps,
-            jobs,
-            findings,
-            limits,
-            trace,
-            trace_format,
-            out_dir,
-            partition,
-        } => {
-            let mut base = crate::runner::Settings::for_test(seed, "bandwidth");
-            base.entry = entry;
-            base.max_steps = max_steps;
-            limits.apply(&mut base);
-            let _sigint = interrupt::Guard::install();
-            base.policy = match findings.policy() {
-                Ok(p) => p,
-                Err(e) => {
-                    errln!("{e}");
-                    return 2;
-                }
-            };
-            let plan = Plan {
-                n: explore,
-                latency,
-                jobs: cores(jobs),
-                partition,
-            };
-            // The trace file is made before exploring: an unwritable path is known at once.
-            let trace = match trace.map(|t| (std::fs::File::create(&t), t)) {
-                Some((Err(e), t)) => {
-                    errln!("error: cannot write the trace to {}: {e}", t.display());
-                    return 2;
-                }
-                Some((Ok(f), t)) => Some((t, trace_format == TraceFormat::Chrome, f)),
-                None => None,
-            };
-            let again = Again { trace, out_dir };
-            check(&path, &base, &plan, format, &again)
-        }
+        Command::Run(args) => run_command(args),
+        Command::Test(args) => test_command(args),
+        Command::Check(args) => check_command(args),
         Command::Merge { reports } => merge(&reports),
         Command::Init {
             kernel,
@@ -542,6 +385,157 @@ fn dispatch(cli: Cli) -> u8 {
             }
         },
     }
+}
+
+/// `ptxrun run`.
+fn run_command(a: RunArgs) -> u8 {
+    let policy = match a.findings.policy() {
+        Ok(p) => p,
+        Err(e) => {
+            errln!("{e}");
+            return 2;
+        }
+    };
+    let mut settings = crate::runner::Settings {
+        entry: a.entry,
+        seed: a.seed,
+        max_steps: a.max_steps,
+        instruction_cycles: a.instruction_cycles,
+        out_dir: a.out_dir,
+        write_outputs: true,
+        latency: a.latency,
+        trace: a.trace.is_some(),
+        trace_instructions: a.trace_instructions,
+        check: !a.no_check,
+        fast: true,
+        jobs: cores(a.jobs),
+        policy,
+        ..crate::runner::Settings::for_test(a.seed, crate::runner::DEFAULT_LATENCY)
+    };
+    a.limits.apply(&mut settings);
+    let trace = a.trace;
+    // Opened before the run: an unwritable path is known before any work is done (the
+    // output directory is made first: a trace may go inside it).
+    if let Some(d) = settings.out_dir.as_ref().filter(|_| trace.is_some()) {
+        if let Err(e) = std::fs::create_dir_all(d) {
+            errln!("error: cannot create {}: {e}", d.display());
+            return 2;
+        }
+    }
+    let trace_file = match trace.as_ref().map(|p| (p, std::fs::File::create(p))) {
+        Some((p, Err(e))) => {
+            errln!("error: cannot write the trace to {}: {e}", p.display());
+            return 2;
+        }
+        Some((_, Ok(f))) => Some(f),
+        None => None,
+    };
+    // The trace is written as the run makes it.
+    let sink =
+        trace_file.map(|f| crate::trace::TraceSink::new(f, a.trace_format == TraceFormat::Chrome));
+    settings.trace_to = sink.clone();
+    let _sigint = interrupt::Guard::install();
+    match crate::runner::run(&a.path, &settings) {
+        Err(e) => {
+            err!("{}", e.0);
+            if !e.0.ends_with('\n') {
+                errln!();
+            }
+            2
+        }
+        Ok(done) => {
+            if let (Some(path), Some(e)) = (&trace, sink.and_then(|s| s.error())) {
+                errln!("error: cannot write the trace to {}: {e}", path.display());
+                return 2;
+            }
+            print_run(&done, a.format, &settings)
+        }
+    }
+}
+
+/// Prints what `ptxrun run` did in `format`; the exit code.
+fn print_run(
+    done: &crate::runner::Finished,
+    format: Format,
+    settings: &crate::runner::Settings,
+) -> u8 {
+    match format {
+        Format::Json => {
+            out!("{}", done.outcome.stdout);
+            out!("{}", done.json());
+        }
+        // The log must be the whole of stdout: the kernel's printf goes to stderr.
+        Format::Sarif => {
+            err!("{}", done.outcome.stdout);
+            out!("{}", done.sarif());
+        }
+        Format::Human => {
+            out!("{}", done.outcome.stdout);
+            err!("{}", done.human());
+            outln!("{}", summary(done, settings));
+        }
+    }
+    if done.unsupported() || done.over_budget() {
+        2
+    } else {
+        u8::from(done.failed())
+    }
+}
+
+/// `ptxrun test`.
+fn test_command(a: TestArgs) -> u8 {
+    match a.findings.policy() {
+        Ok(policy) => {
+            let mut settings = crate::runner::Settings {
+                jobs: cores(a.jobs),
+                policy,
+                ..crate::runner::Settings::for_test(a.seed, &a.latency)
+            };
+            a.limits.apply(&mut settings);
+            let _sigint = interrupt::Guard::install();
+            test(&a.paths, &settings, a.junit.as_deref(), a.partition)
+        }
+        Err(e) => {
+            errln!("{e}");
+            2
+        }
+    }
+}
+
+/// `ptxrun check`.
+fn check_command(a: CheckArgs) -> u8 {
+    let mut base = crate::runner::Settings::for_test(a.seed, "bandwidth");
+    base.entry = a.entry;
+    base.max_steps = a.max_steps;
+    a.limits.apply(&mut base);
+    let _sigint = interrupt::Guard::install();
+    base.policy = match a.findings.policy() {
+        Ok(p) => p,
+        Err(e) => {
+            errln!("{e}");
+            return 2;
+        }
+    };
+    let plan = Plan {
+        n: a.explore,
+        latency: a.latency,
+        jobs: cores(a.jobs),
+        partition: a.partition,
+    };
+    // The trace file is made before exploring: an unwritable path is known at once.
+    let trace = match a.trace.map(|t| (std::fs::File::create(&t), t)) {
+        Some((Err(e), t)) => {
+            errln!("error: cannot write the trace to {}: {e}", t.display());
+            return 2;
+        }
+        Some((Ok(f), t)) => Some((t, a.trace_format == TraceFormat::Chrome, f)),
+        None => None,
+    };
+    let again = Again {
+        trace,
+        out_dir: a.out_dir,
+    };
+    check(&a.path, &base, &plan, a.format, &again)
 }
 
 /// What `run` did, on stdout in words a newcomer reads: whether the schedule it ran showed

@@ -12,13 +12,64 @@ use super::{Instr, Operand, RegInfo};
 use crate::diag::Diag;
 use crate::parse::ast;
 
+/// One instruction under check: its lowered and parsed forms and the function's registers, for
+/// the rule functions below and the messages they build.
+struct Site<'a, 's> {
+    ins: &'a Instr,
+    ops: &'a [Operand],
+    ast_ops: &'a [ast::Operand<'s>],
+    src: &'a ast::Instr<'s>,
+    regs: &'a [RegInfo],
+    pool: &'a [Operand],
+    reg_names: &'a [String],
+}
+
+impl Site<'_, '_> {
+    /// The source span of operand `k` (the whole instruction where it has none).
+    fn at(&self, k: usize) -> crate::lex::Span {
+        self.ast_ops
+            .get(k)
+            .map_or(self.src.span.clone(), |o| o.span())
+    }
+
+    fn kind_error(&self, k: usize, what: &str) -> Diag {
+        Diag::error(
+            "ir::operand-kind",
+            format!(
+                "operand {} of `{}` must be {what}",
+                k + 1,
+                self.ins.op.spec().name
+            ),
+        )
+        .label(self.at(k), format!("expected {what}"))
+    }
+
+    fn reg_ty(&self, o: &Operand) -> Option<Type> {
+        match o {
+            Operand::Reg(r) => self.regs.get(r.0 as usize).map(|i| i.ty),
+            _ => None,
+        }
+    }
+
+    fn name_of(&self, o: &Operand) -> String {
+        match o {
+            Operand::Reg(r) => self
+                .reg_names
+                .get(r.0 as usize)
+                .cloned()
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+}
+
 pub fn check_instr(
     ins: &Instr,
     ops: &[Operand],
     ast_ops: &[ast::Operand<'_>],
     src: &ast::Instr<'_>,
     regs: &[RegInfo],
-    _pool: &[Operand],
+    pool: &[Operand],
     reg_names: &[String],
 ) -> Result<(), Diag> {
     let spec = ins.op.spec();
@@ -31,8 +82,29 @@ pub fn check_instr(
     if spec.opaque {
         return Ok(());
     }
+    check_operand_count(ins, ops.len(), src)?;
+    let s = Site {
+        ins,
+        ops,
+        ast_ops,
+        src,
+        regs,
+        pool,
+        reg_names,
+    };
+    check_video(ins, ops, src, regs, &|k| s.at(k))?;
+    check_operand_kinds(&s)?;
+    check_register_types(&s)?;
+    check_mbarrier(&s)?;
+    check_cp_async(&s)?;
+    check_forms(&s)?;
+    check_async_and_counts(&s)
+}
+
+/// The operand count against the opcode table's range.
+fn check_operand_count(ins: &Instr, n: usize, src: &ast::Instr<'_>) -> Result<(), Diag> {
+    let spec = ins.op.spec();
     let (lo, hi) = spec.operands;
-    let n = ops.len();
     if n < usize::from(lo) || n > usize::from(hi) {
         let want = if lo == hi {
             format!("{lo}")
@@ -49,14 +121,12 @@ pub fn check_instr(
             format!("{n} operand{}", if n == 1 { "" } else { "s" }),
         ));
     }
-    let at = |k: usize| ast_ops.get(k).map_or(src.span.clone(), |o| o.span());
-    let kind_error = |k: usize, what: &str| {
-        Diag::error(
-            "ir::operand-kind",
-            format!("operand {} of `{}` must be {what}", k + 1, spec.name),
-        )
-        .label(at(k), format!("expected {what}"))
-    };
+    Ok(())
+}
+
+/// Addresses where addresses belong, a register where the result goes, a label for `bra`.
+fn check_operand_kinds(s: &Site<'_, '_>) -> Result<(), Diag> {
+    let (ins, ops, n) = (s.ins, s.ops, s.ops.len());
     let is_addr = |o: &Operand| matches!(o, Operand::Addr(..) | Operand::AddrList(_));
     let is_dest = |o: &Operand| {
         matches!(
@@ -68,8 +138,6 @@ pub fn check_instr(
                 | Operand::VReg(..)
         )
     };
-    check_video(ins, ops, src, regs, &at)?;
-
     // Where addresses must stand, per instruction.
     let addr_positions: &[usize] = match ins.op {
         Op::Ld
@@ -101,7 +169,7 @@ pub fn check_instr(
     for &k in addr_positions {
         if let Some(o) = ops.get(k) {
             if !is_addr(o) {
-                return Err(kind_error(k, "an address in brackets, e.g. `[%rd1]`"));
+                return Err(s.kind_error(k, "an address in brackets, e.g. `[%rd1]`"));
             }
         }
     }
@@ -139,22 +207,18 @@ pub fn check_instr(
         && !ins.op.name().starts_with("mbarrier.")
         && !ins.op.name().starts_with("fence");
     if writes_first && n > 0 && !is_dest(&ops[0]) {
-        return Err(kind_error(0, "a register to write the result to"));
+        return Err(s.kind_error(0, "a register to write the result to"));
     }
     if matches!(ins.op, Op::Bra) && !matches!(ops[0], Operand::Label(_)) {
-        return Err(kind_error(0, "a label"));
+        return Err(s.kind_error(0, "a label"));
     }
+    Ok(())
+}
 
-    // Register types against the instruction type.
+/// Register types against the instruction type, and the predicates of `setp` and `selp`.
+fn check_register_types(s: &Site<'_, '_>) -> Result<(), Diag> {
+    let (ins, ops, regs, spec) = (s.ins, s.ops, s.regs, s.ins.op.spec());
     let ty = ins.mods.ty();
-    let reg_ty = |o: &Operand| match o {
-        Operand::Reg(r) => regs.get(r.0 as usize).map(|i| i.ty),
-        _ => None,
-    };
-    let name_of = |o: &Operand| match o {
-        Operand::Reg(r) => reg_names.get(r.0 as usize).cloned().unwrap_or_default(),
-        _ => String::new(),
-    };
     let same_size_ops: &[usize] = match ins.op {
         Op::Add
         | Op::Sub
@@ -187,7 +251,7 @@ pub fn check_instr(
     if let Some(t) = ty {
         for &k in same_size_ops {
             let Some(o) = ops.get(k) else { continue };
-            let Some(rt) = reg_ty(o) else { continue };
+            let Some(rt) = s.reg_ty(o) else { continue };
             let pred_mismatch = (rt == Type::Pred) != (t == Type::Pred);
             let kind_mismatch = !rt.is_bits() && !t.is_bits() && rt.is_float() != t.is_float();
             if pred_mismatch || rt.size() != t.size() || kind_mismatch {
@@ -195,12 +259,12 @@ pub fn check_instr(
                     "ir::operand-type",
                     format!(
                         "`{}` is a {} register, but `{}` operates on {t}",
-                        name_of(o),
+                        s.name_of(o),
                         rt,
                         spec.name
                     ),
                 )
-                .label(at(k), format!("declared {rt}"))
+                .label(s.at(k), format!("declared {rt}"))
                 .help(format!(
                     "use a register declared with a type of the same size as {t}"
                 )));
@@ -217,14 +281,19 @@ pub fn check_instr(
             _ => true,
         };
         if !ok {
-            return Err(kind_error(0, "a `.pred` register"));
+            return Err(s.kind_error(0, "a `.pred` register"));
         }
     }
-    if matches!(ins.op, Op::Selp) && reg_ty(&ops[3]).is_some_and(|t| t != Type::Pred) {
-        return Err(kind_error(3, "a `.pred` register"));
+    if matches!(ins.op, Op::Selp) && s.reg_ty(&ops[3]).is_some_and(|t| t != Type::Pred) {
+        return Err(s.kind_error(3, "a `.pred` register"));
     }
+    Ok(())
+}
 
-    // Instruction-specific rules.
+/// Every `mbarrier` object is `.b64`, and so is the state an arrive returns.
+fn check_mbarrier(s: &Site<'_, '_>) -> Result<(), Diag> {
+    let (ins, ops, src, spec) = (s.ins, s.ops, s.src, s.ins.op.spec());
+    let ty = ins.mods.ty();
     let mbarrier = ins.op.name().starts_with("mbarrier.") || ins.op == Op::CpAsyncMbarrierArrive;
     if mbarrier {
         if let Some(t) = ty.filter(|t| *t != Type::B64) {
@@ -238,15 +307,21 @@ pub fn check_instr(
             .label(src.opcode.span.clone(), "use `.b64`"));
         }
         if matches!(ins.op, Op::MbarrierArrive | Op::MbarrierArriveDrop) {
-            if let Some(rt) = reg_ty(&ops[0]).filter(|t| t.size() != 8) {
+            if let Some(rt) = s.reg_ty(&ops[0]).filter(|t| t.size() != 8) {
                 return Err(Diag::error(
                     "ir::operand-type",
                     format!("the state of `{}` is 64 bits, not {rt}", spec.name),
                 )
-                .label(at(0), "use a `.b64` register or `_`"));
+                .label(s.at(0), "use a `.b64` register or `_`"));
             }
         }
     }
+    Ok(())
+}
+
+/// `cp.async` copies 4, 8 or 16 bytes (`.cg` 16 only), and src-size fits the copy.
+fn check_cp_async(s: &Site<'_, '_>) -> Result<(), Diag> {
+    let (ins, ops, src) = (s.ins, s.ops, s.src);
     if ins.op == Op::CpAsync {
         use super::mods::CacheOp;
         let allowed: &[i64] = if ins.mods.cache == Some(CacheOp::Cg) {
@@ -266,14 +341,14 @@ pub fn check_instr(
                     "ir::cp-async-size",
                     format!("`{}` copies {which}, not {sz}", src.opcode.text),
                 )
-                .label(at(2), "copy size")
+                .label(s.at(2), "copy size")
                 .help(if allowed.len() == 1 {
                     "use `cp.async.ca` for 4- and 8-byte copies"
                 } else {
                     "copy 4, 8 or 16 bytes"
                 }));
             }
-            _ => return Err(kind_error(2, "an immediate copy size (4, 8 or 16)")),
+            _ => return Err(s.kind_error(2, "an immediate copy size (4, 8 or 16)")),
         }
         if let (Some(Operand::Imm(cp)), Some(Operand::Imm(srcsz))) = (ops.get(2), ops.get(3)) {
             if srcsz > cp || *srcsz < 0 {
@@ -281,10 +356,17 @@ pub fn check_instr(
                     "ir::cp-async-size",
                     format!("src-size {srcsz} exceeds the copy size {cp}"),
                 )
-                .label(at(3), "src-size"));
+                .label(s.at(3), "src-size"));
             }
         }
     }
+    Ok(())
+}
+
+/// The forms of `cvt`, the matrix instructions and `tensormap.replace`.
+fn check_forms(s: &Site<'_, '_>) -> Result<(), Diag> {
+    let (ins, ops, src, n) = (s.ins, s.ops, s.src, s.ops.len());
+    let at = |k: usize| s.at(k);
     if ins.op == Op::Cvt {
         if let Err(super::cvt::CvtError::Illegal(why)) = super::cvt::form(&ins.mods, n) {
             return Err(Diag::error(
@@ -314,6 +396,13 @@ pub fn check_instr(
             .help("PTX ISA 9.0 section 9.7.9.27: tensormap.replace.tile.FIELD{.global, .shared::cta}.b1024{.b32, .b64} [addr], {ord,} new_val"));
         }
     }
+    Ok(())
+}
+
+/// `st.bulk`, the tensor copies, `setmaxnreg`, `wgmma` and the wait-group counts.
+fn check_async_and_counts(s: &Site<'_, '_>) -> Result<(), Diag> {
+    let (ins, ops, src, regs, pool, spec) = (s.ins, s.ops, s.src, s.regs, s.pool, s.ins.op.spec());
+    let at = |k: usize| s.at(k);
     if ins.op == Op::StBulk {
         check_st_bulk(ins, ops, src, regs, &at)?;
     }
@@ -321,7 +410,7 @@ pub fn check_instr(
         ins.op,
         Op::CpAsyncBulkTensor | Op::CpReduceAsyncBulkTensor | Op::CpAsyncBulkPrefetchTensor
     ) {
-        if let Some(why) = super::tensorcopy::form(ins.op, &ins.mods, ops, regs, _pool) {
+        if let Some(why) = super::tensorcopy::form(ins.op, &ins.mods, ops, regs, pool) {
             return Err(Diag::error(
                 "ir::tensor-copy-form",
                 format!(
@@ -336,22 +425,19 @@ pub fn check_instr(
     if ins.op == Op::Setmaxnreg
         && !matches!(ops[0], Operand::Imm(n) if (24..=256).contains(&n) && n % 8 == 0)
     {
-        return Err(kind_error(
-            0,
-            "a register count: a multiple of 8 from 24 to 256",
-        ));
+        return Err(s.kind_error(0, "a register count: a multiple of 8 from 24 to 256"));
     }
     if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
         check_wgmma(ins, ops, src, &at)?;
         let sparse = ins.op == Op::WgmmaMmaAsyncSp;
-        check_wgmma_registers(ops, sparse, (regs, _pool), &at)?;
+        check_wgmma_registers(ops, sparse, (regs, pool), &at)?;
     }
     if matches!(
         ins.op,
         Op::CpAsyncWaitGroup | Op::CpAsyncBulkWaitGroup | Op::WgmmaWaitGroup
     ) && !matches!(ops[0], Operand::Imm(0..))
     {
-        return Err(kind_error(0, "a non-negative integer constant"));
+        return Err(s.kind_error(0, "a non-negative integer constant"));
     }
     Ok(())
 }

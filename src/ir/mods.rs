@@ -24,7 +24,9 @@ macro_rules! word_enum {
             }
         }
         impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, ".{}", self.name()) }
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, ".{}", self.name())
+            }
         }
     };
 }
@@ -242,7 +244,7 @@ pub enum Mod {
     Sub(SubOp),
     Flag(Flags),
     /// Tensor dimensionality of `cp.async.bulk.tensor.Nd`, or a texture geometry
-    /// (`.a1d` and the others above 5: see `ir::texture::Geom`).
+    /// (`.a1d` and the others above 5: see [`Geom`]).
     Dim(u8),
     /// A surface instruction's out-of-bounds mode.
     Oob(Oob),
@@ -343,7 +345,7 @@ pub fn vocabulary(word: &str) -> Vec<Mod> {
     if let Some(o) = Oob::parse(word) {
         out.push(Mod::Oob(o));
     }
-    if let Some(g) = super::texture::Geom::parse(word) {
+    if let Some(g) = Geom::parse(word) {
         out.push(Mod::Dim(g as u8));
     }
     match word {
@@ -533,6 +535,73 @@ impl MatShape {
 impl fmt::Display for MatShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ".m{}n{}k{}", self.m, self.n, self.k)
+    }
+}
+
+/// A texture or surface geometry (`.1d` ... `.a2dms`), kept in [`Mods::dim`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Geom {
+    D1 = 1,
+    D2 = 2,
+    D3 = 3,
+    A1d = 6,
+    A2d = 7,
+    Cube = 8,
+    ACube = 9,
+    D2ms = 10,
+    A2dms = 11,
+}
+
+impl Geom {
+    const ALL: [Geom; 9] = [
+        Geom::D1,
+        Geom::D2,
+        Geom::D3,
+        Geom::A1d,
+        Geom::A2d,
+        Geom::Cube,
+        Geom::ACube,
+        Geom::D2ms,
+        Geom::A2dms,
+    ];
+
+    /// The geometries that are no tensor dimensionality (`.1d`..`.3d` are read as `Dim`).
+    pub fn parse(word: &str) -> Option<Geom> {
+        Geom::ALL
+            .into_iter()
+            .find(|g| g.name() == word && *g as u8 > 5)
+    }
+
+    pub fn of(dim: u8) -> Option<Geom> {
+        Geom::ALL.into_iter().find(|g| *g as u8 == dim)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Geom::D1 => "1d",
+            Geom::D2 => "2d",
+            Geom::D3 => "3d",
+            Geom::A1d => "a1d",
+            Geom::A2d => "a2d",
+            Geom::Cube => "cube",
+            Geom::ACube => "acube",
+            Geom::D2ms => "2dms",
+            Geom::A2dms => "a2dms",
+        }
+    }
+
+    /// Spatial dimensions (an array's layer index is not one).
+    pub fn dims(self) -> usize {
+        match self {
+            Geom::D1 | Geom::A1d => 1,
+            Geom::D2 | Geom::A2d | Geom::D2ms | Geom::A2dms => 2,
+            Geom::D3 | Geom::Cube | Geom::ACube => 3,
+        }
+    }
+
+    pub fn layered(self) -> bool {
+        matches!(self, Geom::A1d | Geom::A2d | Geom::ACube | Geom::A2dms)
     }
 }
 

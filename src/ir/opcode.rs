@@ -410,10 +410,37 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
         )
         .label(span.clone(), "a second modifier of the same kind")
     };
+    match set(spec, m, reading) {
+        Ok(()) => Ok(()),
+        Err(Clash::With(old)) => Err(conflict(&old)),
+        Err(Clash::Repeated) => Err(Diag::error(
+            "ir::duplicate-modifier",
+            format!("`.{w}` written twice on `{}`", spec.name),
+        )
+        .label(span, "repeated here")),
+    }
+}
+
+/// Why a modifier cannot join those before it.
+enum Clash {
+    /// It is a second one of a kind that takes one: the first, as written.
+    With(String),
+    /// The same flag twice.
+    Repeated,
+}
+
+impl Clash {
+    fn with(old: &dyn std::fmt::Display) -> Clash {
+        Clash::With(old.to_string())
+    }
+}
+
+/// Stores modifier `reading`, one `spec` allows, in `m`.
+fn set(spec: &Spec, m: &mut Mods, reading: Mod) -> Result<(), Clash> {
     macro_rules! once {
         ($field:expr, $v:expr) => {
             match $field {
-                Some(old) => return Err(conflict(&old)),
+                Some(old) => return Err(Clash::with(&old)),
                 None => $field = Some($v),
             }
         };
@@ -422,7 +449,7 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
         Mod::Type(t) => {
             let n = m.type_count();
             if n >= spec.types.1 as usize {
-                return Err(conflict(
+                return Err(Clash::with(
                     &m.types[n - 1].map_or(String::new(), |t| t.to_string()),
                 ));
             }
@@ -433,11 +460,13 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
                 m.space = Some(s);
             } else if spec.classes.has(SP2) {
                 match m.space2() {
-                    Some(old) => return Err(conflict(&old)),
+                    Some(old) => return Err(Clash::with(&old)),
                     None => m.set_space2(s),
                 }
             } else {
-                return Err(conflict(&m.space.map_or(String::new(), |s| s.to_string())));
+                return Err(Clash::with(
+                    &m.space.map_or(String::new(), |s| s.to_string()),
+                ));
             }
         }
         Mod::Rnd(r) => once!(m.rnd, r),
@@ -454,55 +483,56 @@ fn apply(spec: &Spec, m: &mut Mods, w: &str, span: Span) -> Result<(), Diag> {
             {
                 once!(m.sub2, s)
             } else {
-                return Err(conflict(&m.sub.map_or(String::new(), |s| s.to_string())));
+                return Err(Clash::with(&m.sub.map_or(String::new(), |s| s.to_string())));
             }
         }
         Mod::Vec(v) => {
             if m.vec != 1 {
-                return Err(conflict(&format!(".v{}", m.vec)));
+                return Err(Clash::with(&format!(".v{}", m.vec)));
             }
             m.vec = v;
         }
         Mod::Shape(i) => {
             if let Some(old) = m.shape() {
-                return Err(conflict(&old));
+                return Err(Clash::with(&old));
             }
             m.set_shape(i);
         }
         Mod::Layout(col) => {
-            let [a, b] = m.layouts();
-            let flag = match (a, b, col) {
-                (None, _, false) => Flags::ROW_A,
-                (None, _, true) => Flags::COL_A,
-                (Some(_), None, false) => Flags::ROW_B,
-                (Some(_), None, true) => Flags::COL_B,
-                (Some(_), Some(_), _) => return Err(conflict(&".row/.col twice")),
-            };
+            let flag = layout_flag(m, col).ok_or_else(|| Clash::with(&".row/.col twice"))?;
             m.flags = m.flags | flag;
         }
         Mod::Oob(o) => match m.oob() {
-            Some(old) => return Err(conflict(&old)),
+            Some(old) => return Err(Clash::with(&old)),
             None => m.set_oob(o),
         },
         Mod::Dim(d) => {
             if m.dim != 0 {
-                return Err(conflict(&format!(".{}d", m.dim)));
+                return Err(Clash::with(&format!(".{}d", m.dim)));
             }
             m.dim = d;
         }
         Mod::Flag(f) => {
             if m.flags.contains(f) {
-                return Err(Diag::error(
-                    "ir::duplicate-modifier",
-                    format!("`.{w}` written twice on `{}`", spec.name),
-                )
-                .label(span, "repeated here"));
+                return Err(Clash::Repeated);
             }
             m.flags = m.flags | f;
         }
         Mod::Hint => m.flags = m.flags | Flags::HINTED,
     }
     Ok(())
+}
+
+/// The layout flag a `.row` (`col` false) or `.col` adds: A's first, then B's; `None` past both.
+fn layout_flag(m: &Mods, col: bool) -> Option<Flags> {
+    let [a, b] = m.layouts();
+    match (a, b, col) {
+        (None, _, false) => Some(Flags::ROW_A),
+        (None, _, true) => Some(Flags::COL_A),
+        (Some(_), None, false) => Some(Flags::ROW_B),
+        (Some(_), None, true) => Some(Flags::COL_B),
+        (Some(_), Some(_), _) => None,
+    }
 }
 
 /// The instruction name closest to a misspelt one (edit distance at most 2).

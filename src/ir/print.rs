@@ -1,7 +1,8 @@
 //! `ptxrun parse --emit ir`: a faithful, stable text form of the IR. Each instruction shows its
 //! index, the decoded instruction with its modifiers in one canonical order, operands as resolved
 //! (registers with their dense index, symbols with their kind, branch targets as instruction
-//! indices), and the PTX line and `.loc` CUDA position it came from.
+//! indices), and the PTX line and `.loc` CUDA position it came from. Modifiers are spelt as PTX
+//! ISA 9.0 chapter 9 writes each instruction's syntax.
 
 use super::*;
 use std::fmt::Write;
@@ -248,7 +249,7 @@ fn instr_text(ins: &Instr, src: &SrcInfo) -> String {
         for col in m.layouts().into_iter().flatten() {
             push(&if col { ".col" } else { ".row" });
         }
-    } else if let Some(g) = super::texture::Geom::of(m.dim).filter(|_| m.dim > 5) {
+    } else if let Some(g) = super::mods::Geom::of(m.dim).filter(|_| m.dim > 5) {
         push(&format_args!(".{}", g.name()));
     } else if m.dim != 0 {
         push(&format_args!(".{}d", m.dim));

@@ -10,76 +10,10 @@
 //! a module with any other one fails with `CUDA_ERROR_NOT_FOUND` or `CUDA_ERROR_NOT_SUPPORTED`,
 //! measured with driver 580, see `docs/launch/textures.md`).
 
+pub use super::mods::Geom;
 use super::mods::{Mods, SubOp};
 use super::opcode::Op;
 use super::types::Type;
-
-/// A texture or surface geometry (`.1d` ... `.a2dms`), kept in [`Mods::dim`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Geom {
-    D1 = 1,
-    D2 = 2,
-    D3 = 3,
-    A1d = 6,
-    A2d = 7,
-    Cube = 8,
-    ACube = 9,
-    D2ms = 10,
-    A2dms = 11,
-}
-
-impl Geom {
-    const ALL: [Geom; 9] = [
-        Geom::D1,
-        Geom::D2,
-        Geom::D3,
-        Geom::A1d,
-        Geom::A2d,
-        Geom::Cube,
-        Geom::ACube,
-        Geom::D2ms,
-        Geom::A2dms,
-    ];
-
-    /// The geometries that are no tensor dimensionality (`.1d`..`.3d` are read as `Dim`).
-    pub fn parse(word: &str) -> Option<Geom> {
-        Geom::ALL
-            .into_iter()
-            .find(|g| g.name() == word && *g as u8 > 5)
-    }
-
-    pub fn of(dim: u8) -> Option<Geom> {
-        Geom::ALL.into_iter().find(|g| *g as u8 == dim)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Geom::D1 => "1d",
-            Geom::D2 => "2d",
-            Geom::D3 => "3d",
-            Geom::A1d => "a1d",
-            Geom::A2d => "a2d",
-            Geom::Cube => "cube",
-            Geom::ACube => "acube",
-            Geom::D2ms => "2dms",
-            Geom::A2dms => "a2dms",
-        }
-    }
-
-    /// Spatial dimensions (an array's layer index is not one).
-    pub fn dims(self) -> usize {
-        match self {
-            Geom::D1 | Geom::A1d => 1,
-            Geom::D2 | Geom::A2d | Geom::D2ms | Geom::A2dms => 2,
-            Geom::D3 | Geom::Cube | Geom::ACube => 3,
-        }
-    }
-
-    pub fn layered(self) -> bool {
-        matches!(self, Geom::A1d | Geom::A2d | Geom::ACube | Geom::A2dms)
-    }
-}
 
 /// Why a form does not run.
 pub type FormError = String;

@@ -4,7 +4,7 @@
 //! fastest). The kernel receives an 8-byte handle. [`TexSpec`] is the one place these are
 //! checked, for launch files and for the Python package.
 
-use super::params::RawParam;
+use super::raw::RawParam;
 use super::{err, LaunchError};
 use crate::ir::Type;
 use crate::mem::texture::{AddrMode, Chan, TexObject};

@@ -19,7 +19,6 @@
 //! even, every NaN 0x7fffe000; the out-of-bounds fill is not rounded), add-reductions through an
 //! FTZ map flush subnormal operands and results, stores copy the bytes.
 
-use super::im2col::Im2col;
 use crate::ir::Type;
 
 /// Size of the object.
@@ -463,6 +462,141 @@ pub(super) fn push_run(out: &mut Vec<(Option<u64>, u64, u32)>, g: Option<u64>, s
         }
     }
     out.push((g, s, len));
+}
+
+/// The im2col part of a tensor map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Im2col {
+    /// `pixelBoxLowerCorner`, W first (rank - 2 entries used).
+    pub lower: [i32; 3],
+    /// `pixelBoxUpperCorner`, W first.
+    pub upper: [i32; 3],
+    /// `channelsPerPixel`.
+    pub channels: u32,
+    /// `pixelsPerColumn`.
+    pub pixels: u32,
+}
+
+/// The range a corner may take in a map of `rank` dimensions (what `cuTensorMapEncodeIm2col`
+/// accepts).
+pub fn corner_range(rank: usize) -> (i32, i32) {
+    match rank {
+        3 => (-32768, 32767),
+        4 => (-128, 127),
+        _ => (-16, 15),
+    }
+}
+
+impl Im2col {
+    /// Bytes of the 128-byte map this part takes (see [`TensorMap::encode`]).
+    pub const BYTES: usize = 16;
+
+    pub fn encode(&self, b: &mut [u8]) {
+        b[0..2].copy_from_slice(&(self.channels as u16).to_le_bytes());
+        b[2..4].copy_from_slice(&(self.pixels as u16).to_le_bytes());
+        for i in 0..3 {
+            b[4 + 2 * i..6 + 2 * i].copy_from_slice(&(self.lower[i] as i16).to_le_bytes());
+            b[10 + 2 * i..12 + 2 * i].copy_from_slice(&(self.upper[i] as i16).to_le_bytes());
+        }
+    }
+
+    pub fn decode(b: &[u8]) -> Im2col {
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        Im2col {
+            channels: u32::from(u16_at(0)),
+            pixels: u32::from(u16_at(2)),
+            lower: std::array::from_fn(|i| i32::from(u16_at(4 + 2 * i) as i16)),
+            upper: std::array::from_fn(|i| i32::from(u16_at(10 + 2 * i) as i16)),
+        }
+    }
+
+    /// Checks what `cuTensorMapEncodeIm2col` checks beyond a tile map's dims and strides; the
+    /// message starts with the argument at fault.
+    pub fn validate(&self, m: &TensorMap) -> Result<(), String> {
+        if !(3..=5).contains(&m.rank) {
+            return Err(format!(
+                "an im2col tensor map has 3 to 5 dimensions (NWC, NHWC, NDHWC), not {}",
+                m.rank
+            ));
+        }
+        let (lo, hi) = corner_range(m.rank);
+        for i in 0..m.rank - 2 {
+            for (name, v) in [
+                ("lower_corner", self.lower[i]),
+                ("upper_corner", self.upper[i]),
+            ] {
+                if !(lo..=hi).contains(&v) {
+                    return Err(format!(
+                        "{name}[{i}] = {v} is outside {lo}..{hi} (the range of a rank-{} map)",
+                        m.rank
+                    ));
+                }
+            }
+        }
+        for i in 0..m.rank - 2 {
+            let (lo, hi) = self.bounds(m, i);
+            if hi < lo {
+                return Err(format!(
+                    "lower_corner[{i}] = {} and upper_corner[{i}] = {} leave no pixel in dimension {} of {} elements (the box spans lower_corner .. dims - 1 + upper_corner)",
+                    self.lower[i],
+                    self.upper[i],
+                    i + 1,
+                    m.dims[i + 1]
+                ));
+            }
+        }
+        if !(1..=256).contains(&self.channels) {
+            return Err(format!(
+                "channels_per_pixel = {} is outside 1..256",
+                self.channels
+            ));
+        }
+        if !(1..=1024).contains(&self.pixels) {
+            return Err(format!(
+                "pixels_per_column = {} is outside 1..1024",
+                self.pixels
+            ));
+        }
+        let row = u64::from(self.channels) * u64::from(m.elem.size());
+        if !row.is_multiple_of(16) {
+            return Err(format!(
+                "channels_per_pixel * element size = {row} bytes must be a multiple of 16"
+            ));
+        }
+        if row > m.swizzle.span() {
+            return Err(format!(
+                "channels_per_pixel * element size = {row} bytes exceeds the {}-byte swizzle span",
+                m.swizzle.span()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The bounding box in spatial dimension `i` (0: W), both ends included.
+    pub fn bounds(&self, m: &TensorMap, i: usize) -> (i64, i64) {
+        let lo = i64::from(self.lower[i]);
+        (lo, m.dims[1 + i] as i64 - 1 + i64::from(self.upper[i]))
+    }
+
+    /// Bytes from one pixel's row of the tile to the next: each pixel starts a row, and a
+    /// swizzled tile's rows are the swizzle span apart even when the pixel is narrower (measured:
+    /// the H100 leaves the rest of the row alone, and counts only the pixels' bytes).
+    pub fn pitch(&self, m: &TensorMap) -> u64 {
+        match m.swizzle {
+            Swizzle::None => u64::from(self.channels) * u64::from(m.elem.size()),
+            s => s.span(),
+        }
+    }
+
+    /// Bytes of shared memory the tile spans.
+    pub fn footprint(&self, m: &TensorMap) -> u64 {
+        u64::from(self.pixels) * self.pitch(m)
+    }
+
+    /// Bytes of one column in shared memory (the tx bytes of a load).
+    pub fn tile_bytes(&self, elem_size: u32) -> u64 {
+        u64::from(self.channels) * u64::from(self.pixels) * u64::from(elem_size)
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The syntax tree the grammar builds: statements as written, nothing decoded. Opcodes are still
 //! one dotted string, declarations still a list of dotted words; `ir` gives them meaning.
-//! Every node carries the byte span it came from.
+//! Every node carries the byte span it came from. The shapes follow PTX ISA 9.0 chapter 4
+//! "Syntax" (statements, operands, expressions) and chapter 11 "Directives" (module, function,
+//! variable and performance-tuning directives).
 
 use crate::lex::Span;
 

@@ -98,35 +98,96 @@ fn event_args(e: &Event, files: Files<'_>) -> Map<String, Value> {
     args
 }
 
+/// Where `emit` writes one Trace Event Format event.
+type Emit<'f> = dyn FnMut(&Value) -> std::io::Result<()> + 'f;
+
 /// Writes the Trace Event Format events of one segment of a trace to `emit`, in this order:
 /// metadata of the CTAs and threads it introduces, slices, flows, async slices, instants.
 pub(super) fn segment(
     events: &[Event],
     files: Files<'_>,
     layout: &mut Layout,
-    emit: &mut dyn FnMut(&Value) -> std::io::Result<()>,
+    emit: &mut Emit<'_>,
 ) -> std::io::Result<()> {
-    let known = layout.ctas.len();
+    let known = layout.ctas.len() as u64;
     for e in events {
         let n = layout.ctas.len() as u64 + 1;
         layout.ctas.entry(e.cta).or_insert(n);
     }
     let ctas = &layout.ctas;
-    let pid = |c: &[u32; 3]| ctas.get(c).copied().unwrap_or(0);
-    let mut slices: Vec<Slice> = Vec::new();
-    // The async slices' begin (the issue) and end (the completion) events: the events' indices.
-    let mut copies: Vec<usize> = Vec::new();
-    // (issue slice, wait slice, cycle of the flow's end) of each flow.
-    let mut flows: Vec<(usize, usize, u64)> = Vec::new();
-    // Per warp: the cycle it started, the cycle it exited, and the last cycle anything of it
-    // happened (a warp that never exits still gets a slice covering its events).
-    let mut warps: BTreeMap<(u64, u32), Life> = BTreeMap::new();
-    let mut issues: BTreeMap<u32, (usize, &str)> = BTreeMap::new();
+    let mut g = Gathered::default();
     for (k, e) in events.iter().enumerate() {
-        let p = pid(&e.cta);
+        g.add(k, e, ctas.get(&e.cta).copied().unwrap_or(0));
+    }
+    g.add_warps();
+    let slices = &g.slices;
+    let lanes = assign_lanes(slices);
+    let track = |i: usize| slices[i].tid + u64::from(lanes[i]) * LANE_TID;
+    emit_metadata(ctas, known, slices, &track, emit)?;
+    let event = |i: usize| {
+        let s = &slices[i];
+        let mut v = json!({"ph": "X", "name": s.name, "cat": s.cat, "pid": s.pid,
+                           "tid": track(i), "ts": s.ts});
+        if s.nest == Nest::Instant {
+            v["ph"] = json!("i");
+            v["s"] = json!("t");
+        } else {
+            v["dur"] = json!(s.dur);
+        }
+        match s.args {
+            Args::Event(k) => v["args"] = Value::Object(event_args(&events[k], files)),
+            Args::NotExited => v["args"] = json!({"exited": false}),
+            Args::None => {}
+        }
+        v
+    };
+    let instant = |i: &usize| slices[*i].nest == Nest::Instant;
+    for i in (0..slices.len()).filter(|i| !instant(i)) {
+        emit(&event(i))?;
+    }
+    // Each start before its end: at one timestamp Perfetto takes them in the order written.
+    let first_flow = layout.flows;
+    layout.flows += g.flows.len();
+    for (n, &(from, to, at)) in g.flows.iter().enumerate() {
+        let n = first_flow + n;
+        let (a, b) = (&slices[from], &slices[to]);
+        emit(
+            &json!({"ph": "s", "name": "completion", "cat": "flow", "id": n + 1,
+                        "pid": a.pid, "tid": track(from), "ts": a.ts}),
+        )?;
+        emit(
+            &json!({"ph": "f", "bp": "e", "name": "completion", "cat": "flow", "id": n + 1,
+                        "pid": b.pid, "tid": track(to), "ts": at}),
+        )?;
+    }
+    emit_copies(events, ctas, &g, emit)?;
+    for i in (0..slices.len()).filter(instant) {
+        emit(&event(i))?;
+    }
+    Ok(())
+}
+
+/// A segment's events turned into slices, before they are given tracks.
+#[derive(Default)]
+struct Gathered<'e> {
+    slices: Vec<Slice<'e>>,
+    /// The async slices' begin (the issue) and end (the completion) events: the events' indices.
+    copies: Vec<usize>,
+    /// (issue slice, wait slice, cycle of the flow's end) of each flow.
+    flows: Vec<(usize, usize, u64)>,
+    /// Per warp: the cycle it started, the cycle it exited, and the last cycle anything of it
+    /// happened (a warp that never exits still gets a slice covering its events).
+    warps: BTreeMap<(u64, u32), Life>,
+    /// Per operation: its issue's slice and its kind.
+    issues: BTreeMap<u32, (usize, &'e str)>,
+}
+
+impl<'e> Gathered<'e> {
+    /// Adds event `k`, `e`, of the CTA with process id `p`.
+    fn add(&mut self, k: usize, e: &'e Event, p: u64) {
         let tid = e.warp.map_or(ENGINE_TID, warp_tid);
         let args = Args::Event(k);
-        let slice = |tid, ts, dur, name, cat, args, nest| Slice {
+        let slice = |tid, ts, dur, name, cat, nest| Slice {
             pid: p,
             tid,
             ts,
@@ -140,33 +201,27 @@ pub(super) fn segment(
         match &e.what {
             What::WarpStart => {
                 if let Some(w) = e.warp {
-                    warps.entry((p, w)).or_default().0 = Some(e.cycle);
+                    self.warps.entry((p, w)).or_default().0 = Some(e.cycle);
                 }
             }
             What::WarpExit => {
                 if let Some(w) = e.warp {
-                    warps.entry((p, w)).or_default().1 = Some(e.cycle);
+                    self.warps.entry((p, w)).or_default().1 = Some(e.cycle);
                 }
             }
             What::Issue { op, kind, .. } => {
-                let x = slice(
-                    tid,
-                    e.cycle,
-                    1,
-                    Cow::Borrowed(kind.as_str()),
-                    "issue",
-                    args,
-                    Nest::Leaf,
-                );
-                slices.push(x);
-                issues.insert(*op, (slices.len() - 1, kind.as_str()));
+                let name = Cow::Borrowed(kind.as_str());
+                self.slices
+                    .push(slice(tid, e.cycle, 1, name, "issue", Nest::Leaf));
+                self.issues
+                    .insert(*op, (self.slices.len() - 1, kind.as_str()));
                 end += 1;
-                copies.push(k);
+                self.copies.push(k);
             }
             What::Complete { op } => {
                 // An operation whose issue is not in the trace has no slice to end.
-                if issues.contains_key(op) {
-                    copies.push(k);
+                if self.issues.contains_key(op) {
+                    self.copies.push(k);
                 }
             }
             What::Wait {
@@ -175,37 +230,16 @@ pub(super) fn segment(
                 observed,
                 ..
             } => {
-                // A wait lasts at least a cycle, and past the issue of what it observed (an
-                // immediate completion can end a wait in the issue's cycle), so that each flow
-                // ends inside it.
-                let mut dur = e.cycle.saturating_sub(*since).max(1);
-                let mut nest = Nest::Leaf;
-                let w = slices.len();
-                for op in observed {
-                    if let Some(&(i, _)) = issues.get(op) {
-                        let at = slices[i].ts.max(*since);
-                        if at > *since {
-                            nest = Nest::Bound;
-                        }
-                        dur = dur.max(at + 1 - since);
-                        flows.push((i, w, at));
-                    }
-                }
+                let (dur, nest) = self.wait_flows(*since, e.cycle, observed);
                 let name = Cow::Owned(format!("wait {what}"));
-                slices.push(slice(tid, *since, dur, name, "wait", args, nest));
+                self.slices
+                    .push(slice(tid, *since, dur, name, "wait", nest));
                 end = since + dur;
             }
             What::Instr { text } => {
                 let (name, itid) = (Cow::Borrowed(text.as_str()), tid + INSTR_TID);
-                slices.push(slice(
-                    itid,
-                    e.cycle,
-                    1,
-                    name,
-                    "instruction",
-                    args,
-                    Nest::Leaf,
-                ));
+                self.slices
+                    .push(slice(itid, e.cycle, 1, name, "instruction", Nest::Leaf));
                 end += 1;
             }
             other => {
@@ -217,45 +251,71 @@ pub(super) fn segment(
                     What::Commit { .. } => "commit_group".into(),
                     o => o.name().into(),
                 };
-                slices.push(slice(
-                    tid,
-                    e.cycle,
-                    0,
-                    name,
-                    other.name(),
-                    args,
-                    Nest::Instant,
-                ));
+                self.slices
+                    .push(slice(tid, e.cycle, 0, name, other.name(), Nest::Instant));
             }
         }
         if let Some(w) = e.warp {
-            let last = &mut warps.entry((p, w)).or_default().2;
+            let last = &mut self.warps.entry((p, w)).or_default().2;
             *last = (*last).max(end);
         }
     }
-    for (&(p, w), &(start, exit, last)) in &warps {
-        if let Some(start) = start {
-            let end = exit.unwrap_or(0).max(last);
-            slices.push(Slice {
-                pid: p,
-                tid: warp_tid(w),
-                ts: start,
-                dur: end.saturating_sub(start).max(1),
-                name: format!("warp {w}").into(),
-                cat: "warp",
-                args: if exit.is_none() {
-                    Args::NotExited
-                } else {
-                    Args::None
-                },
-                nest: Nest::Parent,
-            });
+
+    /// The length and nesting of a wait from `since` to `cycle` that observed the completions
+    /// of `observed`, with a flow from each one's issue into the wait (the next slice).
+    fn wait_flows(&mut self, since: u64, cycle: u64, observed: &[u32]) -> (u64, Nest) {
+        // A wait lasts at least a cycle, and past the issue of what it observed (an
+        // immediate completion can end a wait in the issue's cycle), so that each flow
+        // ends inside it.
+        let mut dur = cycle.saturating_sub(since).max(1);
+        let mut nest = Nest::Leaf;
+        let w = self.slices.len();
+        for op in observed {
+            if let Some(&(i, _)) = self.issues.get(op) {
+                let at = self.slices[i].ts.max(since);
+                if at > since {
+                    nest = Nest::Bound;
+                }
+                dur = dur.max(at + 1 - since);
+                self.flows.push((i, w, at));
+            }
+        }
+        (dur, nest)
+    }
+
+    /// Adds each started warp's own slice, covering its life.
+    fn add_warps(&mut self) {
+        for (&(p, w), &(start, exit, last)) in &self.warps {
+            if let Some(start) = start {
+                let end = exit.unwrap_or(0).max(last);
+                self.slices.push(Slice {
+                    pid: p,
+                    tid: warp_tid(w),
+                    ts: start,
+                    dur: end.saturating_sub(start).max(1),
+                    name: format!("warp {w}").into(),
+                    cat: "warp",
+                    args: if exit.is_none() {
+                        Args::NotExited
+                    } else {
+                        Args::None
+                    },
+                    nest: Nest::Parent,
+                });
+            }
         }
     }
-    let lanes = assign_lanes(&slices);
-    let track = |i: usize| slices[i].tid + u64::from(lanes[i]) * LANE_TID;
+}
 
-    let new_ctas = ctas.iter().filter(|(_, &p)| p > known as u64);
+/// Names and orders the CTAs (process ids above `known`) and the threads a segment introduces.
+fn emit_metadata(
+    ctas: &BTreeMap<[u32; 3], u64>,
+    known: u64,
+    slices: &[Slice],
+    track: &dyn Fn(usize) -> u64,
+    emit: &mut Emit<'_>,
+) -> std::io::Result<()> {
+    let new_ctas = ctas.iter().filter(|(_, &p)| p > known);
     for (c, p) in new_ctas {
         emit(
             &json!({"ph": "M", "name": "process_name", "pid": p, "tid": 0,
@@ -272,7 +332,7 @@ pub(super) fn segment(
     for (i, s) in slices.iter().enumerate() {
         threads.insert((s.pid, track(i)), ());
     }
-    for p in ctas.values().filter(|&&p| p > known as u64) {
+    for p in ctas.values().filter(|&&p| p > known) {
         threads.insert((*p, ENGINE_TID), ());
     }
     for &(p, tid) in threads.keys() {
@@ -298,61 +358,32 @@ pub(super) fn segment(
                         "args": {"sort_index": sort}}),
         )?;
     }
-    let event = |i: usize| {
-        let s = &slices[i];
-        let mut v = json!({"ph": "X", "name": s.name, "cat": s.cat, "pid": s.pid,
-                           "tid": track(i), "ts": s.ts});
-        if s.nest == Nest::Instant {
-            v["ph"] = json!("i");
-            v["s"] = json!("t");
-        } else {
-            v["dur"] = json!(s.dur);
-        }
-        match s.args {
-            Args::Event(k) => v["args"] = Value::Object(event_args(&events[k], files)),
-            Args::NotExited => v["args"] = json!({"exited": false}),
-            Args::None => {}
-        }
-        v
-    };
-    let instant = |i: &usize| slices[*i].nest == Nest::Instant;
-    for i in (0..slices.len()).filter(|i| !instant(i)) {
-        emit(&event(i))?;
-    }
-    // Each start before its end: at one timestamp Perfetto takes them in the order written.
-    let first_flow = layout.flows;
-    layout.flows += flows.len();
-    for (n, &(from, to, at)) in flows.iter().enumerate() {
-        let n = first_flow + n;
-        let (a, b) = (&slices[from], &slices[to]);
-        emit(
-            &json!({"ph": "s", "name": "completion", "cat": "flow", "id": n + 1,
-                        "pid": a.pid, "tid": track(from), "ts": a.ts}),
-        )?;
-        emit(
-            &json!({"ph": "f", "bp": "e", "name": "completion", "cat": "flow", "id": n + 1,
-                        "pid": b.pid, "tid": track(to), "ts": at}),
-        )?;
-    }
-    for &k in &copies {
+    Ok(())
+}
+
+/// The async slices: each copy's begin at its issue and end at its completion.
+fn emit_copies(
+    events: &[Event],
+    ctas: &BTreeMap<[u32; 3], u64>,
+    g: &Gathered<'_>,
+    emit: &mut Emit<'_>,
+) -> std::io::Result<()> {
+    for &k in &g.copies {
         let e = &events[k];
-        let p = pid(&e.cta);
+        let p = ctas.get(&e.cta).copied().unwrap_or(0);
         let v = match &e.what {
             What::Issue { op, kind, .. } => {
                 json!({"ph": "b", "name": kind, "cat": "copy", "id2": {"local": op},
                        "pid": p, "tid": ENGINE_TID, "ts": e.cycle, "args": fields(&e.what)})
             }
             What::Complete { op } => {
-                let kind = issues.get(op).map_or("", |x| x.1);
+                let kind = g.issues.get(op).map_or("", |x| x.1);
                 json!({"ph": "e", "name": kind, "cat": "copy", "id2": {"local": op},
                        "pid": p, "tid": ENGINE_TID, "ts": e.cycle})
             }
             _ => continue,
         };
         emit(&v)?;
-    }
-    for i in (0..slices.len()).filter(instant) {
-        emit(&event(i))?;
     }
     Ok(())
 }
