@@ -34,6 +34,8 @@ mod campaign;
 mod cdp;
 mod control;
 mod coop;
+#[cfg(test)]
+mod coverage_tests;
 mod ctx;
 mod cvt;
 mod fast;
