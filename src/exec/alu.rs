@@ -8,8 +8,9 @@
 //! matches it exhaustively.
 
 use super::ctx::Ctx;
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::mods::{BoolOp, Cmp, SubOp};
 use crate::ir::{Flags, Mods, Op, Operand, Type};
 use crate::sem::bits::{self, Shift};

@@ -7,18 +7,21 @@
 //! with one piece per lane (non-bulk) or per chunk (bulk, tensor); address ranges, sizes and
 //! alignment are checked here, at issue, so that a fault names the issuing instruction.
 
+use super::addr::{address, check_align, lane_fault, mem_fault, shared_loc, thread_of, Target};
 use super::ctx::Ctx;
-use super::memops::{address, check_align, mem_fault, target, thread_of, Target};
-use super::park::{record, AsyncWait, Settle};
-use super::step::{fault, lanes, Cluster, LaneGroups, Machine, Res, WarpAsync, WARP};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::Res;
+use super::lanes::{lanes, WARP};
+use super::park::{record, Settle};
+use super::warp::AsyncWait;
+use super::warp::{LaneGroups, WarpAsync};
 use crate::ir::mods::SubOp;
-use crate::ir::{Flags, Function, Instr, Op, Operand, Space, Type};
+use crate::ir::{Flags, Op, Operand, Space, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::Engine;
 use crate::mem::copy::{ArriveOn, Completion, Issuer, Loc, Notice, OpId, OpSpec, Seg, Spaces};
 use crate::mem::hb::{Epoch, Vc};
-use crate::mem::{self, Generic};
+use crate::mem::{self};
 use crate::trace::What;
 
 /// Bulk copies land in pieces of this many bytes (partial data is visible to early readers).
@@ -103,50 +106,6 @@ fn too_many(cx: &mut Ctx<'_, '_>, lane: usize, bulk: bool) -> Res<()> {
     ))
 }
 
-impl<'m> Machine<'m> {
-    /// Asynchronous copies, their groups and waits, and mbarrier instructions: each returns a
-    /// [`Settle`] that moves finished lanes on and parks waiting ones.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn async_instr(
-        &mut self,
-        cl: &mut Cluster,
-        ci: usize,
-        wi: usize,
-        gi: usize,
-        ins: &Instr,
-        func: &'m Function,
-        active: u32,
-    ) -> Res<()> {
-        let s = {
-            let mut cx = self.ctx(cl, ci, wi, gi, ins, func, active);
-            if active == 0 {
-                Settle::all(0)
-            } else {
-                match ins.op {
-                    Op::CpAsync => cp_async(&mut cx)?,
-                    Op::CpAsyncCommitGroup => commit(&mut cx, false)?,
-                    Op::CpAsyncBulkCommitGroup => commit(&mut cx, true)?,
-                    Op::CpAsyncWaitGroup | Op::CpAsyncWaitAll => wait_groups(&mut cx, false),
-                    Op::CpAsyncBulkWaitGroup => wait_groups(&mut cx, true),
-                    Op::CpAsyncMbarrierArrive => cp_async_arrive(&mut cx)?,
-                    Op::CpAsyncBulk | Op::CpReduceAsyncBulk => bulk(&mut cx)?,
-                    Op::CpAsyncBulkTensor | Op::CpReduceAsyncBulkTensor => {
-                        super::tensorops::tensor(&mut cx)?
-                    }
-                    Op::CpAsyncBulkPrefetch | Op::CpAsyncBulkPrefetchTensor => Settle::all(active),
-                    Op::StAsync | Op::RedAsync => st_async(&mut cx)?,
-                    Op::WgmmaFence => super::wgmma::fence(&mut cx),
-                    Op::WgmmaCommitGroup => super::wgmma::commit(&mut cx)?,
-                    Op::WgmmaWaitGroup => super::wgmma::wait(&mut cx)?,
-                    _ => super::mbarops::exec(&mut cx)?,
-                }
-            }
-        };
-        self.settle(cl, ci, wi, gi, active, s);
-        Ok(())
-    }
-}
-
 /// Who issues the current instruction, for the engine.
 pub(crate) fn issuer(cx: &Ctx<'_, '_>, lanes: u32) -> Issuer {
     let src = cx.func.srcs.get(cx.pc as usize);
@@ -162,17 +121,6 @@ pub(crate) fn issuer(cx: &Ctx<'_, '_>, lanes: u32) -> Issuer {
     }
 }
 
-pub(super) fn lane_fault(
-    cx: &Ctx<'_, '_>,
-    lane: usize,
-    kind: FaultKind,
-    msg: String,
-) -> Box<super::Fault> {
-    let mut f = fault(kind, msg);
-    f.linear_thread = Some(thread_of(cx, lane) as u32);
-    f
-}
-
 /// The (non-bulk or bulk) async-group state of the warp's lanes.
 pub(super) fn groups<'a>(cx: &'a mut Ctx<'_, '_>, bulk: bool) -> &'a mut [LaneGroups; WARP] {
     let w = cx.asy.get_or_insert_with(|| Box::new(WarpAsync::default()));
@@ -180,55 +128,6 @@ pub(super) fn groups<'a>(cx: &'a mut Ctx<'_, '_>, bulk: bool) -> &'a mut [LaneGr
         &mut w.bulk
     } else {
         &mut w.cp
-    }
-}
-
-/// A shared-memory address of `space` (`.shared::cta`/`.shared::cluster`) as (rank, offset),
-/// checked against the CTA's shared memory for `len` bytes.
-pub(crate) fn shared_loc(
-    cx: &Ctx<'_, '_>,
-    space: Option<Space>,
-    addr: u64,
-    len: u64,
-    lane: usize,
-) -> Res<(u32, u64)> {
-    let t = match space {
-        Some(Space::Shared | Space::SharedCluster) => target(cx, space, addr),
-        _ => match mem::classify(addr) {
-            Generic::Shared(_) => target(cx, None, addr),
-            _ => {
-                return Err(lane_fault(
-                    cx,
-                    lane,
-                    FaultKind::Memory,
-                    format!("{addr:#x} is not a shared-memory address"),
-                ))
-            }
-        },
-    };
-    super::memops::check_peer_alive(cx, t, lane)?;
-    let Target::Shared(r, o) = t else {
-        unreachable!("shared targets only")
-    };
-    let size = cx.smem.get(r as usize).map(|s| s.bytes.len() as u64);
-    match size {
-        Some(n) if o.checked_add(len).is_some_and(|e| e <= n) => Ok((r, o)),
-        Some(n) => Err(lane_fault(
-            cx,
-            lane,
-            FaultKind::Memory,
-            format!("{len}-byte asynchronous access at shared+{o:#x} of CTA rank {} is outside its {n} bytes", cx.to_real(r)),
-        )),
-        None => Err(lane_fault(
-            cx,
-            lane,
-            FaultKind::Memory,
-            format!(
-                "{} is not in the cluster ({} CTAs)",
-                super::memops::rank_text(r),
-                cx.cluster_ctas()
-            ),
-        )),
     }
 }
 
@@ -254,14 +153,11 @@ fn describe(cx: &Ctx<'_, '_>, l: Loc) -> String {
     }
 }
 
-/// Issues `segs` as one operation, pieces starting where `pieces` says.
-#[allow(clippy::too_many_arguments)]
+/// Issues `segs` as one operation, pieces starting where `pieces` says, through `staging`.
 pub(super) fn issue(
     cx: &mut Ctx<'_, '_>,
     class: OpClass,
-    segs: Vec<Seg>,
-    pieces: Vec<u32>,
-    staging: Vec<u8>,
+    (segs, pieces, staging): (Vec<Seg>, Vec<u32>, Vec<u8>),
     completion: Completion,
     reduce: Option<(SubOp, Type)>,
     lanes: u32,
@@ -382,7 +278,7 @@ pub(super) fn issue_with(
 }
 
 /// `cp.async.ca|cg.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}`.
-fn cp_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+pub(super) fn cp_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let nops = cx.ops.len() - usize::from(cx.ins.mods.has(Flags::CACHE_HINT));
     let mut segs = Vec::new();
     let mut pieces = Vec::new();
@@ -460,9 +356,7 @@ fn cp_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let op = issue(
         cx,
         OpClass::CpAsync,
-        segs,
-        pieces,
-        vec![0; stage as usize],
+        (segs, pieces, vec![0; stage as usize]),
         Completion::Group,
         None,
         active,
@@ -473,7 +367,7 @@ fn cp_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
 
 /// `cp.async.commit_group` / `cp.async.bulk.commit_group`: each lane's uncommitted operations
 /// become a new group (possibly empty).
-fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Res<Settle> {
+pub(super) fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Res<Settle> {
     let active = cx.active;
     let mut ops: Vec<OpId> = Vec::new();
     let g = groups(cx, bulk);
@@ -498,7 +392,7 @@ fn commit(cx: &mut Ctx<'_, '_>, bulk: bool) -> Res<Settle> {
 /// `cp.async.wait_group N`, `cp.async.wait_all`, `cp.async.bulk.wait_group{.read} N`: a lane is
 /// done when at most N of its most recent groups are pending (with `.read`: have not finished
 /// reading their sources).
-fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
+pub(super) fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
     let all = cx.ins.op == Op::CpAsyncWaitAll;
     if all {
         // wait_all = commit_group + wait_group 0 (committing again on a re-execution only
@@ -594,7 +488,7 @@ fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
 /// `cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]`: an arrive-on that fires when all
 /// the lane's prior `cp.async` operations complete; without `.noinc` the pending count is raised
 /// by one first, so the arrive-on does not count as one of the phase's expected arrivals.
-fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+pub(super) fn cp_async_arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let noinc = cx.ins.mods.has(Flags::NOINC);
     let mut pending: Vec<ArriveOn> = Vec::new();
     // What the arrive-on releases: this warp's clock now, with every `cp.async` it issued so
@@ -687,12 +581,10 @@ pub(super) fn copy_mbar(cx: &Ctx<'_, '_>, k: usize, lane: usize, dst_rank: u32) 
 
 /// Checks that every CTA of `ranks` has `len` bytes of shared memory at `off`, and adds their
 /// complete-tx targets (the mbarrier at `mbar` of each).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn multicast_targets(
     cx: &Ctx<'_, '_>,
     ranks: &[u32],
-    off: u64,
-    len: u64,
+    (off, len): (u64, u64),
     mbar: u32,
     lane: usize,
     targets: &mut Vec<(u32, u32, u64)>,
@@ -732,7 +624,7 @@ pub(super) fn multicast_ranks(
 }
 
 /// `cp.async.bulk` and `cp.reduce.async.bulk` in every direction.
-fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+pub(super) fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let m = cx.ins.mods;
     let reduce = (cx.ins.op == Op::CpReduceAsyncBulk)
         .then(|| (m.sub.unwrap_or(SubOp::Add), m.ty().unwrap_or(Type::B32)));
@@ -772,7 +664,7 @@ fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             // [dst], [src], size, [mbar] {, ctaMask} {, policy}
             let ranks = multicast_ranks(cx, 4, lane, r)?;
             let mo = copy_mbar(cx, 3, lane, r)?;
-            multicast_targets(cx, &ranks, o, size, mo, lane, &mut targets)?;
+            multicast_targets(cx, &ranks, (o, size), mo, lane, &mut targets)?;
             (src_loc, ranks, o)
         };
         let mut k = 0u64;
@@ -821,9 +713,7 @@ fn bulk(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let op = issue(
         cx,
         class,
-        segs,
-        pieces,
-        vec![0; stage as usize],
+        (segs, pieces, vec![0; stage as usize]),
         completion,
         reduce,
         active,
@@ -848,11 +738,11 @@ pub(super) fn merge_targets(t: Vec<(u32, u32, u64)>) -> Vec<(u32, u32, u64)> {
 
 /// `st.async` / `red.async` `[remote], value, [remote mbarrier]`: a store or reduction into
 /// another CTA's shared memory that performs complete-tx of its bytes on that CTA's mbarrier.
-fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+pub(super) fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let m = cx.ins.mods;
     let t = m.ty().unwrap_or(Type::B32);
     let es = t.size();
-    let vals = super::memops::elems(cx, 1);
+    let vals = super::addr::elems(cx, 1);
     let bytes = es * vals.len().max(1) as u32;
     let reduce = (cx.ins.op == Op::RedAsync).then(|| (m.sub.unwrap_or(SubOp::Add), t));
     let active = cx.active;
@@ -882,9 +772,7 @@ fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     issue(
         cx,
         OpClass::Remote,
-        segs,
-        pieces,
-        staging,
+        (segs, pieces, staging),
         Completion::Mbarrier(merge_targets(targets)),
         reduce,
         active,

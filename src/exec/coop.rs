@@ -5,8 +5,8 @@
 //! H100 SXM holds, from what the PTX fixes. The scheduling side (the grid as one unit, the
 //! workspace in `%envreg1:%envreg2`) is in `step.rs` and `ctx.rs`.
 
+use super::config::Grid;
 use super::layout::Layout;
-use super::Grid;
 use crate::ir::{FuncId, Module};
 use crate::mem::Global;
 

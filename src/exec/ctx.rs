@@ -2,9 +2,12 @@
 //! may touch (global, the cluster's shared memories, its thread's local memory, parameters),
 //! the async engine, and the special registers (PTX ISA 9.0 chapter 10 "Special Registers").
 
+use super::config::Grid;
+use super::lanes::{mask, WARP};
 use super::layout::Layout;
-use super::step::{mask, Frame, WarpAsync, WARP};
-use super::Grid;
+use super::machine::{Machine, WarpRef};
+use super::warp::Cluster;
+use super::warp::{Frame, WarpAsync};
 use crate::ir::{Function, Instr, Module, Operand, Type};
 use crate::mem::copy::Engine;
 use crate::mem::{Global, Smem};
@@ -267,4 +270,54 @@ impl Ctx<'_, '_> {
 /// overflows.
 fn nanoseconds(clock: u64) -> u64 {
     (u128::from(clock) * 1000 / 1755) as u64
+}
+
+impl<'a, 'm> Ctx<'a, 'm> {
+    /// The context of the instruction the lane group `w` executes.
+    pub fn new(mc: &'a mut Machine<'m>, cl: &'a mut Cluster, w: WarpRef<'m>) -> Ctx<'a, 'm> {
+        let WarpRef {
+            ci,
+            wi,
+            gi,
+            ins,
+            func,
+            active,
+        } = w;
+        let cta = &mut cl.ctas[ci];
+        let (id, rank) = (cta.id, cta.rank);
+        let warp = &mut cta.warps[wi];
+        let g = &warp.groups[gi];
+        let (pc, timed_out, spinning) = (g.pc, g.timed_out, g.spin == Some(g.pc));
+        let fidx = g.frame as usize;
+        Ctx {
+            m: mc.m,
+            layout: &mc.layout,
+            func,
+            ins: *ins,
+            ops: func.ops(ins),
+            pc,
+            active,
+            global: &mut mc.global,
+            kparams: &mc.kparams,
+            smem: &mut cl.smem,
+            rank,
+            local: &mut warp.local,
+            frame: &mut warp.frames[fidx],
+            depth: fidx as u32,
+            cta: id,
+            warp_index: warp.index,
+            clock: warp.clock,
+            grid: &mc.grid,
+            is_kernel: func.is_entry,
+            cluster: mc.grid.cluster,
+            explicit_cluster: mc.grid.explicit_cluster,
+            engine: &mut mc.engine,
+            trace: &mut mc.trace,
+            asy: &mut warp.asy,
+            timed_out,
+            spinning,
+            hb: mc.hb.as_mut(),
+            meter: &mc.meter,
+        }
+    }
 }

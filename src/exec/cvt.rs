@@ -4,9 +4,10 @@
 //! half and 8-bit forms), and a form ptxrun does not run yet is refused by name.
 
 use super::ctx::Ctx;
-use super::step::fault;
-use super::step::{lanes, Res};
-use super::FaultKind;
+use super::fault::fault;
+use super::fault::FaultKind;
+use super::fault::Res;
+use super::lanes::lanes;
 use crate::ir::cvt::{self, CvtError, CvtForm};
 use crate::ir::Type;
 pub(super) use crate::sem::cvt::apply;

@@ -8,7 +8,7 @@
 //! the active ones written, in loops without branches that the compiler vectorises. The meaning
 //! of each operation is not written here: every lane calls the inlined pure function of
 //! `sem/` (`sem::int`, `sem::bits`, `sem::float`) that the general handlers call too.
-use super::step::WARP;
+use super::lanes::WARP;
 use crate::ir::mods::Cmp;
 use crate::sem::bits::{w32 as s32, w64 as s64};
 use crate::sem::float::{self, Bin};

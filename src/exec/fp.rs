@@ -9,8 +9,9 @@
 
 use super::alu::write_compare;
 use super::ctx::Ctx;
+use super::fault::Res;
+use super::lanes::lanes;
 use super::sfu::{self, HalfOp};
-use super::step::{lanes, Res};
 use crate::ir::mods::Cmp;
 use crate::ir::{Flags, Mods, Op, Type};
 use crate::sem::float::{

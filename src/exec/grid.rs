@@ -18,29 +18,17 @@
 //! caught while it runs (its watch compares what it has read with what finished clusters wrote)
 //! instead of spinning until the step limit.
 
+use super::cdp::run_launched;
+use super::config::{origins, Grid, Options, Outcome, Stats};
+use super::fault::{Fault, FaultKind, Hazard};
 use super::hazard::HazardKey;
-use super::step::{Finish, Machine};
-use super::{Fault, FaultKind, Grid, Hazard, Options, Outcome, Stats};
+use super::machine::{Finish, Machine};
+use super::step::run_cluster;
 use crate::ir::{FuncId, Module};
 use crate::mem::{AccessLog, Global};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// The first CTA of every cluster, in launch order (x fastest); of a cooperative launch, whose
-/// CTAs all run together, the first CTA alone.
-pub(super) fn origins(grid: &Grid) -> Vec<[u32; 3]> {
-    let c = grid.unit().map(|d| d.max(1) as usize);
-    let mut out = Vec::new();
-    for z in (0..grid.grid[2]).step_by(c[2]) {
-        for y in (0..grid.grid[1]).step_by(c[1]) {
-            for x in (0..grid.grid[0]).step_by(c[0]) {
-                out.push([x, y, z]);
-            }
-        }
-    }
-    out
-}
 
 /// Runs `entry` over the grid, every cluster, on `opts.jobs` threads where that gives the
 /// one-thread result. `global` holds the launch's buffers; `kparams` is the kernel parameter
@@ -65,7 +53,7 @@ pub fn run(
         .min(workers_fitting(&global, &opts.meter));
     // Traces number operations and events across the whole launch: they need one thread.
     // Grids launched from the device run after the launch's: one thread runs them all.
-    if jobs > 1 && !opts.trace && !super::cdp::launches(module) {
+    if jobs > 1 && !opts.trace && !super::devrt::launches(module) {
         // The workers' copies of global memory are charged while they live.
         let copies = (global.size() as u64).saturating_mul(jobs as u64);
         let meter = Arc::clone(&opts.meter);
@@ -103,13 +91,13 @@ fn sequential(k: &Kernel<'_>, global: Global, kparams: Vec<u8>, opts: Options) -
     let latency = m.engine.model_name();
     let mut fault = None;
     for (i, &first) in k.origins.iter().enumerate() {
-        if let Err(f) = m.run_cluster(first, i as u64) {
+        if let Err(f) = run_cluster(&mut m, first, i as u64) {
             fault = Some(*f);
             break;
         }
     }
     if fault.is_none() {
-        fault = m.run_launched().err().map(|f| *f);
+        fault = run_launched(&mut m).err().map(|f| *f);
     }
     outcome(k.grid, m.finish(), fault, latency, 1)
 }
@@ -238,6 +226,19 @@ fn take_log(g: &Global) -> AccessLog {
     log
 }
 
+/// What the workers of a parallel run share: the next cluster to take, the first cluster that
+/// faulted (later ones are not part of the run), whether the launch must go back to one
+/// thread, the warp instructions of the finished clusters, what finished clusters wrote (a
+/// cluster spinning on one of these bytes must stop), and each cluster's result.
+struct Shared {
+    next: AtomicUsize,
+    stop: AtomicUsize,
+    abort: Arc<AtomicBool>,
+    spent: Arc<AtomicU64>,
+    written: Arc<Mutex<RangeSet>>,
+    done: Mutex<Vec<Option<Done>>>,
+}
+
 /// Runs the clusters on `jobs` threads; `None` when they interacted (or the step limit was
 /// reached), and the launch must run on one thread.
 fn parallel(
@@ -248,133 +249,31 @@ fn parallel(
     jobs: usize,
 ) -> Option<Outcome> {
     let n = k.origins.len();
-    let next = AtomicUsize::new(0);
-    // The first cluster that faulted: later ones are not part of the run.
-    let stop = AtomicUsize::new(usize::MAX);
-    let abort = Arc::new(AtomicBool::new(false));
-    // Warp instructions of the finished clusters.
-    let spent = Arc::new(AtomicU64::new(0));
-    // What finished clusters wrote: a cluster spinning on one of these bytes must stop.
-    let written = Arc::new(Mutex::new(RangeSet::default()));
-    let done: Mutex<Vec<Option<Done>>> = Mutex::new((0..n).map(|_| None).collect());
-    let (seed, max_steps, instruction_cycles, check, fast) = (
-        opts.seed,
-        opts.max_steps,
-        opts.instruction_cycles,
-        opts.check,
-        opts.fast,
-    );
-    let (malloc_heap_bytes, printf_fifo_bytes) = (opts.malloc_heap_bytes, opts.printf_fifo_bytes);
-    let models: Vec<_> = (0..jobs).map(|_| opts.latency.fresh()).collect();
-    let (cancel, deadline, meter) = (&opts.cancel, opts.deadline, &opts.meter);
+    let sh = Shared {
+        next: AtomicUsize::new(0),
+        stop: AtomicUsize::new(usize::MAX),
+        abort: Arc::new(AtomicBool::new(false)),
+        spent: Arc::new(AtomicU64::new(0)),
+        written: Arc::new(Mutex::new(RangeSet::default())),
+        done: Mutex::new((0..n).map(|_| None).collect()),
+    };
+    let workers: Vec<Options> = (0..jobs).map(|_| worker_options(opts)).collect();
     let machines: Vec<Machine<'_>> = std::thread::scope(|s| {
-        let handles: Vec<_> = models
+        let handles: Vec<_> = workers
             .into_iter()
             .enumerate()
-            .map(|(w, latency)| {
-                let (next, stop, abort, written, done, spent) =
-                    (&next, &stop, &abort, &written, &done, &spent);
-                s.spawn(move || {
-                    let mut g = global.clone();
-                    g.log = Some(Mutex::new(AccessLog::default()));
-                    let worker_opts = Options {
-                        seed,
-                        max_steps,
-                        instruction_cycles,
-                        latency,
-                        trace: false,
-                        trace_instructions: false,
-                        trace_to: None,
-                        check,
-                        fast,
-                        jobs: 1,
-                        cancel: cancel.clone(),
-                        deadline,
-                        meter: Arc::clone(meter),
-                        malloc_heap_bytes,
-                        printf_fifo_bytes,
-                    };
-                    let mut m =
-                        Machine::new(k.module, k.entry, k.grid, g, kparams.to_vec(), worker_opts);
-                    let (p, a, sp) = (Arc::clone(written), Arc::clone(abort), Arc::clone(spent));
-                    m.watch = Some(Box::new(move |g: &Global, steps: u64| {
-                        // Past the launch's step limit counting finished clusters: the one-thread
-                        // run stops somewhere here too, so stop and let it say where.
-                        if a.load(Ordering::Relaxed)
-                            || sp.load(Ordering::Relaxed).saturating_add(steps) > max_steps
-                        {
-                            return true;
-                        }
-                        g.log.as_ref().is_some_and(|l| {
-                            let l = lock(l);
-                            let p = lock(&p);
-                            l.reads.iter().any(|&(s, e)| p.overlaps(s, e))
-                        })
-                    }));
-                    // Layout wrote the module's initialised variables: not a cluster's doing.
-                    take_log(&m.global);
-                    // Device `malloc` hands out addresses in call order: a cluster that
-                    // allocates needs the one-thread order.
-                    let allocations = m.global.allocs.len();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= n
-                            || i > stop.load(Ordering::Relaxed)
-                            || abort.load(Ordering::Relaxed)
-                        {
-                            break;
-                        }
-                        m.stats = Stats::default();
-                        m.stdout.take();
-                        let r = m.run_cluster(k.origins[i], i as u64);
-                        let log = take_log(&m.global);
-                        let fault = r.err();
-                        if fault.as_ref().is_some_and(|f| {
-                            matches!(f.kind, FaultKind::StepLimit | FaultKind::Interrupted)
-                        }) || m.global.allocs.len() != allocations
-                        {
-                            abort.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                        if fault.is_some() {
-                            stop.fetch_min(i, Ordering::Relaxed);
-                        }
-                        {
-                            let mut wr = lock(written);
-                            if log.writes.iter().any(|&(a, b)| wr.overlaps(a, b)) {
-                                abort.store(true, Ordering::Relaxed);
-                                break;
-                            }
-                            for &(a, b) in &log.writes {
-                                wr.insert(a, b);
-                            }
-                        }
-                        spent.fetch_add(m.stats.warp_instructions, Ordering::Relaxed);
-                        let hazards = m.hb.as_mut().map(|h| h.take_hazards()).unwrap_or_default();
-                        let (stdout, truncated) = m.stdout.take();
-                        let d = Done {
-                            stats: m.stats,
-                            stdout,
-                            printf_dropped: truncated.is_some(),
-                            hazards,
-                            fault,
-                            log,
-                            worker: w,
-                        };
-                        lock(done)[i] = Some(d);
-                    }
-                    m.watch = None;
-                    m
-                })
+            .map(|(w, wo)| {
+                let sh = &sh;
+                s.spawn(move || worker(k, global, kparams, wo, sh, w))
             })
             .collect();
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
-    if abort.load(Ordering::Relaxed) || machines.len() != jobs {
+    if sh.abort.load(Ordering::Relaxed) || machines.len() != jobs {
         return None;
     }
-    let done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    let last = stop.load(Ordering::Relaxed).min(n - 1);
+    let done = sh.done.into_inner().unwrap_or_else(|e| e.into_inner());
+    let last = sh.stop.load(Ordering::Relaxed).min(n - 1);
     let logs: Option<Vec<&AccessLog>> = done[..=last]
         .iter()
         .map(|d| Some(&d.as_ref()?.log))
@@ -382,6 +281,130 @@ fn parallel(
     if logs.is_none_or(|l| interacted(&l)) {
         return None;
     }
+    merge(k, global, &machines, &done[..=last], opts, jobs)
+}
+
+/// A worker's options: the launch's, with a fresh latency model, no trace and one job.
+fn worker_options(opts: &Options) -> Options {
+    Options {
+        seed: opts.seed,
+        max_steps: opts.max_steps,
+        instruction_cycles: opts.instruction_cycles,
+        latency: opts.latency.fresh(),
+        trace: false,
+        trace_instructions: false,
+        trace_to: None,
+        check: opts.check,
+        fast: opts.fast,
+        jobs: 1,
+        cancel: opts.cancel.clone(),
+        deadline: opts.deadline,
+        meter: Arc::clone(&opts.meter),
+        malloc_heap_bytes: opts.malloc_heap_bytes,
+        printf_fifo_bytes: opts.printf_fifo_bytes,
+    }
+}
+
+/// Worker `w`: takes clusters in turn and runs each on its own copy of global memory, until
+/// none is left, one faulted before, or the run must go back to one thread.
+fn worker<'m>(
+    k: &Kernel<'m>,
+    global: &Global,
+    kparams: &[u8],
+    opts: Options,
+    sh: &Shared,
+    w: usize,
+) -> Machine<'m> {
+    let n = k.origins.len();
+    let max_steps = opts.max_steps;
+    let mut g = global.clone();
+    g.log = Some(Mutex::new(AccessLog::default()));
+    let mut m = Machine::new(k.module, k.entry, k.grid, g, kparams.to_vec(), opts);
+    let (p, a, sp) = (
+        Arc::clone(&sh.written),
+        Arc::clone(&sh.abort),
+        Arc::clone(&sh.spent),
+    );
+    m.watch = Some(Box::new(move |g: &Global, steps: u64| {
+        // Past the launch's step limit counting finished clusters: the one-thread run stops
+        // somewhere here too, so stop and let it say where.
+        if a.load(Ordering::Relaxed) || sp.load(Ordering::Relaxed).saturating_add(steps) > max_steps
+        {
+            return true;
+        }
+        g.log.as_ref().is_some_and(|l| {
+            let l = lock(l);
+            let p = lock(&p);
+            l.reads.iter().any(|&(s, e)| p.overlaps(s, e))
+        })
+    }));
+    // Layout wrote the module's initialised variables: not a cluster's doing.
+    take_log(&m.global);
+    // Device `malloc` hands out addresses in call order: a cluster that allocates needs the
+    // one-thread order.
+    let allocations = m.global.allocs.len();
+    loop {
+        let i = sh.next.fetch_add(1, Ordering::Relaxed);
+        if i >= n || i > sh.stop.load(Ordering::Relaxed) || sh.abort.load(Ordering::Relaxed) {
+            break;
+        }
+        m.stats = Stats::default();
+        m.stdout.take();
+        let r = run_cluster(&mut m, k.origins[i], i as u64);
+        let log = take_log(&m.global);
+        let fault = r.err();
+        if fault
+            .as_ref()
+            .is_some_and(|f| matches!(f.kind, FaultKind::StepLimit | FaultKind::Interrupted))
+            || m.global.allocs.len() != allocations
+        {
+            sh.abort.store(true, Ordering::Relaxed);
+            break;
+        }
+        if fault.is_some() {
+            sh.stop.fetch_min(i, Ordering::Relaxed);
+        }
+        {
+            let mut wr = lock(&sh.written);
+            if log.writes.iter().any(|&(a, b)| wr.overlaps(a, b)) {
+                sh.abort.store(true, Ordering::Relaxed);
+                break;
+            }
+            for &(a, b) in &log.writes {
+                wr.insert(a, b);
+            }
+        }
+        sh.spent
+            .fetch_add(m.stats.warp_instructions, Ordering::Relaxed);
+        let hazards = m.hb.as_mut().map(|h| h.take_hazards()).unwrap_or_default();
+        let (stdout, truncated) = m.stdout.take();
+        let d = Done {
+            stats: m.stats,
+            stdout,
+            printf_dropped: truncated.is_some(),
+            hazards,
+            fault,
+            log,
+            worker: w,
+        };
+        lock(&sh.done)[i] = Some(d);
+    }
+    m.watch = None;
+    m
+}
+
+/// The outcome of the clusters `done` ran on the workers `machines`, as one thread gives it:
+/// counters summed, output and hazards in cluster order, each cluster's writes applied to the
+/// launch's memory; `None` when the one-thread run could differ (the step limit, the printf
+/// FIFO).
+fn merge(
+    k: &Kernel<'_>,
+    global: &Global,
+    machines: &[Machine<'_>],
+    done: &[Option<Done>],
+    opts: &Options,
+    jobs: usize,
+) -> Option<Outcome> {
     let mut stats = Stats::default();
     let mut stdout = String::new();
     let mut hazards: Vec<Hazard> = Vec::new();
@@ -393,7 +416,7 @@ fn parallel(
     if super::layout::Layout::new(k.module, k.entry, &mut global).is_err() {
         global = machines[0].global.clone();
     }
-    for d in &done[..=last] {
+    for d in done {
         let d = d.as_ref()?;
         stats.thread_instructions += d.stats.thread_instructions;
         stats.warp_instructions += d.stats.warp_instructions;
@@ -420,14 +443,14 @@ fn parallel(
     }
     // Output beyond the printf FIFO: which calls are dropped depends on every earlier
     // cluster's output, as the one-thread run sees it.
-    if stats.warp_instructions > max_steps
-        || done[..=last].iter().flatten().any(|d| d.printf_dropped)
-        || stdout.len() as u64 > printf_fifo_bytes
+    if stats.warp_instructions > opts.max_steps
+        || done.iter().flatten().any(|d| d.printf_dropped)
+        || stdout.len() as u64 > opts.printf_fifo_bytes
     {
         return None;
     }
     // Each cluster starts with nothing in flight: the launch's peak is the largest cluster's.
-    for m in &machines {
+    for m in machines {
         let (_, peak, kept) = m.engine.counts();
         stats.peak_ops_in_flight = stats.peak_ops_in_flight.max(peak as u64);
         stats.op_summaries += kept as u64;

@@ -32,10 +32,10 @@
 //!
 //! Each distinct (kind, instruction, related instruction) is reported once with a count.
 
+use super::fault::{Hazard, Related};
 use super::scopes::{distance, Place, Published};
 use crate::check::HazardKind;
 use crate::diag::Severity;
-use crate::exec::{Hazard, Related};
 use crate::ir::mods::Sem;
 use crate::ir::FuncId;
 use crate::latency::OpClass;

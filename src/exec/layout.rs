@@ -47,26 +47,8 @@ impl Layout {
         global: &mut Global,
     ) -> Result<Layout, String> {
         let mut var_addr = vec![0u64; m.vars.len()];
-        let nf = m.functions.len();
-        let mut local_size = vec![0u64; nf];
-        let mut param_size = vec![0u64; nf];
-        let mut param_off = vec![Vec::new(); nf];
-        let mut ret_off = vec![Vec::new(); nf];
-        // Parameter frames of device functions: params, then return values, then call-site vars.
-        for (fi, f) in m.functions.iter().enumerate() {
-            let mut off = 0u64;
-            for p in &f.params {
-                off = off.next_multiple_of(u64::from(p.align.max(1)));
-                param_off[fi].push(off);
-                off += u64::from(p.size);
-            }
-            for p in &f.rets {
-                off = off.next_multiple_of(u64::from(p.align.max(1)));
-                ret_off[fi].push(off);
-                off += u64::from(p.size);
-            }
-            param_size[fi] = off;
-        }
+        let mut local_size = vec![0u64; m.functions.len()];
+        let (mut param_size, param_off, ret_off) = param_frames(m);
         let mut shared = 0u64;
         let mut dynamic_align = 16u64;
         for (i, v) in m.vars.iter().enumerate() {
@@ -134,34 +116,65 @@ impl Layout {
             param_off,
             ret_off,
         };
-        // Relocations: addresses of other variables and functions inside initial data.
-        for (i, v) in m.vars.iter().enumerate() {
-            if v.relocs.is_empty() || !matches!(v.space, Space::Global | Space::Const) {
-                continue;
-            }
-            for r in &v.relocs {
-                let target = match r.target {
-                    Symbol::Var(t) => {
-                        let tv = &m.vars[t.0 as usize];
-                        let a = layout.var_addr[t.0 as usize];
-                        match tv.space {
-                            Space::Shared if r.generic => a + crate::mem::SHARED_WINDOW,
-                            _ => a,
-                        }
-                    }
-                    Symbol::Func(f) => func_addr(f),
-                    Symbol::Param(_) | Symbol::Ret(_) => 0,
-                };
-                let value = target.wrapping_add(r.addend as u64);
-                let addr = layout.var_addr[i] + r.offset;
-                let bytes = global
-                    .write_init(addr, r.size as usize)
-                    .map_err(|e| e.message)?;
-                crate::mem::write_le(bytes, value);
-            }
-        }
+        relocate(m, &layout, global)?;
         Ok(layout)
     }
+}
+
+/// Parameter frames of every function: params, then return values (call-site variables are
+/// added after them); per function the frame size and the params' and returns' offsets.
+fn param_frames(m: &Module) -> (Vec<u64>, Vec<Vec<u64>>, Vec<Vec<u64>>) {
+    let nf = m.functions.len();
+    let mut param_size = vec![0u64; nf];
+    let mut param_off = vec![Vec::new(); nf];
+    let mut ret_off = vec![Vec::new(); nf];
+    for (fi, f) in m.functions.iter().enumerate() {
+        let mut off = 0u64;
+        for p in &f.params {
+            off = off.next_multiple_of(u64::from(p.align.max(1)));
+            param_off[fi].push(off);
+            off += u64::from(p.size);
+        }
+        for p in &f.rets {
+            off = off.next_multiple_of(u64::from(p.align.max(1)));
+            ret_off[fi].push(off);
+            off += u64::from(p.size);
+        }
+        param_size[fi] = off;
+    }
+    (param_size, param_off, ret_off)
+}
+
+/// Writes the relocations of global and constant variables' initial data: the addresses of
+/// other variables and functions.
+fn relocate(m: &Module, layout: &Layout, global: &mut Global) -> Result<(), String> {
+    // Relocations: addresses of other variables and functions inside initial data.
+    for (i, v) in m.vars.iter().enumerate() {
+        if v.relocs.is_empty() || !matches!(v.space, Space::Global | Space::Const) {
+            continue;
+        }
+        for r in &v.relocs {
+            let target = match r.target {
+                Symbol::Var(t) => {
+                    let tv = &m.vars[t.0 as usize];
+                    let a = layout.var_addr[t.0 as usize];
+                    match tv.space {
+                        Space::Shared if r.generic => a + crate::mem::SHARED_WINDOW,
+                        _ => a,
+                    }
+                }
+                Symbol::Func(f) => func_addr(f),
+                Symbol::Param(_) | Symbol::Ret(_) => 0,
+            };
+            let value = target.wrapping_add(r.addend as u64);
+            let addr = layout.var_addr[i] + r.offset;
+            let bytes = global
+                .write_init(addr, r.size as usize)
+                .map_err(|e| e.message)?;
+            crate::mem::write_le(bytes, value);
+        }
+    }
+    Ok(())
 }
 
 pub fn func_addr(f: FuncId) -> u64 {

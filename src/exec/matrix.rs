@@ -8,13 +8,14 @@
 //! `2 (t % 4) + 1`. To the hazard checker these are ordinary shared-memory accesses of the lane
 //! that receives (or gives) the data.
 
-use super::ctx::Ctx;
-use super::memops::{
+use super::addr::{
     address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges, Target,
 };
+use super::ctx::Ctx;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::{lanes, WARP};
 use super::mma::Rows;
-use super::step::{fault, lanes, Res, WARP};
-use crate::exec::FaultKind;
 use crate::ir::{Flags, Op, Operand};
 
 /// Whether `op` is a warp-wide matrix instruction.
@@ -109,7 +110,7 @@ fn pieces(t: usize, i: usize, trans: bool) -> [(usize, u64); 2] {
 /// address and `present` says which lanes are there.
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
     match cx.ins.op {
-        Op::Mma => return super::mma::exec(cx, rows, present),
+        Op::Mma => return mma(cx, rows, present),
         Op::MmaSp | Op::MmaSpOrdered => return super::mma_sp::exec(cx, rows, present),
         Op::WmmaMma => return super::wmma::mma(cx, rows, present),
         Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp => {
@@ -128,7 +129,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
         let tg = target(cx, space, rows[lane][0]);
         if !matches!(tg, Target::Shared(..)) {
             let addr = rows[lane][0];
-            return Err(super::memops::wrong_space(
+            return Err(super::addr::wrong_space(
                 cx,
                 addr,
                 tg,
@@ -200,6 +201,17 @@ fn movmatrix(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// `mma`: the quad-pair shapes in `mma_quad.rs`, the others in `mma.rs`.
+fn mma(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
+    let f = super::mma::decoded(cx)?;
+    if f.is_quad_pair() {
+        let [a, b] = cx.ins.mods.layouts();
+        let cols = [a == Some(true), b == Some(true)];
+        return super::mma_quad::exec(cx, &f, cols, rows, present);
+    }
+    super::mma::exec(cx, &f, rows, present)
 }
 
 #[cfg(test)]

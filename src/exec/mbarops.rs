@@ -5,20 +5,29 @@
 //! next lane arrive on the new phase, as it would on hardware. A wait that cannot complete parks
 //! its lanes (`park.rs`) until the object changes.
 
-use super::asyncops::shared_loc;
+use super::addr::shared_loc;
+use super::addr::{address, thread_of};
 use super::ctx::Ctx;
-use super::memops::{address, thread_of};
-use super::park::{lanes_where, record, AsyncWait, Settle, WaitFor};
-use super::step::{fault, lanes, Cluster, Machine, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
+use super::machine::{Machine, WarpRef};
+use super::park::{lanes_where, record, Settle};
+use super::warp::Cluster;
+use super::warp::{AsyncWait, WaitFor};
 use crate::ir::mods::{Sem, SubOp};
-use crate::ir::{Flags, Instr, Op, Space, Type};
+use crate::ir::{Flags, Op, Space, Type};
 use crate::mem::copy::Notice;
 use crate::mem::hb::Vc;
 use crate::mem::mbarrier::{MbarError, Mbarrier};
 use crate::trace::What;
 
-fn lane_fault(cx: &Ctx<'_, '_>, lane: usize, kind: FaultKind, msg: String) -> Box<super::Fault> {
+fn lane_fault(
+    cx: &Ctx<'_, '_>,
+    lane: usize,
+    kind: FaultKind,
+    msg: String,
+) -> Box<super::fault::Fault> {
     let mut f = fault(kind, msg);
     f.linear_thread = Some(thread_of(cx, lane) as u32);
     f
@@ -408,107 +417,102 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     })
 }
 
-impl Machine<'_> {
-    /// `barrier.cluster.arrive{.release|.relaxed}` and `barrier.cluster.wait{.acquire}`: every
-    /// non-exited thread of the cluster arrives, then waits for the phase it arrived in.
-    pub(crate) fn cluster_barrier(
-        &mut self,
-        cl: &mut Cluster,
-        ci: usize,
-        wi: usize,
-        gi: usize,
-        ins: &Instr,
-        active: u32,
-    ) -> Res<()> {
-        if self.grid.cooperative.is_some() {
-            // The scheduling unit is the whole grid, and its one barrier would count every CTA.
-            let mut f = fault(
-                FaultKind::Unsupported,
-                "barrier.cluster in a cooperative launch (ptxrun runs its one-CTA clusters as one unit)".to_string(),
-            );
-            f.linear_thread =
-                Some(cl.ctas[ci].warps[wi].index * 32 + active.trailing_zeros().min(31));
-            return Err(f);
-        }
-        let phase = cl.cbar_phase;
-        let id = cl.ctas[ci].id;
-        let warp = &mut cl.ctas[ci].warps[wi];
-        let first = warp.index * 32 + active.trailing_zeros().min(31);
-        let misuse = |msg: &str| {
-            let mut f = fault(
-                FaultKind::Hazard(crate::check::HazardKind::BarrierMisuse),
-                msg.to_string(),
-            );
-            f.linear_thread = Some(first);
-            f
-        };
-        let (index, clock) = (warp.index, warp.clock);
-        let event = |action| crate::trace::Event {
-            cycle: clock,
-            cta: id,
-            warp: Some(index),
-            lanes: active,
-            line: 0,
-            cuda: None,
-            what: What::Barrier { action, id: 0 },
-        };
-        match ins.mods.sub {
-            Some(SubOp::Wait) => {
-                if lanes(active).any(|l| warp.cluster_phase[l] == u32::MAX) {
-                    return Err(misuse(
-                        "barrier.cluster.wait by a thread that did not barrier.cluster.arrive first",
-                    ));
-                }
-                let done = lanes_where(active, |l| warp.cluster_phase[l] < phase);
-                for l in lanes(done) {
-                    warp.cluster_phase[l] = u32::MAX;
-                }
-                if done != 0 {
-                    self.trace.push(event("cluster-wait"));
-                    if let (Some(hb), false) =
-                        (self.hb.as_mut(), ins.mods.sem == Some(Sem::Relaxed))
-                    {
-                        hb.cluster_wait(cl.ctas[ci].rank, index, done);
-                    }
-                }
-                let s = Settle {
-                    done,
-                    wait: Some(AsyncWait::Cluster),
-                    ..Settle::default()
-                };
-                self.settle(cl, ci, wi, gi, active, s);
-            }
-            _ => {
-                if lanes(active).any(|l| warp.cluster_phase[l] != u32::MAX) {
-                    return Err(misuse(
-                        "barrier.cluster.arrive twice without a barrier.cluster.wait between",
-                    ));
-                }
-                for l in lanes(active) {
-                    warp.cluster_phase[l] = phase;
-                }
-                cl.cbar_arrived += active.count_ones();
-                warp.groups[gi].pc += 1;
-                self.trace.push(event("cluster-arrive"));
-                if let Some(hb) = self.hb.as_mut() {
-                    let relaxed = ins.mods.sem == Some(Sem::Relaxed);
-                    hb.cluster_arrive(cl.ctas[ci].rank, index, relaxed);
-                }
-                self.release_cluster_barrier(cl);
-            }
-        }
-        Ok(())
+/// `barrier.cluster.arrive{.release|.relaxed}` and `barrier.cluster.wait{.acquire}`: every
+/// non-exited thread of the cluster arrives, then waits for the phase it arrived in.
+pub(crate) fn cluster_barrier(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef<'_>) -> Res<()> {
+    let WarpRef {
+        ci,
+        wi,
+        gi,
+        ins,
+        active,
+        ..
+    } = w;
+    if mc.grid.cooperative.is_some() {
+        // The scheduling unit is the whole grid, and its one barrier would count every CTA.
+        let mut f = fault(
+            FaultKind::Unsupported,
+            "barrier.cluster in a cooperative launch (ptxrun runs its one-CTA clusters as one unit)".to_string(),
+        );
+        f.linear_thread = Some(cl.ctas[ci].warps[wi].index * 32 + active.trailing_zeros().min(31));
+        return Err(f);
     }
-
-    /// Completes the cluster barrier's phase once every live thread arrived.
-    pub(crate) fn release_cluster_barrier(&mut self, cl: &mut Cluster) {
-        if cl.cbar_arrived > 0 && cl.cbar_arrived >= cl.live_threads() {
-            cl.cbar_phase += 1;
-            cl.cbar_arrived = 0;
-            if let Some(hb) = self.hb.as_mut() {
-                hb.cluster_complete();
+    let phase = cl.cbar_phase;
+    let id = cl.ctas[ci].id;
+    let warp = &mut cl.ctas[ci].warps[wi];
+    let first = warp.index * 32 + active.trailing_zeros().min(31);
+    let misuse = |msg: &str| {
+        let mut f = fault(
+            FaultKind::Hazard(crate::check::HazardKind::BarrierMisuse),
+            msg.to_string(),
+        );
+        f.linear_thread = Some(first);
+        f
+    };
+    let (index, clock) = (warp.index, warp.clock);
+    let event = |action| crate::trace::Event {
+        cycle: clock,
+        cta: id,
+        warp: Some(index),
+        lanes: active,
+        line: 0,
+        cuda: None,
+        what: What::Barrier { action, id: 0 },
+    };
+    match ins.mods.sub {
+        Some(SubOp::Wait) => {
+            if lanes(active).any(|l| warp.cluster_phase[l] == u32::MAX) {
+                return Err(misuse(
+                    "barrier.cluster.wait by a thread that did not barrier.cluster.arrive first",
+                ));
             }
-            self.wake_cluster_barrier(cl);
+            let done = lanes_where(active, |l| warp.cluster_phase[l] < phase);
+            for l in lanes(done) {
+                warp.cluster_phase[l] = u32::MAX;
+            }
+            if done != 0 {
+                mc.trace.push(event("cluster-wait"));
+                if let (Some(hb), false) = (mc.hb.as_mut(), ins.mods.sem == Some(Sem::Relaxed)) {
+                    hb.cluster_wait(cl.ctas[ci].rank, index, done);
+                }
+            }
+            let s = Settle {
+                done,
+                wait: Some(AsyncWait::Cluster),
+                ..Settle::default()
+            };
+            super::park::settle(mc, cl, ci, wi, gi, active, s);
         }
+        _ => {
+            if lanes(active).any(|l| warp.cluster_phase[l] != u32::MAX) {
+                return Err(misuse(
+                    "barrier.cluster.arrive twice without a barrier.cluster.wait between",
+                ));
+            }
+            for l in lanes(active) {
+                warp.cluster_phase[l] = phase;
+            }
+            cl.cbar_arrived += active.count_ones();
+            warp.groups[gi].pc += 1;
+            mc.trace.push(event("cluster-arrive"));
+            if let Some(hb) = mc.hb.as_mut() {
+                let relaxed = ins.mods.sem == Some(Sem::Relaxed);
+                hb.cluster_arrive(cl.ctas[ci].rank, index, relaxed);
+            }
+            release_cluster_barrier(mc, cl);
+        }
+    }
+    Ok(())
+}
+
+/// Completes the cluster barrier's phase once every live thread arrived.
+pub(crate) fn release_cluster_barrier(mc: &mut Machine<'_>, cl: &mut Cluster) {
+    if cl.cbar_arrived > 0 && cl.cbar_arrived >= cl.live_threads() {
+        cl.cbar_phase += 1;
+        cl.cbar_arrived = 0;
+        if let Some(hb) = mc.hb.as_mut() {
+            hb.cluster_complete();
+        }
+        super::park::wake_cluster_barrier(mc, cl);
     }
 }

@@ -8,94 +8,158 @@
 //! handler (`memops.rs`) runs the instruction, so faults and their messages are its own. The
 //! checker sees the same merged ranges the general path gives it.
 
+use super::addr::{Ranges, Target};
 use super::ctx::Ctx;
 use super::fast::{row, Fast, Src};
-use super::memops::{Ranges, Target};
-use super::step::{lanes, Res, WARP};
+use super::fault::Res;
+use super::lanes::{lanes, WARP};
+
+/// The shape of a fast access: global (else shared), bytes per element `ew`, bytes per lane
+/// `w` (`n` elements), the address register and offset, and whether it stores.
+#[derive(Clone, Copy)]
+struct Shape {
+    global: bool,
+    ew: usize,
+    w: u64,
+    base: Option<u32>,
+    off: u64,
+    store: bool,
+}
+
+impl Shape {
+    fn of(form: Fast) -> Option<Shape> {
+        let (global, w, n, base, off, store) = match form {
+            Fast::Ld {
+                global,
+                w,
+                n,
+                base,
+                off,
+                ..
+            } => (global, w, n, base, off, false),
+            Fast::St {
+                global,
+                w,
+                base,
+                off,
+                ..
+            } => (global, w, 1, base, off, true),
+            Fast::StV {
+                global,
+                w,
+                n,
+                base,
+                off,
+                ..
+            } => (global, w, n, base, off, true),
+            _ => return None,
+        };
+        // Each lane accesses `w` bytes per element, `n` elements.
+        Some(Shape {
+            global,
+            ew: usize::from(w),
+            w: u64::from(w) * u64::from(n),
+            base,
+            off,
+            store,
+        })
+    }
+}
 
 /// Runs a fast load or store; `Ok(false)` when the general path must run it instead.
 pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
-    let (global, w, n, base, off, store) = match form {
-        Fast::Ld {
-            global,
-            w,
-            n,
-            base,
-            off,
-            ..
-        } => (global, w, n, base, off, false),
-        Fast::St {
-            global,
-            w,
-            base,
-            off,
-            ..
-        } => (global, w, 1, base, off, true),
-        Fast::StV {
-            global,
-            w,
-            n,
-            base,
-            off,
-            ..
-        } => (global, w, n, base, off, true),
-        _ => return Ok(false),
+    let Some(s) = Shape::of(form) else {
+        return Ok(false);
     };
-    // Each lane accesses `w` bytes per element, `n` elements.
-    let (ew, w) = (usize::from(w), u64::from(w) * u64::from(n));
     let active = cx.active;
-    let mut addr = match base {
+    let mut addr = match s.base {
         Some(r) => row(&cx.frame.regs, Src::Reg(r)),
         None => [0; WARP],
     };
     for a in &mut addr {
-        *a = a.wrapping_add(off);
+        *a = a.wrapping_add(s.off);
     }
-    // Where the lanes land: byte offsets into one memory, after checking every lane.
+    let Some((alloc, at)) = landing(cx, s, &addr) else {
+        return Ok(false);
+    };
+    if let (true, Some(log)) = (s.global, &cx.global.log) {
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        for lane in lanes(active) {
+            if s.store {
+                log.write(addr[lane], addr[lane] + s.w);
+            } else {
+                log.read(addr[lane], addr[lane] + s.w);
+            }
+        }
+    }
+    let mem: &mut [u8] = match alloc {
+        Some(i) => &mut cx.global.allocs[i].data,
+        None => &mut cx.smem[cx.rank as usize].bytes,
+    };
+    move_values(mem, &mut cx.frame.regs, form, &at, s.ew, active);
+    if cx.hb.is_some() {
+        let mut ranges: Ranges = Ranges::new();
+        for lane in lanes(active) {
+            let tg = if s.global {
+                Target::Global(addr[lane])
+            } else {
+                Target::Shared(cx.rank, addr[lane] & 0xffff_ffff)
+            };
+            ranges.add(tg, s.w as usize, lane);
+        }
+        ranges.check(cx, (s.store, !s.store), false);
+    }
+    Ok(true)
+}
+
+/// Where the active lanes land: the global allocation (none for shared memory) and each lane's
+/// byte offset into it, after checking every lane; `None` when one is misaligned, out of
+/// bounds, in another allocation or stores to a read-only one.
+fn landing(
+    cx: &Ctx<'_, '_>,
+    s: Shape,
+    addr: &[u64; WARP],
+) -> Option<(Option<usize>, [usize; WARP])> {
+    let (active, w) = (cx.active, s.w);
     let mut at = [0usize; WARP];
-    let (alloc, limit) = if global {
+    let (alloc, limit) = if s.global {
         let first = addr[active.trailing_zeros() as usize];
-        let Ok((i, _)) = cx.global.locate(first, w) else {
-            return Ok(false);
-        };
+        let (i, _) = cx.global.locate(first, w).ok()?;
         let a = &cx.global.allocs[i];
-        if store && a.readonly {
-            return Ok(false);
+        if s.store && a.readonly {
+            return None;
         }
         (Some((i, a.base)), a.data.len() as u64)
     } else {
         (None, cx.smem[cx.rank as usize].bytes.len() as u64)
     };
     for lane in lanes(active) {
-        let a = if global {
+        let a = if s.global {
             addr[lane]
         } else {
             addr[lane] & 0xffff_ffff
         };
         let o = a.wrapping_sub(alloc.map_or(0, |(_, b)| b));
         if !a.is_multiple_of(w) || o >= limit || limit - o < w {
-            return Ok(false);
+            return None;
         }
         at[lane] = o as usize;
     }
-    if let (true, Some(log)) = (global, &cx.global.log) {
-        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-        for lane in lanes(active) {
-            if store {
-                log.write(addr[lane], addr[lane] + w);
-            } else {
-                log.read(addr[lane], addr[lane] + w);
-            }
-        }
-    }
-    let mem: &mut [u8] = match alloc {
-        Some((i, _)) => &mut cx.global.allocs[i].data,
-        None => &mut cx.smem[cx.rank as usize].bytes,
-    };
-    let wu = w as usize;
-    let regs = &mut cx.frame.regs;
+    Some((alloc.map(|(i, _)| i), at))
+}
+
+/// Moves the lanes' values between their register rows and `mem` at `at`, in lane order.
+fn move_values(
+    mem: &mut [u8],
+    regs: &mut [u64],
+    form: Fast,
+    at: &[usize; WARP],
+    ew: usize,
+    active: u32,
+) {
     match form {
-        Fast::St { v, .. } => {
+        Fast::St { v, w, .. } => {
+            let wu = usize::from(w);
             let vals = row(regs, v);
             for lane in lanes(active) {
                 mem[at[lane]..at[lane] + wu].copy_from_slice(&vals[lane].to_le_bytes()[..wu]);
@@ -123,18 +187,4 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
         }
         _ => {}
     }
-    if cx.hb.is_some() {
-        let mut ranges: Ranges = Ranges::new();
-        for lane in lanes(active) {
-            let tg = if global {
-                Target::Global(addr[lane])
-            } else {
-                Target::Shared(cx.rank, addr[lane] & 0xffff_ffff)
-            };
-            ranges.add(tg, wu, lane);
-        }
-        let write = store;
-        ranges.check(cx, (write, !write), false);
-    }
-    Ok(true)
 }

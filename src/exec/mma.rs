@@ -14,18 +14,19 @@
 //! `divergent-aligned` hazard. The sm_70 `m8n8k4` `.f16` form (four quad-pair products) has its
 //! own layouts, in `mma_quad.rs`.
 
+use super::addr::{elems, thread_of};
 use super::ctx::Ctx;
-use super::memops::{elems, thread_of};
-use super::step::{fault, lanes, Res};
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use super::tcore;
-use crate::exec::FaultKind;
 use crate::ir::mma::{form, Elem, MmaError, MmaForm};
 use crate::ir::mods::Rounding;
 use crate::ir::{Operand, Type};
 
 /// What each lane of the warp brings to a warp-wide matrix instruction (`matrix.rs` gathers it):
 /// `ldmatrix`/`stmatrix`/`movmatrix` one value in slot 0, `mma`/`wmma.mma` its A, B and C registers.
-pub(crate) type Rows = [[u64; ROW_SLOTS]; super::step::WARP];
+pub(crate) type Rows = [[u64; ROW_SLOTS]; super::lanes::WARP];
 
 /// Registers one lane can bring: A, B and C of the largest fragments (`wmma` f16 with an f32
 /// accumulator: 8 + 8 + 8).
@@ -41,7 +42,7 @@ pub(crate) fn reg_type(e: Elem) -> Type {
 }
 
 /// The `unsupported` fault for a matrix-instruction form ptxrun does not execute, naming it.
-pub(crate) fn unsupported_form(cx: &Ctx<'_, '_>, e: MmaError) -> Box<super::Fault> {
+pub(crate) fn unsupported_form(cx: &Ctx<'_, '_>, e: MmaError) -> Box<super::fault::Fault> {
     let (MmaError::Illegal(why) | MmaError::NotExecutable(why)) = e;
     let text = crate::ir::print_instr(cx.m, cx.func, cx.pc);
     let name = text.split_whitespace().next().unwrap_or("mma").to_string();
@@ -53,7 +54,7 @@ pub(crate) fn unsupported_form(cx: &Ctx<'_, '_>, e: MmaError) -> Box<super::Faul
 
 /// The `divergent-aligned` hazard of a `.sync.aligned` warp instruction whose lanes `missing`
 /// (holding the `what` it needs) did not execute it with the rest.
-pub(crate) fn partial_warp(cx: &Ctx<'_, '_>, missing: u32, what: &str) -> Box<super::Fault> {
+pub(crate) fn partial_warp(cx: &Ctx<'_, '_>, missing: u32, what: &str) -> Box<super::fault::Fault> {
     let mut f = fault(
         FaultKind::Hazard(crate::check::HazardKind::DivergentAligned),
         format!(
@@ -67,7 +68,7 @@ pub(crate) fn partial_warp(cx: &Ctx<'_, '_>, missing: u32, what: &str) -> Box<su
 }
 
 /// The form, or the unsupported fault that names it.
-fn decoded(cx: &Ctx<'_, '_>) -> Res<MmaForm> {
+pub(crate) fn decoded(cx: &Ctx<'_, '_>) -> Res<MmaForm> {
     form(&cx.ins.mods).map_err(|e| unsupported_form(cx, e))
 }
 
@@ -135,24 +136,19 @@ pub(crate) fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
 
 /// Executes the instruction for this group's lanes; `inputs` holds every present lane's A, B
 /// and C registers and `present` says which lanes are there.
-pub(crate) fn exec(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> {
-    let f = decoded(cx)?;
-    if f.is_quad_pair() {
-        let [a, b] = cx.ins.mods.layouts();
-        let cols = [a == Some(true), b == Some(true)];
-        return super::mma_quad::exec(cx, &f, cols, inputs, present);
-    }
+/// The quad-pair shapes (`m8n8k4`) are `mma_quad.rs`'s: `matrix.rs` sends them there.
+pub(crate) fn exec(cx: &mut Ctx<'_, '_>, f: &MmaForm, inputs: &Rows, present: u32) -> Res<()> {
     if present != u32::MAX {
         return Err(partial_warp(cx, !present, "fragments"));
     }
-    let d = product(&f, inputs, cx.ins.mods.rnd);
+    let d = product(f, inputs, cx.ins.mods.rnd);
     let count = f.regs()[0] * per_reg(f.d);
     scatter(
         cx,
         &d,
         usize::from(f.shape.n),
         (f.regs()[0], f.d),
-        &|lane| (0..count).map(|i| c_at(&f, lane, i)).collect(),
+        &|lane| (0..count).map(|i| c_at(f, lane, i)).collect(),
     );
     Ok(())
 }

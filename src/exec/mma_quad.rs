@@ -13,8 +13,8 @@
 //! instruction together; otherwise it is a `divergent-aligned` hazard.
 
 use super::ctx::Ctx;
+use super::fault::Res;
 use super::mma::{element, partial_warp, per_reg, scatter, Rows};
-use super::step::Res;
 use super::tcore;
 use crate::ir::mma::{Elem, MmaForm};
 

@@ -18,12 +18,13 @@
 //! is `divergent-aligned`.
 
 use super::ctx::Ctx;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::{lanes, WARP};
 use super::mma::{
     c_at, gather_operands, operands, partial_warp, per_reg, scatter, unsupported_form, Rows,
 };
-use super::step::{fault, lanes, Res, WARP};
 use super::tcore;
-use crate::exec::FaultKind;
 use crate::ir::mma::{Elem, MmaForm};
 use crate::ir::mma_sp::{form, SpForm};
 use crate::ir::{Op, Operand, Type};
@@ -41,7 +42,7 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
     let Ok(f) = decoded(cx) else { return };
     gather_operands(cx, &f.mma, rows);
     // `e` is a register, or a brace list of one (ptxas takes both).
-    let Some(e) = super::memops::elems(cx, 4).first().copied() else {
+    let Some(e) = super::addr::elems(cx, 4).first().copied() else {
         return;
     };
     for lane in lanes(cx.active) {
@@ -97,7 +98,7 @@ pub(crate) struct BadNibble {
     nibble: u32,
 }
 
-fn invalid(cx: &Ctx<'_, '_>, f: &SpForm, b: BadNibble) -> Box<super::Fault> {
+fn invalid(cx: &Ctx<'_, '_>, f: &SpForm, b: BadNibble) -> Box<super::fault::Fault> {
     let why = if f.mma.a == Elem::Tf32 {
         "a tf32 chunk's metadata must be 0b0100 or 0b1110"
     } else if b.nibble & 3 == b.nibble >> 2 {
@@ -117,7 +118,7 @@ fn invalid(cx: &Ctx<'_, '_>, f: &SpForm, b: BadNibble) -> Box<super::Fault> {
             b.chunk
         ),
     );
-    e.linear_thread = Some(super::memops::thread_of(cx, b.lane) as u32);
+    e.linear_thread = Some(super::addr::thread_of(cx, b.lane) as u32);
     e
 }
 

@@ -3,8 +3,9 @@
 //! stops as `unsupported`: its encoding of the address window was not modelled.
 
 use super::ctx::Ctx;
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::policy::{form, fractional, Policy};
 use crate::ir::Type;
 

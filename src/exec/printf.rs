@@ -10,238 +10,126 @@
 //! `cudaLimitMallocHeapSize` bytes (8 MiB by default) at once and returns NULL beyond them;
 //! `free` gives an allocation's bytes back ([`Heap`]).
 
-use super::step::{fault, lanes, Cluster, Machine, Res, WARP};
-use super::{FaultKind, PrintfTruncated};
-use crate::ir::{FuncId, Function, OpRange, Operand, Symbol};
-use std::collections::BTreeMap;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::{lanes, WARP};
+use super::machine::{Machine, WarpRef};
+use super::warp::Cluster;
+use crate::ir::{Function, OpRange, Operand, Symbol};
 
-/// Device `printf` output, kept up to the FIFO's size.
-#[derive(Debug, Default)]
-pub(crate) struct Fifo {
-    pub text: String,
-    bytes: u64,
-    /// Bytes of the calls dropped since the FIFO filled up.
-    dropped: u64,
-}
-
-impl Fifo {
-    pub fn new(bytes: u64) -> Fifo {
-        Fifo {
-            bytes,
-            ..Fifo::default()
-        }
-    }
-
-    /// One call's output: kept if it fits and nothing was dropped before it.
-    fn push(&mut self, s: &str) {
-        if self.dropped == 0 && (self.text.len() + s.len()) as u64 <= self.bytes {
-            self.text.push_str(s);
-        } else {
-            self.dropped += s.len() as u64;
-        }
-    }
-
-    /// Hands over what was kept, and what was dropped if anything was; the FIFO starts empty.
-    pub fn take(&mut self) -> (String, Option<PrintfTruncated>) {
-        let dropped = std::mem::take(&mut self.dropped);
-        let truncated = (dropped > 0).then_some(PrintfTruncated {
-            fifo_bytes: self.bytes,
-            dropped_bytes: dropped,
-        });
-        (std::mem::take(&mut self.text), truncated)
-    }
-}
-
-/// Device `malloc`'s heap: the bytes handed out, by allocation address.
-#[derive(Debug, Default)]
-pub(crate) struct Heap {
-    bytes: u64,
-    used: u64,
-    live: BTreeMap<u64, u64>,
-    /// Allocations made so far (each is a new global allocation, named by this count).
-    pub made: u64,
-}
-
-/// Device `malloc` aligns its allocations (and so counts their sizes) to 16 bytes.
-const MALLOC_ALIGN: u64 = 16;
-/// Allocations a launch may make in all (each is an entry of global memory's table).
-const MALLOC_CALLS: u64 = 1 << 16;
-
-impl Heap {
-    pub fn new(bytes: u64) -> Heap {
-        Heap {
-            bytes,
-            ..Heap::default()
-        }
-    }
-
-    /// Whether `size` bytes fit now; if so they are counted as allocated at an address the
-    /// caller then gives to [`Heap::made_at`].
-    fn reserve(&mut self, size: u64) -> Option<u64> {
-        let need = size.checked_next_multiple_of(MALLOC_ALIGN)?;
-        if self.made >= MALLOC_CALLS || need > self.bytes - self.used {
-            return None;
-        }
-        self.used += need;
-        self.made += 1;
-        Some(need)
-    }
-
-    fn made_at(&mut self, addr: u64, need: u64) {
-        self.live.insert(addr, need);
-    }
-
-    /// `free`: whether `addr` was a live allocation, whose bytes are now available again.
-    fn release(&mut self, addr: u64) -> bool {
-        match self.live.remove(&addr) {
-            Some(n) => {
-                self.used -= n;
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-impl<'m> Machine<'m> {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn builtin(
-        &mut self,
-        cl: &mut Cluster,
-        ci: usize,
-        wi: usize,
-        gi: usize,
-        caller: &'m Function,
-        callee: &'m Function,
-        _id: FuncId,
-        args: &[Operand],
-        rets: Option<OpRange>,
-        active: u32,
-    ) -> Res<()> {
-        let Cluster { ctas, smem, .. } = cl;
-        let shared = &smem[ctas[ci].rank as usize].bytes;
-        let cta = ctas[ci].id;
-        let warp = &mut ctas[ci].warps[wi];
-        let gi = warp
-            .groups
-            .iter()
-            .position(|x| x.mask == active)
-            .unwrap_or(gi);
-        let g = warp.groups[gi].clone();
-        let frame_idx = g.frame as usize;
-        // Argument values: each is a call-site `.param` variable holding a 64-bit value.
-        let arg = |warp: &super::step::Warp, i: usize, lane: usize| -> u64 {
-            let bytes = super::cdp::call_arg(&self.layout, warp, frame_idx, args, i, lane, 8);
-            crate::mem::read_le(&bytes)
-        };
-        let mut results = [0u64; WARP];
-        match callee.name.as_str() {
-            "vprintf" => {
-                for lane in lanes(active) {
-                    let fmt_addr = arg(warp, 0, lane);
-                    let args_addr = arg(warp, 1, lane);
-                    let local = &warp.local[lane];
-                    let global = &self.global;
-                    let shared: &[u8] = shared;
-                    let read = |addr: u64, n: usize| -> Result<Vec<u8>, String> {
-                        generic_read(global, shared, local, addr, n)
-                    };
-                    let text = format(&read, fmt_addr, args_addr)
-                        .map_err(|e| fault(FaultKind::Memory, format!("printf: {e}")))?;
-                    self.stdout.push(&text.0);
-                    results[lane] = text.1 as u64;
-                }
-            }
-            "malloc" => {
-                let sizes: Vec<(usize, u64)> =
-                    lanes(active).map(|l| (l, arg(warp, 0, l))).collect();
-                for (lane, size) in sizes {
-                    results[lane] = self.device_malloc(size);
-                }
-            }
-            "free" => {
-                let addrs: Vec<u64> = lanes(active).map(|l| arg(warp, 0, l)).collect();
-                for addr in addrs {
-                    self.device_free(addr);
-                }
-            }
-            "__assertfail" => {
-                let lane = lanes(active).next().unwrap_or(0);
-                let (global, shared, local) = (&self.global, &shared[..], &warp.local[lane]);
-                let read = |addr: u64, n: usize| generic_read(global, shared, local, addr, n);
-                let msg = read_cstr(&read, arg(warp, 0, lane)).unwrap_or_default();
-                let file = read_cstr(&read, arg(warp, 1, lane)).unwrap_or_default();
-                let line = arg(warp, 2, lane) as u32;
-                return Err(fault(
-                    FaultKind::Trap,
-                    format!("device assertion `{msg}` failed ({file}:{line})"),
-                ));
-            }
-            // The device runtime behind device-side launches (nvcc -rdc, `kernel<<<...>>>` in
-            // device code): `cdp.rs`.
-            name if super::cdp::answers(name) => {
-                for lane in lanes(active) {
-                    results[lane] = self.device_runtime(name, warp, cta, frame_idx, args, lane)?;
-                }
-            }
-            other if is_device_launch(other) => {
-                return Err(fault(
-                    FaultKind::Unsupported,
-                    format!("device runtime call `{other}` (CUDA dynamic parallelism): ptxrun runs device-side launches, streams, errors, cudaMalloc and cudaFree, not this"),
-                ));
-            }
-            other => {
-                return Err(fault(
-                    FaultKind::Unsupported,
-                    format!("call to `{other}`, which is declared but not defined in this module"),
-                ));
+/// The call of `callee`, a function the module declares but does not define, by the lanes of
+/// `w` (its caller `w.func`), with argument operands `args` and return operands `rets`.
+pub(crate) fn builtin<'m>(
+    mc: &mut Machine<'m>,
+    cl: &mut Cluster,
+    w: WarpRef<'m>,
+    callee: &'m Function,
+    args: &[Operand],
+    rets: Option<OpRange>,
+) -> Res<()> {
+    let WarpRef {
+        ci,
+        wi,
+        gi,
+        func: caller,
+        active,
+        ..
+    } = w;
+    let Cluster { ctas, smem, .. } = cl;
+    let shared = &smem[ctas[ci].rank as usize].bytes;
+    let cta = ctas[ci].id;
+    let warp = &mut ctas[ci].warps[wi];
+    let gi = warp
+        .groups
+        .iter()
+        .position(|x| x.mask == active)
+        .unwrap_or(gi);
+    let g = warp.groups[gi].clone();
+    let frame_idx = g.frame as usize;
+    // Argument values: each is a call-site `.param` variable holding a 64-bit value.
+    let arg = |warp: &super::warp::Warp, i: usize, lane: usize| -> u64 {
+        let bytes = super::devrt::call_arg(&mc.layout, warp, frame_idx, args, i, lane, 8);
+        crate::mem::read_le(&bytes)
+    };
+    let mut results = [0u64; WARP];
+    match callee.name.as_str() {
+        "vprintf" => {
+            for lane in lanes(active) {
+                let fmt_addr = arg(warp, 0, lane);
+                let args_addr = arg(warp, 1, lane);
+                let local = &warp.local[lane];
+                let global = &mc.global;
+                let shared: &[u8] = shared;
+                let read = |addr: u64, n: usize| -> Result<Vec<u8>, String> {
+                    generic_read(global, shared, local, addr, n)
+                };
+                let text = format(&read, fmt_addr, args_addr)
+                    .map_err(|e| fault(FaultKind::Memory, format!("printf: {e}")))?;
+                mc.stdout.push(&text.0);
+                results[lane] = text.1 as u64;
             }
         }
-        // Return value into the caller's first `retval` variable.
-        if let Some(range) = rets {
-            if let Some(Operand::Sym(Symbol::Var(v), k)) = caller.sub_ops(range).first() {
-                let size = self.m.vars[v.0 as usize].size.min(8) as usize;
-                let fr = &mut warp.frames[frame_idx];
-                for lane in lanes(active) {
-                    let off = lane * fr.param_size
-                        + self.layout.var_addr[v.0 as usize] as usize
-                        + *k as usize;
-                    if let Some(d) = fr.params.get_mut(off..off + size) {
-                        crate::mem::write_le(d, results[lane]);
-                    }
-                }
+        "malloc" => {
+            let sizes: Vec<(usize, u64)> = lanes(active).map(|l| (l, arg(warp, 0, l))).collect();
+            for (lane, size) in sizes {
+                results[lane] = super::devrt::device_malloc(mc, size);
             }
         }
-        warp.groups[gi].pc += 1;
-        Ok(())
+        "free" => {
+            let addrs: Vec<u64> = lanes(active).map(|l| arg(warp, 0, l)).collect();
+            for addr in addrs {
+                super::devrt::device_free(mc, addr);
+            }
+        }
+        "__assertfail" => {
+            let lane = lanes(active).next().unwrap_or(0);
+            let (global, shared, local) = (&mc.global, &shared[..], &warp.local[lane]);
+            let read = |addr: u64, n: usize| generic_read(global, shared, local, addr, n);
+            let msg = read_cstr(&read, arg(warp, 0, lane)).unwrap_or_default();
+            let file = read_cstr(&read, arg(warp, 1, lane)).unwrap_or_default();
+            let line = arg(warp, 2, lane) as u32;
+            return Err(fault(
+                FaultKind::Trap,
+                format!("device assertion `{msg}` failed ({file}:{line})"),
+            ));
+        }
+        // The device runtime behind device-side launches (nvcc -rdc, `kernel<<<...>>>` in
+        // device code): `cdp.rs`.
+        name if super::devrt::answers(name) => {
+            for lane in lanes(active) {
+                results[lane] =
+                    super::devrt::device_runtime(mc, name, warp, cta, frame_idx, args, lane)?;
+            }
+        }
+        other if is_device_launch(other) => {
+            return Err(fault(
+                FaultKind::Unsupported,
+                format!("device runtime call `{other}` (CUDA dynamic parallelism): ptxrun runs device-side launches, streams, errors, cudaMalloc and cudaFree, not this"),
+            ));
+        }
+        other => {
+            return Err(fault(
+                FaultKind::Unsupported,
+                format!("call to `{other}`, which is declared but not defined in this module"),
+            ));
+        }
     }
-}
-
-impl Machine<'_> {
-    /// Device `malloc` (and `cudaMalloc` on the device): a new global allocation, or 0 when the
-    /// heap has no room.
-    pub(crate) fn device_malloc(&mut self, size: u64) -> u64 {
-        let Some(need) = self.heap.reserve(size) else {
-            return 0;
-        };
-        let name = format!("malloc#{}", self.heap.made);
-        let addr = self.global.alloc(&name, vec![0; size as usize], false);
-        self.heap.made_at(addr, need);
-        addr
-    }
-
-    /// Device `free` (and `cudaFree`): a live allocation's bytes go back to the heap.
-    pub(crate) fn device_free(&mut self, addr: u64) {
-        if self.heap.release(addr) {
-            // Its bytes go back to the host, and its shadow with them; later accesses are out
-            // of bounds.
-            if let Some(i) = self.global.release(addr) {
-                if let Some(hb) = self.hb.as_mut() {
-                    hb.forget_global(i);
+    // Return value into the caller's first `retval` variable.
+    if let Some(range) = rets {
+        if let Some(Operand::Sym(Symbol::Var(v), k)) = caller.sub_ops(range).first() {
+            let size = mc.m.vars[v.0 as usize].size.min(8) as usize;
+            let fr = &mut warp.frames[frame_idx];
+            for lane in lanes(active) {
+                let off =
+                    lane * fr.param_size + mc.layout.var_addr[v.0 as usize] as usize + *k as usize;
+                if let Some(d) = fr.params.get_mut(off..off + size) {
+                    crate::mem::write_le(d, results[lane]);
                 }
             }
         }
     }
+    warp.groups[gi].pc += 1;
+    Ok(())
 }
 
 /// Reads `n` bytes at a generic address, from the space it falls in.

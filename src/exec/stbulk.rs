@@ -10,10 +10,11 @@
 //! past the end of shared memory are errors. The ISA states no alignment for `a`; ptxrun asks
 //! for 8 bytes, the granularity of `size`, and reports any other address as misaligned.
 
+use super::addr::{address, check_align, mem_fault, target, thread_of, write, Ranges, Target};
 use super::ctx::Ctx;
-use super::memops::{address, check_align, mem_fault, target, thread_of, write, Ranges, Target};
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::Type;
 
 /// The largest `size` the ISA allows.
@@ -45,7 +46,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 )))
             }
             _ => {
-                return Err(super::memops::wrong_space(
+                return Err(super::addr::wrong_space(
                     cx,
                     addr,
                     tg,

@@ -11,14 +11,14 @@
 //! agree on the mode and the column must start inside the map's bounding box, or an H100 traps;
 //! `.im2col_no_offs` stores and reductions are not executed (docs/launch/im2col.md).
 
-use super::asyncops::{
-    copy_mbar, lane_fault, merge_targets, multicast_ranks, multicast_targets, shared_loc, CHUNK,
-};
+use super::addr::address;
+use super::addr::{lane_fault, shared_loc};
+use super::asyncops::{copy_mbar, merge_targets, multicast_ranks, multicast_targets, CHUNK};
 use super::ctx::Ctx;
-use super::memops::address;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use super::park::Settle;
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Space, Type};
 use crate::latency::OpClass;
@@ -324,7 +324,7 @@ fn load_lane(
     let mask_at = if map.im2col.is_some() { 4 } else { 3 };
     let ranks = multicast_ranks(cx, mask_at, lane, r)?;
     let mo = copy_mbar(cx, 2, lane, r)?;
-    multicast_targets(cx, &ranks, base, bytes, mo, lane, targets)?;
+    multicast_targets(cx, &ranks, (base, bytes), mo, lane, targets)?;
     for &rk in ranks.iter().filter(|_| span > bytes) {
         let a = crate::mem::cluster_encode(cx.to_real(rk), base);
         shared_loc(cx, Some(Space::SharedCluster), a, span, lane)?;

@@ -6,11 +6,12 @@
 //! Forms `ir::texture::form` refuses, and objects the arithmetic does not cover (see
 //! `mem::texture`), stop with `unsupported`.
 
-use super::asyncops::lane_fault;
+use super::addr::lane_fault;
+use super::addr::{mem_fault, read, thread_of, write, Ranges, Target};
 use super::ctx::Ctx;
-use super::memops::{mem_fault, read, thread_of, write, Ranges, Target};
-use super::step::{fault, lanes, Res, WARP};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::{lanes, WARP};
 use crate::ir::mods::{Oob, SubOp};
 use crate::ir::texture::{self, Geom};
 use crate::ir::{Op, Operand, Type};
@@ -27,7 +28,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     }
 }
 
-fn unsupported(cx: &Ctx<'_, '_>, why: &str) -> Box<super::Fault> {
+fn unsupported(cx: &Ctx<'_, '_>, why: &str) -> Box<super::fault::Fault> {
     let what = crate::ir::print_opcode(cx.func, cx.pc);
     fault(
         FaultKind::Unsupported,
@@ -41,7 +42,7 @@ fn geom(cx: &Ctx<'_, '_>) -> Geom {
 
 /// The object of handle `h`, of the kind the instruction takes, matching its geometry.
 fn object<'a>(cx: &Ctx<'a, '_>, h: u64, lane: usize, surface: bool) -> Res<&'a TexObject> {
-    let grid: &'a super::Grid = cx.grid;
+    let grid: &'a super::config::Grid = cx.grid;
     let kind = if surface { "surface" } else { "texture" };
     let found = h
         .checked_sub(1)
@@ -94,7 +95,7 @@ fn handle_and_coords(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> (u64, Vec<Opera
             };
             (h, coords)
         }
-        Some(Operand::Addr(..)) => (super::memops::address(cx, k, lane), Vec::new()),
+        Some(Operand::Addr(..)) => (super::addr::address(cx, k, lane), Vec::new()),
         _ => (0, Vec::new()),
     }
 }

@@ -13,10 +13,11 @@
 //! `.swizzle_atomicity` stop as unsupported. The edited map is checked where a copy uses it, as
 //! a launch's maps are (a rank above 5, which the H100 stores as an invalid map, fails there).
 
+use super::addr::{address, check_align, mem_fault, read, target, thread_of, write, Ranges};
 use super::ctx::Ctx;
-use super::memops::{address, check_align, mem_fault, read, target, thread_of, write, Ranges};
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::mods::SubOp;
 use crate::ir::{Op, Space, Type};
 use crate::mem::tensormap::{self, Swizzle, TensorMap};
@@ -28,7 +29,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     }
 }
 
-fn unsupported(cx: &Ctx<'_, '_>, why: &str) -> Box<super::Fault> {
+fn unsupported(cx: &Ctx<'_, '_>, why: &str) -> Box<super::fault::Fault> {
     let what = crate::ir::print_opcode(cx.func, cx.pc);
     fault(
         FaultKind::Unsupported,

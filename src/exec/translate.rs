@@ -6,7 +6,7 @@
 //! runs through the general handlers.
 
 use super::fast::{FOp, Fast, IntOp, Key, Rel, Src, Widen};
-use crate::ir::mods::{Rounding, SubOp};
+use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{AddrBase, Flags, Function, Instr, Module, Op, Operand, Space, Symbol, Type};
 
 /// The fast forms of a function's instructions, parallel to its code. `var_addr` is the
@@ -211,26 +211,30 @@ fn form(f: &Function, i: &Instr) -> Option<Fast> {
                 (4, 8) => Widen::Trunc,
                 _ => return None,
             };
-            return Some(Fast::Cvt {
+            Some(Fast::Cvt {
                 w,
                 d: dst(f, o(0), dw)?,
                 a: isrc(f, o(1), sw)?,
-            });
+            })
         }
         Op::Mov => {
             let w = int_width(t)?;
             if ops.len() != 2 {
                 return None;
             }
-            return Some(Fast::Mov {
+            Some(Fast::Mov {
                 d: dst(f, o(0), w)?,
                 a: isrc(f, o(1), w)?,
-            });
+            })
         }
-        _ => {}
+        _ => int_form(f, i, ops, int_width(t)?, t.is_signed()),
     }
-    let w = int_width(t)?;
-    let signed = t.is_signed();
+}
+
+/// The fast form of an integer instruction of `w` bytes (`signed` for the `.s` types).
+fn int_form(f: &Function, i: &Instr, ops: &[Operand], w: u32, signed: bool) -> Option<Fast> {
+    let m = i.mods;
+    let o = |k: usize| ops.get(k);
     let two = |op: IntOp| -> Option<Fast> {
         if ops.len() != 3 {
             return None;
@@ -291,22 +295,7 @@ fn form(f: &Function, i: &Instr) -> Option<Fast> {
         (Op::Min, None) => two(IntOp::MinU),
         (Op::Max, None) if signed => two(IntOp::MaxS),
         (Op::Max, None) => two(IntOp::MaxU),
-        (Op::Setp, None) if ops.len() == 3 => {
-            let rel = Rel::of(m.cmp?)?;
-            let key = match (w, signed) {
-                (4, true) => Key::S32,
-                (4, false) => Key::U32,
-                (_, true) => Key::S64,
-                (_, false) => Key::U64,
-            };
-            Some(Fast::Setp {
-                key,
-                rel,
-                d: pred_dst(f, o(0))?,
-                a: isrc(f, o(1), w)?,
-                b: isrc(f, o(2), w)?,
-            })
-        }
+        (Op::Setp, None) if ops.len() == 3 => int_setp(f, ops, m.cmp?, w, signed),
         (Op::Selp, None) if ops.len() == 4 => Some(Fast::Selp {
             d: dst(f, o(0), w)?,
             a: isrc(f, o(1), w)?,
@@ -318,6 +307,24 @@ fn form(f: &Function, i: &Instr) -> Option<Fast> {
         }),
         _ => None,
     }
+}
+
+/// The fast form of an integer `setp` of `w` bytes.
+fn int_setp(f: &Function, ops: &[Operand], cmp: Cmp, w: u32, signed: bool) -> Option<Fast> {
+    let rel = Rel::of(cmp)?;
+    let key = match (w, signed) {
+        (4, true) => Key::S32,
+        (4, false) => Key::U32,
+        (_, true) => Key::S64,
+        (_, false) => Key::U64,
+    };
+    Some(Fast::Setp {
+        key,
+        rel,
+        d: pred_dst(f, ops.first())?,
+        a: isrc(f, ops.get(1), w)?,
+        b: isrc(f, ops.get(2), w)?,
+    })
 }
 
 fn pred_dst(f: &Function, o: Option<&Operand>) -> Option<u32> {

@@ -3,8 +3,9 @@
 //! pure functions of `sem/video.rs`, which model what the H100 was measured to give.
 
 use super::ctx::Ctx;
-use super::step::{fault, lanes, Res};
-use super::FaultKind;
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::lanes;
 use crate::ir::video::{self, Part, VSel};
 use crate::ir::{Op, Operand, Type};
 use crate::sem::video::{one, Kind};

@@ -8,7 +8,8 @@
 
 use super::alu::sext;
 use super::ctx::Ctx;
-use super::step::{lanes, Res, WARP};
+use super::fault::Res;
+use super::lanes::{lanes, WARP};
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Type};
 

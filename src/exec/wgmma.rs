@@ -30,21 +30,25 @@
 //! element `i` of lane `l` is row `l / 4 + 8 ((i / 2) % 2)`, column `8 (i / 4) + 2 (l % 4) +
 //! i % 2` of the warp's 16 rows. Arithmetic is `tcore.rs`'s.
 
+use super::addr::{elems, thread_of};
 use super::asyncops::issue;
 use super::ctx::Ctx;
-use super::memops::{elems, thread_of};
+use super::fault::FaultKind;
+use super::fault::{fault, Res};
+use super::lanes::{lanes, WARP};
 use super::mma::{multiply, partial_warp, unsupported_form, Rows};
-use super::park::{record, AsyncWait, Settle};
-use super::step::{fault, lanes, Res, WarpAsync, WARP};
-use super::{tcore, FaultKind};
+use super::park::{record, Settle};
+use super::tcore;
+use super::warp::AsyncWait;
+use super::warp::WarpAsync;
+use super::wgstate::{reg_name, FrameKey, Job, Staged, WarpWgmma};
 use crate::ir::mma::{Elem, MmaForm};
 use crate::ir::mods::MatShape;
 use crate::ir::wgmma::{form, WgmmaForm};
-use crate::ir::{Function, Operand, RegId, Type};
+use crate::ir::{Operand, RegId, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::{Completion, Loc, OpId, Seg};
 use crate::trace::What;
-use std::collections::{BTreeMap, VecDeque};
 
 /// A decoded shared-memory matrix descriptor (PTX ISA 9.0 section 9.7.15.5.1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,107 +115,9 @@ impl Desc {
     }
 }
 
-/// Where a shared-memory operand's elements sit in the operation's staging bytes: `rows` rows
-/// (of A: the warp's 16; of B: N) of K elements from byte `at`, row by row (K-major) or k by k
-/// (MN-major).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Staged {
-    at: usize,
-    rows: usize,
-    /// Bytes of one row along K: 32, or 64 for the sparse forms' B.
-    row_bytes: usize,
-    mn_major: bool,
-}
-
-/// A call frame: its function and its depth in the warp's call stack (distinct for the frames
-/// of a recursion).
-pub(crate) type FrameKey = (u32, u32);
-
 /// The frame `cx` executes in.
 fn frame_key(cx: &Ctx<'_, '_>) -> FrameKey {
     (cx.frame.func.0, cx.depth)
-}
-
-/// One issued `wgmma.mma_async` of one warp, until a wait applies it.
-#[derive(Debug, Clone)]
-pub(crate) struct Job {
-    pub op: OpId,
-    form: WgmmaForm,
-    /// The call frame whose registers it names, its instruction, and its D and A registers.
-    frame: FrameKey,
-    pub pc: u32,
-    d: Vec<RegId>,
-    a_regs: Vec<RegId>,
-    /// A's 16 x K elements (from registers), or where the engine stages them.
-    a: Result<Vec<u64>, Staged>,
-    b: Staged,
-    scale_d: bool,
-    neg: (bool, bool),
-    /// The sparse forms: each lane's metadata register, and the sparsity selector.
-    meta: Option<(Box<[u32; WARP]>, u32)>,
-}
-
-/// A warp's `wgmma` state: async groups of jobs, and what the checker follows (whether a
-/// `wgmma.fence` was executed, registers accessed since the last one, registers in flight).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WarpWgmma {
-    uncommitted: Vec<Job>,
-    groups: VecDeque<Vec<Job>>,
-    fenced: bool,
-    /// Register -> the instruction that last accessed it since the last `wgmma.fence`.
-    touched: BTreeMap<u32, u32>,
-    /// Register -> the last `wgmma.mma_async` no wait has observed that names it. A wait that
-    /// completes keeps only the pending operations' registers (one written early because of
-    /// the backlog stays locked until then).
-    locked: BTreeMap<u32, Lock>,
-    /// The call frame the registers above belong to.
-    frame: FrameKey,
-    /// The last operation written early (backlog), for the next wait to observe.
-    early: Option<OpId>,
-}
-
-/// A register of a `wgmma.mma_async` in flight: its instruction, whether it is D (else A), and
-/// D's shape (N and type): only a wgmma of the same shape may accumulate into it meanwhile.
-#[derive(Debug, Clone, Copy)]
-struct Lock {
-    pc: u32,
-    d: bool,
-    shape: (u16, Elem),
-}
-
-impl WarpWgmma {
-    /// Whether instructions must be shown to [`watch`].
-    pub fn watching(&self) -> bool {
-        self.fenced || !self.locked.is_empty()
-    }
-
-    fn lock(&mut self, j: &Job) {
-        lock_into(&mut self.locked, j);
-    }
-
-    /// Operations issued and not yet written.
-    fn pending(&self) -> usize {
-        self.uncommitted.len() + self.groups.iter().map(Vec::len).sum::<usize>()
-    }
-
-    /// After a wait completed: only the pending operations' registers stay locked.
-    fn relock(&mut self) {
-        self.locked.clear();
-        for j in self.uncommitted.iter().chain(self.groups.iter().flatten()) {
-            lock_into(&mut self.locked, j);
-        }
-    }
-}
-
-/// Locks job `j`'s D and A registers.
-fn lock_into(locked: &mut BTreeMap<u32, Lock>, j: &Job) {
-    let shape = (j.form.n, j.form.d);
-    for (regs, d) in [(&j.d, true), (&j.a_regs, false)] {
-        for r in regs {
-            let pc = j.pc;
-            locked.insert(r.0, Lock { pc, d, shape });
-        }
-    }
 }
 
 fn state<'a>(cx: &'a mut Ctx<'_, '_>) -> &'a mut WarpWgmma {
@@ -316,9 +222,7 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
     let op = issue(
         cx,
         OpClass::Wgmma,
-        segs,
-        Vec::new(),
-        staging,
+        (segs, Vec::new(), staging),
         Completion::Group,
         None,
         active,
@@ -687,14 +591,6 @@ fn retire(cx: &mut Ctx<'_, '_>, keep: usize) -> Res<Vec<OpId>> {
     Ok(observed)
 }
 
-/// The name of register `r` of `func`, for messages.
-fn reg_name(func: &Function, r: u32) -> String {
-    func.reg_names
-        .get(r as usize)
-        .cloned()
-        .unwrap_or_else(|| format!("register {r}"))
-}
-
 const FENCE_HELP: &str = "execute `wgmma.fence` (in every warp of the warpgroup) after the last \
      access of the accumulator and A registers by other instructions and before the \
      `wgmma.mma_async` (PTX ISA 9.0 section 9.7.15.7.1)";
@@ -750,88 +646,6 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
             related.map(|pc| (func, pc, "register accessed here".to_string())),
         );
     }
-}
-
-/// A finding of [`watch`]: hazard kind, message, the related instruction and its label.
-pub(crate) type Finding = (
-    crate::check::HazardKind,
-    String,
-    u32,
-    &'static str,
-    &'static str,
-);
-
-/// Shown every instruction of a warp with `wgmma` state (when checking): an access to a
-/// register of a `wgmma.mma_async` still in flight is `wgmma-register-before-wait`; every
-/// access is remembered for `missing-wgmma-fence`.
-pub(crate) fn watch(
-    w: &mut WarpWgmma,
-    func: &Function,
-    frame: FrameKey,
-    ins: &crate::ir::Instr,
-    pc: u32,
-) -> Option<Finding> {
-    use crate::ir::Op;
-    if frame != w.frame
-        || matches!(
-            ins.op,
-            Op::WgmmaFence | Op::WgmmaCommitGroup | Op::WgmmaWaitGroup
-        )
-    {
-        return None;
-    }
-    let mut hit = None;
-    if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
-        // Another wgmma may read the A registers in flight, and accumulate into the D registers
-        // in flight if it has their shape; any other use must wait.
-        let shape = form(&ins.mods, ins.op == Op::WgmmaMmaAsyncSp)
-            .ok()
-            .map(|f| (f.n, f.d));
-        let ops = func.ops(ins);
-        for (k, as_d) in [(0, true), (1, false)] {
-            let Some(o) = ops.get(k) else { continue };
-            crate::ir::each_reg(func, o, &mut |r| {
-                let conflict = |l: &Lock| {
-                    if as_d {
-                        !l.d || Some(l.shape) != shape
-                    } else {
-                        l.d && k == 1 && matches!(ops[1], crate::ir::Operand::Vector(_))
-                    }
-                };
-                if hit.is_none() {
-                    hit = w
-                        .locked
-                        .get(&r.0)
-                        .filter(|l| conflict(l))
-                        .map(|l| (r.0, l.pc));
-                }
-            });
-        }
-    } else {
-        for o in func.ops(ins) {
-            crate::ir::each_reg(func, o, &mut |r| {
-                if w.fenced {
-                    w.touched.insert(r.0, pc);
-                }
-                if hit.is_none() {
-                    hit = w.locked.get(&r.0).map(|l| (r.0, l.pc));
-                }
-            });
-        }
-    }
-    let (r, at) = hit?;
-    Some((
-        crate::check::HazardKind::WgmmaRegisterBeforeWait,
-        format!(
-            "register `{}` belongs to the `wgmma.mma_async` at line {{L}}, which is still in flight: \
-             no `wgmma.wait_group` has observed its completion",
-            reg_name(func, r)
-        ),
-        at,
-        "the wgmma.mma_async",
-        "wait with `wgmma.wait_group` for the group of the `wgmma.mma_async` before accessing its \
-         accumulator or A registers (PTX ISA 9.0 section 9.7.15.7.3)",
-    ))
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 //! Equal or unordered indices multiply what they name (the products add up). The kept products
 //! of a row form one group for the arithmetic, as in the dense form of the type (`tcore.rs`).
 
-use super::step::WARP;
+use super::lanes::WARP;
 use super::tcore;
 use crate::ir::mma::Elem;
 use crate::ir::wgmma::WgmmaForm;
