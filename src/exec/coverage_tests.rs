@@ -3,7 +3,7 @@
 //! driver gave (`docs/launch/cooperative-residency.md`), and how much of the fast-forms test
 //! kernel (`tests/fast_forms/kernel.rs`) has a warp-wide fast form (`translate.rs`).
 
-use super::{fast_coverage, resident_ctas, Grid};
+use super::{fast, resident_ctas, translate, Grid};
 use crate::ir::{self, FuncId};
 
 #[path = "../../tests/fast_forms/kernel.rs"]
@@ -12,6 +12,17 @@ mod fast_forms_kernel;
 fn compile_file(path: &str) -> ir::Module {
     let src = std::fs::read_to_string(path).unwrap();
     ir::compile(&src).unwrap_or_else(|d| panic!("{}", crate::diag::render(&d, path, &src, false)))
+}
+
+/// How many instructions of a module have a warp-wide fast form, of how many (`fast.rs`).
+fn fast_coverage(m: &ir::Module) -> (usize, usize) {
+    let var_addr = vec![0; m.vars.len()];
+    m.functions
+        .iter()
+        .flat_map(|f| translate::translate(m, f, &var_addr))
+        .fold((0, 0), |(n, t), f| {
+            (n + usize::from(f != fast::Fast::Slow), t + 1)
+        })
 }
 
 /// Moved from `tests/launch_params.rs`.
