@@ -179,6 +179,7 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
 }
 
 /// Executes one instruction of group `gi` of warp `wi` of CTA `ci`.
+#[inline(always)]
 fn step<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, ci: usize, wi: usize, gi: usize) -> Res<()> {
     mc.stats.warp_instructions += 1;
     let warp = &mut cl.ctas[ci].warps[wi];
