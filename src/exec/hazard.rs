@@ -39,7 +39,7 @@ use crate::diag::Severity;
 use crate::ir::mods::Sem;
 use crate::ir::FuncId;
 use crate::latency::OpClass;
-use crate::mem::copy::{Completion, Engine, Loc, OpId};
+use crate::mem::copy::{Engine, Loc, OpId};
 use crate::mem::hb::{Agent, Epoch, Scope, Vc, WarpClock};
 use crate::mem::shadow::{Lanes, Shadow, Stamp, Who};
 use crate::mem::stamp::Events;
@@ -1103,11 +1103,8 @@ impl Checker {
     }
 
     /// Remembers which CTAs' shared memory operation `op` reads or writes, for
-    /// [`Self::ops_at_exit`]. Prefetches (nothing tracks their completion) touch none.
+    /// [`Self::ops_at_exit`].
     fn note_smem_op(&mut self, o: &crate::mem::copy::Op, op: OpId) {
-        if matches!(o.spec.completion, Completion::Untracked) {
-            return;
-        }
         let first = self.smem_ops.len();
         for s in &o.spec.segs {
             for (loc, write) in [(s.src, false), (s.dst, true)] {
