@@ -231,11 +231,12 @@ mod tests {
 
     /// lalrpop moves every symbol by value, so the largest tree node sets the cost of each
     /// shift and reduce: large, rare parts are boxed. Keep the common ones within 72 bytes (the
-    /// parser's own error-recovery symbol is 88).
+    /// parser's own error-recovery symbol is 88). `Stmt` is 64 since `.pragma` and blocks no longer keep
+    /// spans that nothing read.
     #[test]
     fn tree_node_sizes_are_pinned() {
         assert_eq!(std::mem::size_of::<Item>(), 72);
-        assert_eq!(std::mem::size_of::<Stmt>(), 72);
+        assert_eq!(std::mem::size_of::<Stmt>(), 64);
         assert_eq!(std::mem::size_of::<DeclName>(), 64);
         assert_eq!(std::mem::size_of::<Operand>(), 56);
         assert_eq!(std::mem::size_of::<Dim>(), 32);
