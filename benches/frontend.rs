@@ -1,6 +1,8 @@
 //! Front-end throughput on the largest benchmark module (`ptx-samples/bench/big_module`, 5.6 MB
-//! of nvcc output): lexing alone, parsing alone (items dropped as they come), and parsing plus
-//! lowering (`ir::compile`, what `ptxrun parse` and every run do). `cargo bench --bench frontend`.
+//! of nvcc output) through the library facade: `api::Module::parse` (lex, parse, lower and
+//! check, what `ptxrun parse` and every run do). `cargo bench --bench frontend`. The stages
+//! alone (lexing, parsing) are crate-private since the facade became the one way in; profile
+//! them with `perf` on `ptxrun parse` (benches/NOTES.md).
 
 use divan::counter::BytesCount;
 use divan::Bencher;
@@ -18,25 +20,8 @@ fn module() -> String {
 }
 
 #[divan::bench(sample_count = 10)]
-fn lex(b: Bencher) {
-    let src = module();
-    b.counter(BytesCount::of_str(&src))
-        .bench(|| ptxrun::lex::tokens(&src).count());
-}
-
-#[divan::bench(sample_count = 10)]
-fn parse(b: Bencher) {
-    let src = module();
-    b.counter(BytesCount::of_str(&src)).bench(|| {
-        let mut n = 0usize;
-        ptxrun::parse::parse_items(&src, &mut |_| n += 1).unwrap();
-        n
-    });
-}
-
-#[divan::bench(sample_count = 10)]
 fn compile(b: Bencher) {
     let src = module();
     b.counter(BytesCount::of_str(&src))
-        .bench(|| ptxrun::ir::compile(&src).unwrap());
+        .bench(|| ptxrun::api::Module::parse(&src).unwrap());
 }

@@ -5,7 +5,7 @@
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
-use ptxrun::runner::{execute, prepare, Prepared, Settings};
+use ptxrun::launchfile::{execute, prepare, Prepared, Settings};
 use std::path::Path;
 
 fn main() {
@@ -24,7 +24,7 @@ fn prepared(kernel: &str) -> Prepared {
 }
 
 fn settings(check: bool) -> Settings {
-    let mut s = Settings::for_test(0, ptxrun::runner::DEFAULT_LATENCY);
+    let mut s = Settings::for_test(0, ptxrun::launchfile::DEFAULT_LATENCY);
     s.check = check;
     s
 }

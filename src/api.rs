@@ -73,8 +73,12 @@ pub use crate::report::{Diagnostic, RelatedLine, Report};
 pub use crate::exec::FaultKind;
 pub use crate::ir::Type;
 pub use crate::latency::STANDARD as STANDARD_LATENCIES;
+// A caller's own latency model implements this trait on these types (`latency`'s doc example).
+pub use crate::latency::{LatencyModel, OpClass, OpDesc, Timing, TRY_WAIT_LIMIT};
+// The deepest nesting of `{`, `[` and `(` the front end accepts (deeper input is an error).
 pub use crate::launch::texture::TexSpec;
 pub use crate::launch::{float_bytes, parse_type, Im2colShape, MapShape, TensorMapDesc};
+pub use crate::lex::MAX_SCOPE_DEPTH;
 pub use crate::mem::tensormap::F32Mode;
 pub use crate::mem::texture::{AddrMode, Chan, TexObject};
 pub use crate::report::{Policy, Rule};
@@ -297,8 +301,10 @@ pub const MAX_CTAS: u64 = 1 << 20;
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     pub seed: u64,
-    /// A latency model spec (`latency::parse`): `bandwidth`, `adversarial`, `fixed:N`, ...
+    /// A latency model spec (`--latency`): `bandwidth`, `adversarial`, `fixed:N`, ...
     pub latency: String,
+    /// A latency model of the caller's own, used instead of `latency` when set.
+    pub latency_model: Option<CustomLatency>,
     /// Check for hazards (happens-before).
     pub check: bool,
     /// Stop with a fault after this many warp instructions.
@@ -331,6 +337,30 @@ pub struct RunOptions {
     pub printf_fifo_bytes: u64,
 }
 
+/// A caller's own [`LatencyModel`] for [`RunOptions::latency_model`]; clones share it, and each
+/// run starts from its [`LatencyModel::fresh`] copy (which the run resets per cluster).
+#[derive(Clone)]
+pub struct CustomLatency(Arc<std::sync::Mutex<Box<dyn LatencyModel>>>);
+
+impl CustomLatency {
+    pub fn new(model: impl LatencyModel + 'static) -> CustomLatency {
+        CustomLatency(Arc::new(std::sync::Mutex::new(Box::new(model))))
+    }
+
+    fn fresh(&self) -> Box<dyn LatencyModel> {
+        // A model that panicked in another run is still a model: its `fresh` copy is new.
+        let model = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        model.fresh()
+    }
+}
+
+impl fmt::Debug for CustomLatency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let model = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        write!(f, "CustomLatency({})", model.name())
+    }
+}
+
 /// CUDA's default device heap, `cudaLimitMallocHeapSize` (8 MiB).
 pub const MALLOC_HEAP_BYTES: u64 = exec::MALLOC_HEAP_BYTES;
 /// CUDA's default printf FIFO, `cudaLimitPrintfFifoSize` (1 MiB).
@@ -341,6 +371,7 @@ impl Default for RunOptions {
         RunOptions {
             seed: 0,
             latency: DEFAULT_LATENCY.to_string(),
+            latency_model: None,
             check: true,
             max_steps: DEFAULT_MAX_STEPS,
             instruction_cycles: 1,
@@ -779,7 +810,10 @@ impl Prepared {
 
     fn run_on(&self, global: Global, o: &RunOptions) -> Result<Outcome, Error> {
         o.validate()?;
-        let latency = crate::latency::parse(&o.latency, o.seed).map_err(Error::InvalidLaunch)?;
+        let latency = match &o.latency_model {
+            Some(model) => model.fresh(),
+            None => crate::latency::parse(&o.latency, o.seed).map_err(Error::InvalidLaunch)?,
+        };
         let limit = o
             .memory_limit
             .unwrap_or_else(crate::mem::budget::default_limit);

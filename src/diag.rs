@@ -190,12 +190,6 @@ pub fn sanitize(src: &str) -> String {
         .collect()
 }
 
-/// The one-line form used in summaries: `file:line:col: error[code]: message`.
-pub fn short(d: &Diag, name: &str, src: &str) -> String {
-    let (line, col) = d.span().map_or((0, 0), |s| line_col(src, s.start));
-    format!("{name}:{line}:{col}: error[{}]: {}", d.code, d.message)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,6 +168,8 @@ pub fn explore_prepared(
         let opts = RunOptions {
             seed: s.seed,
             latency: s.latency.clone(),
+            // Each schedule names its model.
+            latency_model: None,
             trace: false,
             trace_instructions: false,
             trace_to: None,

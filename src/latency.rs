@@ -13,7 +13,7 @@
 //! A library user plugs in a model of their own by implementing [`LatencyModel`]:
 //!
 //! ```
-//! use ptxrun::latency::{LatencyModel, OpDesc, Timing};
+//! use ptxrun::api::{CustomLatency, LatencyModel, OpDesc, RunOptions, Timing};
 //! /// Every copy takes 100 cycles plus one cycle per 16 bytes; data lands at the end.
 //! struct Slow;
 //! impl LatencyModel for Slow {
@@ -26,8 +26,13 @@
 //!     }
 //!     fn fresh(&self) -> Box<dyn LatencyModel> { Box::new(Slow) }
 //! }
+//! let opts = RunOptions {
+//!     latency_model: Some(CustomLatency::new(Slow)),
+//!     ..RunOptions::default()
+//! };
+//! # let _ = opts;
 //! ```
-//! and passing `Box::new(Slow)` as `exec::Options::latency`.
+//! and launching with these options.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

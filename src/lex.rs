@@ -251,11 +251,6 @@ fn plain_loc(t: Tok<'_>) -> Tok<'_> {
     }
 }
 
-/// The bytes no token matches, adjacent ones merged, at most [`MAX_LEX_ERRORS`].
-pub fn errors(src: &str) -> Vec<LexError> {
-    scan(src, |_, _| {})
-}
-
 /// One pass over `src`: every token (block comments skipped) goes to `on_token`; the bytes no
 /// token matches come back as errors, adjacent ones merged, at most [`MAX_LEX_ERRORS`].
 pub fn scan<'s>(src: &'s str, mut on_token: impl FnMut(&Tok<'s>, &Span)) -> Vec<LexError> {
@@ -281,11 +276,6 @@ pub fn scan<'s>(src: &'s str, mut on_token: impl FnMut(&Tok<'s>, &Span)) -> Vec<
         }
     }
     errors
-}
-
-/// Lexes the whole source into a vector: the tokens with their spans, and the errors.
-pub fn lex(src: &str) -> (Vec<(Tok<'_>, Span)>, Vec<LexError>) {
-    (tokens(src).collect(), errors(src))
 }
 
 /// A friendly name for a token kind, used in parse errors ("expected `;`").
@@ -359,6 +349,16 @@ pub fn friendly_terminal(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bytes no token matches, adjacent ones merged, at most [`MAX_LEX_ERRORS`].
+    fn errors(src: &str) -> Vec<LexError> {
+        scan(src, |_, _| {})
+    }
+
+    /// Lexes the whole source into a vector: the tokens with their spans, and the errors.
+    fn lex(src: &str) -> (Vec<(Tok<'_>, Span)>, Vec<LexError>) {
+        (tokens(src).collect(), errors(src))
+    }
 
     fn toks(src: &str) -> Vec<Tok<'_>> {
         let (t, e) = lex(src);

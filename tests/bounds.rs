@@ -5,7 +5,7 @@
 
 use ptxrun::api::FaultKind;
 use ptxrun::api::{Report, RunOptions};
-use ptxrun::runner::{prepare, run, Finished, Settings};
+use ptxrun::launchfile::{prepare, run, Finished, Settings};
 use std::path::Path;
 
 fn run_with(dir: &str, check: bool) -> Finished {

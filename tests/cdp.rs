@@ -4,7 +4,7 @@
 //! `ptx-samples/launch/cdp_*` compare whole runs with the GPU.
 
 use ptxrun::api::FaultKind;
-use ptxrun::runner::{run, Finished, Settings};
+use ptxrun::launchfile::{run, Finished, Settings};
 use std::path::Path;
 
 fn run_dir(dir: &str) -> Finished {

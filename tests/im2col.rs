@@ -68,7 +68,7 @@ fn im2col_forms_ptxas_rejects_are_load_errors() {
 
 /// A scratch directory holding the conv sample's kernel and a launch file whose input map has the
 /// im2col keys `keys` (replacing the sample's).
-fn launch_with(keys: &str) -> Result<ptxrun::launch::Launch, String> {
+fn launch_with(keys: &str) -> Result<ptxrun::launchfile::Launch, String> {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("ptx-samples/tensor/im2col_conv");
     let dir = std::env::temp_dir().join(format!(
         "ptxrun-im2col-{}-{:x}",
@@ -83,7 +83,7 @@ fn launch_with(keys: &str) -> Result<ptxrun::launch::Launch, String> {
          [[params]]\nbuffer = \"out\"\ntype = \"f32\"\nlen = 768\n"
     );
     std::fs::write(dir.join("launch.toml"), toml).unwrap();
-    let r = ptxrun::launch::load(&dir, &[]).map_err(|e| e.0);
+    let r = ptxrun::launchfile::load(&dir, &[]).map_err(|e| e.0);
     let _ = std::fs::remove_dir_all(&dir);
     r
 }

@@ -18,7 +18,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
-use ptxrun::runner::{run, Settings};
+use ptxrun::launchfile::{run, Settings};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 use std::path::PathBuf;

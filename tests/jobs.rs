@@ -4,7 +4,7 @@
 //! really have run in parallel, and those whose CTAs talk through global memory must have fallen
 //! back to one thread and still agree.
 
-use ptxrun::runner::{find_launches, run, Finished, Settings};
+use ptxrun::launchfile::{find_launches, run, Finished, Settings};
 use std::path::{Path, PathBuf};
 
 fn settings(seed: u64, latency: &str, jobs: usize) -> Settings {

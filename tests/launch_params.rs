@@ -260,35 +260,6 @@ fn cluster_scope_in_one_cta_clusters_is_the_cta() {
 }
 
 #[test]
-fn residency_is_what_the_h100_driver_measured() {
-    // Every row of the table measured with scripts/coop-residency on the H100.
-    let table = std::fs::read_to_string("docs/launch/cooperative-residency.md").unwrap();
-    let m = module(JACOBI);
-    let mut rows = 0;
-    for line in table
-        .lines()
-        .filter(|l| l.starts_with("| ") && !l.starts_with("| block"))
-    {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        let num = |i: usize| cells[i].parse::<u64>().unwrap();
-        let grid = ptxrun::exec::Grid {
-            grid: [1, 1, 1],
-            block: [num(1) as u32, 1, 1],
-            dynamic_shared_bytes: num(2) as u32,
-            cluster: [1, 1, 1],
-            explicit_cluster: false,
-            cooperative: None,
-            objects: Vec::new(),
-        };
-        let (most, _) = ptxrun::exec::resident_ctas(m.ir(), ptxrun::ir::FuncId(0), &grid);
-        assert_eq!(most, num(4), "{line}");
-        assert!(cells[6].starts_with(&format!("{most},")), "{line}");
-        rows += 1;
-    }
-    assert_eq!(rows, 30);
-}
-
-#[test]
 fn init_writes_a_struct_entry_that_runs() {
     // `ptxrun init` on a kernel taking two structs: each gets a `fields = []` entry (all zero
     // bytes), so the written launch file runs as it is.

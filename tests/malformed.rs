@@ -266,7 +266,7 @@ fn nested_scopes() {
     src.push_str("\tret;\n}\n");
     let rel = generated("nested_scopes", &src);
     // The function body is depth 1, so the limit (256) is crossed by the 256th scope brace.
-    let limit = ptxrun::lex::MAX_SCOPE_DEPTH;
+    let limit = ptxrun::api::MAX_SCOPE_DEPTH;
     let line = first_scope_line + limit - 1;
     let stderr = check_rejected("nested_scopes", &rel, &[line]);
     assert!(stderr.contains("parse::nesting-too-deep"), "{stderr}");
@@ -280,10 +280,10 @@ fn nested_brackets_library() {
     for open in ["{", "[", "("] {
         let src = format!("{HEADER}{}", open.repeat(100_000));
         let t = Instant::now();
-        let r = ptxrun::ir::compile(&src);
+        let r = ptxrun::api::Module::parse_named(src, "deep.ptx");
         assert!(r.is_err(), "{open} x 100000 accepted");
         assert!(t.elapsed() < DEADLINE, "{open}: {:?}", t.elapsed());
-        let out = ptxrun::diag::render(&r.unwrap_err(), "deep.ptx", &src, false);
+        let out = r.err().unwrap().to_string();
         assert!(out.contains("deep.ptx:5:"), "{out}");
     }
 }

@@ -1,5 +1,5 @@
-//! Robustness: mutated real PTX and random bytes must never make `compile` or `render` panic,
-//! hang or overflow the stack. Every run is deterministic (fixed ChaCha8 seeds), so a failure
+//! Robustness: mutated real PTX and random bytes must never make `Module::parse` (compile, and
+//! render the diagnostics) panic, hang or overflow the stack. Every run is deterministic (fixed ChaCha8 seeds), so a failure
 //! names its seed and iteration and leaves the input in `target/mutation-failure.ptx`.
 
 use rand::{Rng, SeedableRng};
@@ -60,19 +60,14 @@ fn samples() -> Vec<(PathBuf, Vec<u8>)> {
 /// Compiles and, on failure, renders; `Err` carries the panic message.
 fn exercise(bytes: &[u8]) -> Result<bool, String> {
     let src = String::from_utf8_lossy(bytes);
-    let result = panic::catch_unwind(AssertUnwindSafe(|| match ptxrun::ir::compile(&src) {
-        Ok(_) => true,
-        Err(diags) => {
-            assert!(
-                !diags.is_empty(),
-                "compile returned Err with no diagnostics"
-            );
-            let out = ptxrun::diag::render(&diags, "mutant.ptx", &src, false);
-            assert!(!out.is_empty(), "render produced nothing");
-            for d in &diags {
-                let _ = ptxrun::diag::short(d, "mutant.ptx", &src);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        match ptxrun::api::Module::parse_named(src.into_owned(), "mutant.ptx") {
+            Ok(_) => true,
+            Err(e) => {
+                // The facade's error is every diagnostic rendered with its source lines.
+                assert!(!e.message().is_empty(), "render produced nothing");
+                false
             }
-            false
         }
     }));
     result.map_err(|e| {

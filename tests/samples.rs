@@ -1,7 +1,7 @@
 //! `ptxrun test ptx-samples` as part of `cargo test`: every golden sample must reproduce the
 //! bytes a real GPU produced (see each sample's provenance.toml), and runs are deterministic.
 
-use ptxrun::runner::{find_launches, run, test_one, test_with, Settings, Verdict};
+use ptxrun::launchfile::{find_launches, run, test_one, test_with, Settings, Verdict};
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -33,7 +33,7 @@ fn every_golden_sample_matches_the_gpu() {
 #[test]
 fn every_golden_sample_matches_without_fast_forms() {
     let launches = find_launches(&[PathBuf::from("ptx-samples")]);
-    let mut settings = Settings::for_test(0, ptxrun::runner::DEFAULT_LATENCY);
+    let mut settings = Settings::for_test(0, ptxrun::launchfile::DEFAULT_LATENCY);
     settings.fast = false;
     let failures: Vec<String> = launches
         .iter()

@@ -3,7 +3,7 @@
 //! chrome format is a Trace Event document Perfetto can open (slices, async copies, flows);
 //! python/tests/test_perfetto.py loads such traces into Perfetto's own trace processor.
 
-use ptxrun::runner::{run, Settings};
+use ptxrun::launchfile::{run, Settings};
 use serde_json::Value;
 use std::path::Path;
 

@@ -3,9 +3,9 @@
 //! hazard found in a kernel that follows 300 functions, whose lines must still be the kernel's
 //! (the checker's shadow once packed the function index into 8 bits: such a race said "line 0").
 
+use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions};
-use ptxrun::ir::Type;
-use ptxrun::runner::{self, Settings, DEFAULT_LATENCY};
+use ptxrun::launchfile::{self, Settings, DEFAULT_LATENCY};
 use std::path::Path;
 
 /// The human report of a hazard sample under the default seed and latency model.
@@ -13,7 +13,7 @@ fn human_report(sample: &str) -> String {
     let launch = Path::new("ptx-samples/hazards")
         .join(sample)
         .join("launch.toml");
-    let done = runner::run(&launch, &Settings::for_test(1, DEFAULT_LATENCY))
+    let done = launchfile::run(&launch, &Settings::for_test(1, DEFAULT_LATENCY))
         .unwrap_or_else(|e| panic!("{sample}: {}", e.0));
     done.human()
 }
@@ -175,7 +175,7 @@ fn no_check_reports_what_stops_the_run_and_nothing_else() {
             .join("launch.toml");
         let mut s = Settings::for_test(1, DEFAULT_LATENCY);
         s.check = false;
-        let done = runner::run(&launch, &s).unwrap_or_else(|e| panic!("{sample}: {}", e.0));
+        let done = launchfile::run(&launch, &s).unwrap_or_else(|e| panic!("{sample}: {}", e.0));
         done.diagnostics()
             .into_iter()
             .map(|d| d.kind)

@@ -7,7 +7,7 @@
 
 use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
 use ptxrun::api::{parse_type, F32Mode, Im2colShape, MapShape, TensorMapDesc, TexSpec};
-use ptxrun::explore::{explore_prepared, schedules};
+use ptxrun::launchfile::{explore_prepared, schedules};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

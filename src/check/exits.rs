@@ -9,7 +9,7 @@ use super::kind::HazardKind;
 use super::site::Site;
 use super::state::{op_name, Checker, SmemOp};
 use crate::latency::OpClass;
-use crate::mem::copy::{Completion, Engine, Loc, OpId};
+use crate::mem::copy::{Engine, Loc, OpId};
 use crate::mem::hb::Epoch;
 use crate::mem::shadow::{Stamp, Who};
 
@@ -62,11 +62,8 @@ impl Checker {
     }
 
     /// Remembers which CTAs' shared memory operation `op` reads or writes, for
-    /// [`Self::ops_at_exit`]. Prefetches (nothing tracks their completion) touch none.
+    /// [`Self::ops_at_exit`].
     pub(super) fn note_smem_op(&mut self, o: &crate::mem::copy::Op, op: OpId) {
-        if matches!(o.spec.completion, Completion::Untracked) {
-            return;
-        }
         let first = self.smem_ops.len();
         for s in &o.spec.segs {
             for (loc, write) in [(s.src, false), (s.dst, true)] {

@@ -56,7 +56,7 @@ mod sync;
 
 pub use kind::HazardKind;
 pub(crate) use proxies::{FENCE_GLOBAL, FENCE_SHARED};
+pub use report::Hazard;
 pub(crate) use report::HazardKey;
-pub use report::{Hazard, Related};
 pub(crate) use site::{describe, Access, Region, Site};
 pub(crate) use state::Checker;

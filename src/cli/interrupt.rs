@@ -1,7 +1,7 @@
 //! Ctrl-C on the command line: the first SIGINT asks the running launch to stop (an
 //! `interrupted` fault, so nothing half-done is written and the report still prints); a second
 //! one ends the process as usual. The handler only stores to an atomic flag, which the
-//! scheduler looks at every few thousand instructions (`exec::CANCEL_EVERY`).
+//! scheduler looks at every few thousand instructions (`exec::config::CANCEL_EVERY`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};

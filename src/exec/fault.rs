@@ -4,7 +4,7 @@
 //! imports no other file of it but `warpgroup.rs` (the site of a warpgroup fault).
 
 use super::warpgroup::Site;
-pub use crate::check::{Hazard, Related};
+pub use crate::check::Hazard;
 use crate::ir::FuncId;
 use std::fmt;
 

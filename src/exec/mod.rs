@@ -54,6 +54,8 @@ mod collective;
 mod config;
 mod control;
 mod coop;
+#[cfg(test)]
+mod coverage_tests;
 mod ctx;
 mod cvt;
 mod devrt;
@@ -97,27 +99,10 @@ mod wgmma_sp;
 mod wgstate;
 mod wmma;
 
-use crate::ir::Module;
-
-pub use config::{
-    Grid, Options, Outcome, PrintfTruncated, Stats, CANCEL_EVERY, DEFAULT_MAX_STEPS,
-    MALLOC_HEAP_BYTES, PRINTF_FIFO_BYTES,
-};
+pub use config::{Grid, Options, Outcome, DEFAULT_MAX_STEPS, MALLOC_HEAP_BYTES, PRINTF_FIFO_BYTES};
 pub use coop::{resident_ctas, SMS};
-pub use fault::{Fault, FaultKind, Hazard, Related};
+pub use fault::{Fault, FaultKind, Hazard};
 pub use grid::run;
-pub use layout::Layout;
-
-/// How many instructions of a module have a warp-wide fast form, of how many (`fast.rs`).
-pub fn fast_coverage(m: &Module) -> (usize, usize) {
-    let var_addr = vec![0; m.vars.len()];
-    m.functions
-        .iter()
-        .flat_map(|f| translate::translate(m, f, &var_addr))
-        .fold((0, 0), |(n, t), f| {
-            (n + usize::from(f != fast::Fast::Slow), t + 1)
-        })
-}
 
 /// Sign-extends the low `bits` of `v` (for reports).
 pub fn sext_pub(v: u64, bits: u32) -> i64 {

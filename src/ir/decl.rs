@@ -128,7 +128,7 @@ pub fn decode_attrs(attrs: &[Attr<'_>], fallback: Span) -> Result<DeclInfo, Diag
 fn attr_span(a: &Attr<'_>) -> Span {
     match a {
         Attr::Word(w) | Attr::Num(w) => w.span.clone(),
-        Attr::List(_, s) => s.clone(),
+        Attr::List(s) => s.clone(),
     }
 }
 

@@ -22,14 +22,6 @@ const FOLLOW_ON: &str = "ir::follow-on";
 /// Registers one function may declare; far above any real kernel, far below memory exhaustion.
 pub const MAX_REGS_PER_FUNCTION: u64 = 1 << 18;
 
-pub fn lower(m: &ast::Module<'_>, src: &str) -> Result<Module, Vec<Diag>> {
-    let mut lw = Lowerer::new(src);
-    for item in &m.items {
-        lw.item(item);
-    }
-    lw.finish()
-}
-
 /// Parses and lowers a module item by item: each function's syntax tree is dropped once it is
 /// lowered, so memory is the IR's plus one function's tree. PTX needs every name declared before
 /// its use (ptxas rejects a call to a function defined later without a prototype), so one pass
@@ -153,7 +145,7 @@ impl<'s> Lowerer<'s> {
                     ),
                 }
             }
-            ast::Item::Target(ws, _) => {
+            ast::Item::Target(ws) => {
                 self.target = true;
                 self.module
                     .targets
@@ -183,7 +175,7 @@ impl<'s> Lowerer<'s> {
                     self.body_diags.extend(self.diags.drain(before..));
                 }
             }
-            ast::Item::Section(_) | ast::Item::Pragma(..) | ast::Item::Error => {}
+            ast::Item::Section | ast::Item::Pragma | ast::Item::Error => {}
         }
     }
 
@@ -624,7 +616,7 @@ impl<'s> FuncLowerer<'_, 's> {
                     }
                 }
                 Stmt::Instr(_) => *count += 1,
-                Stmt::Block(inner, _) => self.collect_labels(inner, count),
+                Stmt::Block(inner) => self.collect_labels(inner, count),
                 _ => {}
             }
         }
@@ -646,7 +638,7 @@ impl<'s> FuncLowerer<'_, 's> {
                     self.target_list(d, proto_name)
                 }
                 Stmt::Decl(d) => self.decl(d),
-                Stmt::Block(inner, _) => self.block(inner),
+                Stmt::Block(inner) => self.block(inner),
                 Stmt::Loc(l) => {
                     if let (Ok(f), Ok(line), Ok(col)) =
                         (parse_int(&l.file), parse_int(&l.line), parse_int(&l.column))
@@ -667,7 +659,7 @@ impl<'s> FuncLowerer<'_, 's> {
                         }
                     }
                 }
-                Stmt::Pragma(..) | Stmt::Error => {}
+                Stmt::Pragma | Stmt::Error => {}
             }
             if !matches!(s, Stmt::Label(_)) {
                 proto_name = None;

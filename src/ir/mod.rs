@@ -24,7 +24,6 @@ pub mod video;
 pub mod wgmma;
 
 pub(crate) use contract::each_reg;
-pub use lower::lower;
 pub use mods::{Flags, Mods};
 pub use opcode::Op;
 pub use print::{print_instr, print_module, print_opcode};
@@ -367,6 +366,9 @@ pub enum Operand {
 pub fn compile(src: &str) -> Result<Module, Vec<crate::diag::Diag>> {
     lower::compile(src)
 }
+
+#[cfg(test)]
+mod corpus_tests;
 
 #[cfg(test)]
 mod tests {

@@ -297,12 +297,6 @@ fn words(text: &str, start: usize) -> Vec<(&str, Span)> {
     out
 }
 
-/// Decodes `text` (an opcode token starting at byte `start`) into an instruction and its
-/// modifiers. Every error carries the span of the word at fault.
-pub fn decode(text: &str, start: usize) -> Result<Decoded, Diag> {
-    decode_words(&words(text, start))
-}
-
 /// The words of an opcode token with their spans.
 pub fn opcode_words<'s>(w: &crate::parse::ast::Word<'s>) -> Vec<(&'s str, Span)> {
     words(w.text, w.span.start)
@@ -558,6 +552,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// Decodes `text` (an opcode token starting at byte `start`) into an instruction and its
+/// modifiers. Every error carries the span of the word at fault. Tests only: the lowering
+/// decodes the words of a token (`opcode_words`, `decode_words`).
+#[cfg(test)]
+pub fn decode(text: &str, start: usize) -> Result<Decoded, Diag> {
+    decode_words(&words(text, start))
 }
 
 #[cfg(test)]

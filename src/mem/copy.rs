@@ -60,8 +60,6 @@ pub enum Completion {
     Group,
     /// complete-tx of these bytes on these mbarriers (rank, shared offset, bytes).
     Mbarrier(Vec<(u32, u32, u64)>),
-    /// Nothing tracks it (prefetches).
-    Untracked,
 }
 
 /// Who issued an operation, for waking, traces and reports.
@@ -123,9 +121,6 @@ pub struct OpSpec {
 #[derive(Debug, Clone)]
 pub struct Op {
     pub spec: OpSpec,
-    pub issue: u64,
-    pub read_at: u64,
-    pub complete_at: u64,
     pub read_done: bool,
     /// Per destination CTA rank, the completion epoch of the mbarrier phase its complete-tx
     /// counted towards (set at completion).
@@ -439,15 +434,6 @@ impl Engine {
         self.queue.peek().map(|Reverse((t, ..))| *t)
     }
 
-    pub fn idle(&self) -> bool {
-        self.queue.is_empty()
-    }
-
-    /// Operations issued and not yet complete.
-    pub fn in_flight(&self) -> impl Iterator<Item = (OpId, &Op)> {
-        self.live.iter().map(|(&i, o)| (i, o))
-    }
-
     /// Issues an operation at cycle `now`; returns its id.
     pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace) -> OpId {
         let id = self.next;
@@ -511,7 +497,6 @@ impl Engine {
                         })
                         .collect::<Vec<_>>()
                         .join(", "),
-                    Completion::Untracked => "none".to_string(),
                 },
             },
         });
@@ -528,9 +513,6 @@ impl Engine {
             id,
             Op {
                 spec,
-                issue: now,
-                read_at,
-                complete_at,
                 read_done: false,
                 mbar_epochs: Vec::new(),
             },
@@ -1025,6 +1007,13 @@ pub(crate) fn test_spec(
 mod tests {
     use super::*;
     use crate::latency::{Fixed, Immediate};
+
+    impl Engine {
+        /// No event pending.
+        fn idle(&self) -> bool {
+            self.queue.is_empty()
+        }
+    }
     use crate::mem::mbarrier::Mbarrier;
 
     fn spec(src: u64, dst_off: u64, len: u32, completion: Completion) -> OpSpec {

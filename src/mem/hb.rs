@@ -105,10 +105,6 @@ impl Vc {
         self.0 = out;
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

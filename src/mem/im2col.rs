@@ -11,7 +11,7 @@
 //! Where the PTX text is silent the behaviour is what an H100 does (measured, see
 //! `docs/launch/im2col.md`).
 
-pub use super::tensormap::{corner_range, Im2col};
+pub use super::tensormap::Im2col;
 use super::tensormap::{push_run, TensorMap};
 
 /// The im2col offsets a load of `rank` dimensions applies (W first), from the 16-bit operands

@@ -20,15 +20,6 @@ pub struct Local {
 }
 
 impl Local {
-    /// Bytes the thread may access.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Lets the thread access `len` bytes (never less than before: a returning frame's bytes
     /// keep what it left in them).
     pub fn grow(&mut self, len: u64) {
@@ -38,11 +29,6 @@ impl Local {
     /// Pages made so far, counted as they are made.
     pub fn made(&self) -> usize {
         self.made
-    }
-
-    /// Pages that hold bytes.
-    pub fn pages(&self) -> usize {
-        self.pages.iter().flatten().count()
     }
 
     /// The byte range of `n` bytes at `off`, if inside the thread's local memory.
@@ -103,6 +89,13 @@ impl Local {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Local {
+        /// Pages that hold bytes.
+        fn pages(&self) -> usize {
+            self.pages.iter().flatten().count()
+        }
+    }
 
     #[test]
     fn only_written_pages_exist_and_the_rest_reads_as_zeros() {

@@ -68,9 +68,6 @@ struct Word {
     r: [Entry; READS],
 }
 
-/// Bytes of shadow per byte of memory followed (rounded up), before spills.
-pub const BYTES_PER_BYTE: usize = std::mem::size_of::<Cell>().div_ceil(4);
-
 /// Words per shadow page (the shadow of 4 KiB of memory).
 const PAGE: usize = 1024;
 /// Bytes of one shadow page.

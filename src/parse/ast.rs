@@ -1,28 +1,26 @@
 //! The syntax tree the grammar builds: statements as written, nothing decoded. Opcodes are still
 //! one dotted string, declarations still a list of dotted words; `ir` gives them meaning.
-//! Every node carries the byte span it came from. The shapes follow PTX ISA 9.0 chapter 4
+//! Every node lowering can report an error at carries the byte span it came from; what lowering
+//! skips (`.section`, `.pragma`) keeps nothing. The shapes follow PTX ISA 9.0 chapter 4
 //! "Syntax" (statements, operands, expressions) and chapter 11 "Directives" (module, function,
 //! variable and performance-tuning directives).
 
 use crate::lex::Span;
 
 #[derive(Debug, Clone)]
-pub struct Module<'s> {
-    pub items: Vec<Item<'s>>,
-}
-
-#[derive(Debug, Clone)]
 pub enum Item<'s> {
     Version(Word<'s>),
-    Target(Vec<Word<'s>>, Span),
+    Target(Vec<Word<'s>>),
     AddressSize(Word<'s>),
     /// `.file 1 "name.cu"` with optional timestamp and size.
     File {
         index: Word<'s>,
         path: Word<'s>,
     },
-    Section(Span),
-    Pragma(Vec<Word<'s>>, Span),
+    /// A `.section` (DWARF) block: skipped.
+    Section,
+    /// A module-level `.pragma`: ptxas takes none that changes what a kernel computes.
+    Pragma,
     Var(Decl<'s>),
     Function(Box<Function<'s>>),
     /// A statement the parser skipped after an error (already reported).
@@ -61,7 +59,7 @@ pub enum Attr<'s> {
     /// A number after a word: the `8` of `.align 8`.
     Num(Word<'s>),
     /// A parenthesised list: `.attribute(.managed)`.
-    List(Vec<Word<'s>>, Span),
+    List(Span),
 }
 
 #[derive(Debug, Clone)]
@@ -148,14 +146,14 @@ pub enum Stmt<'s> {
     Label(Word<'s>),
     Instr(Box<Instr<'s>>),
     Decl(Decl<'s>),
-    Block(Vec<Stmt<'s>>, Span),
+    Block(Vec<Stmt<'s>>),
     Loc(Box<Loc<'s>>),
-    Pragma(Vec<Word<'s>>, Span),
+    /// `.pragma "nounroll";` and the like: hints, no effect on what the code computes.
+    Pragma,
     /// `.callprototype (.param .b32 _) _ (.param .b64 _);` following a label.
     CallPrototype {
         rets: Vec<Decl<'s>>,
         params: Vec<Decl<'s>>,
-        span: Span,
     },
     Error,
 }
@@ -166,12 +164,11 @@ pub struct Loc<'s> {
     pub file: Word<'s>,
     pub line: Word<'s>,
     pub column: Word<'s>,
-    pub span: Span,
 }
 
 impl<'s> Loc<'s> {
-    /// From a `.loc FILE LINE COLUMN` token at `start`, statement ending at `end`.
-    pub fn from_token(t: &'s str, start: usize, end: usize) -> Self {
+    /// From a `.loc FILE LINE COLUMN` token at `start`.
+    pub fn from_token(t: &'s str, start: usize) -> Self {
         let mut words = t[".loc".len()..]
             .split([' ', '\t'])
             .filter(|w| !w.is_empty())
@@ -182,12 +179,7 @@ impl<'s> Loc<'s> {
             });
         let mut next = || words.next().unwrap_or(Word::new("0", start, start));
         let (file, line, column) = (next(), next(), next());
-        Loc {
-            file,
-            line,
-            column,
-            span: start..end,
-        }
+        Loc { file, line, column }
     }
 }
 
@@ -239,11 +231,12 @@ mod tests {
 
     /// lalrpop moves every symbol by value, so the largest tree node sets the cost of each
     /// shift and reduce: large, rare parts are boxed. Keep the common ones within 72 bytes (the
-    /// parser's own error-recovery symbol is 88).
+    /// parser's own error-recovery symbol is 88). `Stmt` is 64 since `.pragma` and blocks no longer keep
+    /// spans that nothing read.
     #[test]
     fn tree_node_sizes_are_pinned() {
         assert_eq!(std::mem::size_of::<Item>(), 72);
-        assert_eq!(std::mem::size_of::<Stmt>(), 72);
+        assert_eq!(std::mem::size_of::<Stmt>(), 64);
         assert_eq!(std::mem::size_of::<DeclName>(), 64);
         assert_eq!(std::mem::size_of::<Operand>(), 56);
         assert_eq!(std::mem::size_of::<Dim>(), 32);

@@ -23,14 +23,6 @@ const MAX_OPERATORS_PER_STATEMENT: usize = 256;
 /// At most this many syntax errors are reported for one file.
 const MAX_PARSE_ERRORS: usize = 20;
 
-/// Parses a whole module into its syntax tree. On failure returns every diagnostic found
-/// (several per file: the parser recovers at the next `;`).
-pub fn parse(src: &str) -> Result<ast::Module<'_>, Vec<Diag>> {
-    let mut items = Vec::new();
-    parse_items(src, &mut |i| items.push(i))?;
-    Ok(ast::Module { items })
-}
-
 /// Parses a module, handing each top-level item to `sink` as soon as it is complete, in source
 /// order. Items reach `sink` even when a later one fails to parse; the error list is then
 /// returned and the caller discards what it made of them.
