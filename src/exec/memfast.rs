@@ -54,11 +54,16 @@ impl Shape {
             } => (global, w, n, base, off, true),
             _ => return None,
         };
-        // Each lane accesses `w` bytes per element, `n` elements.
+        // Each lane accesses `w` bytes per element, `n` elements: 4, 8 or 16 bytes in all, as
+        // `translate.rs` builds them (anything else goes the general way).
+        let bytes = u64::from(w) * u64::from(n);
+        if !(w == 4 || w == 8) || !bytes.is_power_of_two() {
+            return None;
+        }
         Some(Shape {
             global,
             ew: usize::from(w),
-            w: u64::from(w) * u64::from(n),
+            w: bytes,
             base,
             off,
             store,
@@ -79,7 +84,8 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
     for a in &mut addr {
         *a = a.wrapping_add(s.off);
     }
-    let Some((alloc, at)) = landing(cx, s, &addr) else {
+    let mut at = [0usize; WARP];
+    let Some(alloc) = landing(cx, s, &addr, &mut at) else {
         return Ok(false);
     };
     if let (true, Some(log)) = (s.global, &cx.global.log) {
@@ -113,39 +119,55 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
 }
 
 /// Where the active lanes land: the global allocation (none for shared memory) and each lane's
-/// byte offset into it, after checking every lane; `None` when one is misaligned, out of
+/// byte offset into it (`at`), after checking every lane; `None` when one is misaligned, out of
 /// bounds, in another allocation or stores to a read-only one.
 fn landing(
     cx: &Ctx<'_, '_>,
     s: Shape,
     addr: &[u64; WARP],
-) -> Option<(Option<usize>, [usize; WARP])> {
+    at: &mut [usize; WARP],
+) -> Option<Option<usize>> {
     let (active, w) = (cx.active, s.w);
-    let mut at = [0usize; WARP];
-    let (alloc, limit) = if s.global {
+    let (alloc, base, limit) = if s.global {
         let first = addr[active.trailing_zeros() as usize];
         let (i, _) = cx.global.locate(first, w).ok()?;
         let a = &cx.global.allocs[i];
         if s.store && a.readonly {
             return None;
         }
-        (Some((i, a.base)), a.data.len() as u64)
+        (Some(i), a.base, a.data.len() as u64)
     } else {
-        (None, cx.smem[cx.rank as usize].bytes.len() as u64)
+        (None, 0, cx.smem[cx.rank as usize].bytes.len() as u64)
     };
-    for lane in lanes(active) {
-        let a = if s.global {
-            addr[lane]
-        } else {
-            addr[lane] & 0xffff_ffff
-        };
-        let o = a.wrapping_sub(alloc.map_or(0, |(_, b)| b));
-        if !a.is_multiple_of(w) || o >= limit || limit - o < w {
-            return None;
-        }
-        at[lane] = o as usize;
+    // Shared addresses are the low 32 bits (a shared window address).
+    let keep = if s.global { u64::MAX } else { 0xffff_ffff };
+    let outside = offsets(addr, keep, (base, limit), w, at);
+    (outside & active == 0).then_some(alloc)
+}
+
+/// Each lane's offset `at` into the memory at `base..base + limit` for an access of `w` bytes at
+/// `addr & keep`, and the lanes whose access is misaligned or does not fit. Every lane is
+/// computed, without a branch per lane, so the loop vectorises; it is built also for x86-64-v3
+/// (AVX2 compares 64-bit lanes), chosen at run time as `fast::exec` is. Accesses are 4, 8 or 16
+/// bytes (`Shape::of`): alignment is a mask, not a division.
+#[multiversion::multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+fma+lzcnt+popcnt+movbe"))]
+fn offsets(
+    addr: &[u64; WARP],
+    keep: u64,
+    (base, limit): (u64, u64),
+    w: u64,
+    at: &mut [usize; WARP],
+) -> u32 {
+    let mut outside = 0u32;
+    for (lane, (at, &a)) in at.iter_mut().zip(addr).enumerate() {
+        let a = a & keep;
+        let o = a.wrapping_sub(base);
+        // `&`, not `&&`: no branch per lane.
+        let fits = (a & (w - 1) == 0) & (o < limit) & (limit.wrapping_sub(o) >= w);
+        outside |= u32::from(!fits) << lane;
+        *at = o as usize;
     }
-    Some((alloc.map(|(i, _)| i), at))
+    outside
 }
 
 /// Moves the lanes' values between their register rows and `mem` at `at`, in lane order.
@@ -174,17 +196,30 @@ fn move_values(
             }
         }
         Fast::Ld { d, n, .. } => {
-            for lane in lanes(active) {
-                for (k, &r) in d[..usize::from(n)].iter().enumerate() {
-                    let b = &mem[at[lane] + k * ew..][..ew];
-                    regs[r as usize * WARP + lane] = if ew == 4 {
-                        u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    } else {
-                        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-                    };
+            // Element by element: a register named twice gets the later element, as in lane
+            // order. Elements are 4 or 8 bytes (`Shape::of`), zero-extended.
+            for (k, &r) in d[..usize::from(n)].iter().enumerate() {
+                let dst = &mut regs[r as usize * WARP..][..WARP];
+                let k = k * ew;
+                if ew == 4 {
+                    for lane in lanes(active) {
+                        dst[lane] = u64::from(u32::from_le_bytes(bytes(mem, at[lane] + k)));
+                    }
+                } else {
+                    for lane in lanes(active) {
+                        dst[lane] = u64::from_le_bytes(bytes(mem, at[lane] + k));
+                    }
                 }
             }
         }
         _ => {}
     }
+}
+
+/// The `N` bytes of `mem` at `o`.
+#[inline(always)]
+fn bytes<const N: usize>(mem: &[u8], o: usize) -> [u8; N] {
+    let mut x = [0; N];
+    x.copy_from_slice(&mem[o..o + N]);
+    x
 }

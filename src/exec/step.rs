@@ -159,8 +159,13 @@ fn watch(mc: &Machine<'_>, cl: &Cluster) -> Res<()> {
 /// Runs warp `wi` of CTA `ci` for the scheduler's quantum of instructions, or until none of
 /// its groups is ready.
 fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> Res<()> {
-    let quantum = mc.sched.quantum();
-    for _ in 0..quantum {
+    let mut left = mc.sched.quantum();
+    while left > 0 {
+        left -= straight_run(mc, cl, (ci, wi), left)?;
+        if left == 0 {
+            break;
+        }
+        left -= 1;
         let Some(g) = pick_group(&cl.ctas[ci].warps[wi]) else {
             break;
         };
@@ -176,6 +181,85 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
         }
     }
     Ok(())
+}
+
+/// Runs, for at most `budget` instructions, the warp-wide arithmetic fast forms (`fast.rs`)
+/// that follow one another from the pc of warp `wi` of CTA `ci`, when the warp is one lane
+/// group: how many it ran (0 when the next instruction is not one). It does for each exactly
+/// what [`step`] and [`run_quantum`] do (the counters, the clock, the guard, the fast form, the
+/// asynchronous events that fall due), without picking and merging groups, building a
+/// [`WarpRef`] or looking the function up again for every instruction: straight-line integer
+/// and `f32` code is most of what kernels execute. It stops before an instruction that would
+/// reach the step limit or the cancel check, before anything traced or watched, and when an
+/// asynchronous event falls due (after handling it), so that `step` handles those as always.
+fn straight_run(
+    mc: &mut Machine<'_>,
+    cl: &mut Cluster,
+    (ci, wi): (usize, usize),
+    budget: u32,
+) -> Res<u32> {
+    let warp = &mut cl.ctas[ci].warps[wi];
+    let Warp {
+        groups,
+        frames,
+        clock,
+        steps,
+        asy,
+        ..
+    } = warp;
+    let [g] = &mut groups[..] else {
+        return Ok(0);
+    };
+    let wgmma_watch = mc.hb.is_some() && asy.as_ref().is_some_and(|a| a.wg.watching());
+    if g.wait != Wait::Ready || mc.trace.instructions || wgmma_watch {
+        return Ok(0);
+    }
+    let frame = &mut frames[g.frame as usize];
+    let func = &mc.m.functions[frame.func.0 as usize];
+    let Some(fast) = mc.fast.get(frame.func.0 as usize) else {
+        return Ok(0);
+    };
+    let mut ran = 0;
+    while ran < budget {
+        let pc = g.pc as usize;
+        let (Some(&form), Some(ins)) = (fast.get(pc), func.code.get(pc)) else {
+            break;
+        };
+        let next = mc.stats.warp_instructions + 1;
+        if form == Fast::Slow || form.is_mem() || next > mc.max_steps {
+            break;
+        }
+        if next.is_multiple_of(super::config::CANCEL_EVERY) {
+            break;
+        }
+        debug_assert_eq!(super::spin::effect(ins), super::spin::Effect::None);
+        mc.stats.warp_instructions = next;
+        *steps += 1;
+        g.last = *steps;
+        let active = guarded(ins, frame, g.mask);
+        charge(&mut mc.stats, clock, mc.instruction_cycles, active);
+        if active != 0 {
+            super::fast::exec(form, &mut frame.regs, active);
+        }
+        g.pc += 1;
+        ran += 1;
+        mc.now = mc.now.max(*clock);
+        if mc.engine.next_time().is_some_and(|t| t <= mc.now) {
+            super::park::pump(mc, cl)?;
+            break;
+        }
+    }
+    Ok(ran)
+}
+
+/// What every executed warp instruction costs: the warp's clock moves on (saturating: a library
+/// caller may pass any `instruction_cycles`, the facade caps it), and the run's cycle and
+/// thread-instruction counters follow.
+#[inline(always)]
+fn charge(stats: &mut super::config::Stats, clock: &mut u64, cycles: u64, active: u32) {
+    *clock = clock.saturating_add(cycles);
+    stats.cycles = stats.cycles.max(*clock);
+    stats.thread_instructions += u64::from(active.count_ones());
 }
 
 /// Executes one instruction of group `gi` of warp `wi` of CTA `ci`.
@@ -194,11 +278,8 @@ fn step<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, ci: usize, wi: usize, gi: us
         // Falling off the end of a function is `ret`.
         return super::control::do_ret(mc, cl, ci, wi, gi, mask).map_err(|f| at(f, fid, pc, first));
     };
-    // Saturates: a library caller may pass any `instruction_cycles` (the facade caps it).
-    warp.clock = warp.clock.saturating_add(mc.instruction_cycles);
-    mc.stats.cycles = mc.stats.cycles.max(warp.clock);
     let active = guarded(ins, &warp.frames[g.frame as usize], mask);
-    mc.stats.thread_instructions += u64::from(active.count_ones());
+    charge(&mut mc.stats, &mut warp.clock, mc.instruction_cycles, active);
     let w = WarpRef {
         ci,
         wi,
