@@ -13,6 +13,9 @@ use super::ctx::Ctx;
 use super::fast::{row, Fast, Src};
 use super::fault::Res;
 use super::lanes::{lanes, WARP};
+use super::machine::{Machine, WarpRef};
+use super::warp::Cluster;
+use crate::mem::Global;
 
 /// The shape of a fast access: global (else shared), bytes per element `ew`, bytes per lane
 /// `w` (`n` elements), the address register and offset, and whether it stores.
@@ -71,26 +74,38 @@ impl Shape {
     }
 }
 
-/// Runs a fast load or store; `Ok(false)` when the general path must run it instead.
-pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
+/// Runs a fast load or store for the lanes of `w`; `Ok(false)` when the general path must run
+/// it instead. Only the checker needs the instruction's whole context (`Ctx`): the access
+/// itself reads the warp's registers and the memory it reaches.
+pub(crate) fn access<'m>(
+    mc: &mut Machine<'m>,
+    cl: &mut Cluster,
+    w: WarpRef<'m>,
+    form: Fast,
+) -> Res<bool> {
     let Some(s) = Shape::of(form) else {
         return Ok(false);
     };
-    let active = cx.active;
+    let Cluster { ctas, smem, .. } = cl;
+    let cta = &mut ctas[w.ci];
+    let rank = cta.rank as usize;
+    let warp = &mut cta.warps[w.wi];
+    let regs = &mut warp.frames[warp.groups[w.gi].frame as usize].regs;
     let mut addr = match s.base {
-        Some(r) => row(&cx.frame.regs, Src::Reg(r)),
+        Some(r) => row(regs, Src::Reg(r)),
         None => [0; WARP],
     };
     for a in &mut addr {
         *a = a.wrapping_add(s.off);
     }
     let mut at = [0usize; WARP];
-    let Some(alloc) = landing(cx, s, &addr, &mut at) else {
+    let Some(alloc) = landing(&mc.global, smem[rank].bytes.len(), s, &addr, w.active, &mut at)
+    else {
         return Ok(false);
     };
-    if let (true, Some(log)) = (s.global, &cx.global.log) {
+    if let (true, Some(log)) = (s.global, &mc.global.log) {
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-        for lane in lanes(active) {
+        for lane in lanes(w.active) {
             if s.store {
                 log.write(addr[lane], addr[lane] + s.w);
             } else {
@@ -99,45 +114,48 @@ pub(crate) fn access(cx: &mut Ctx<'_, '_>, form: Fast) -> Res<bool> {
         }
     }
     let mem: &mut [u8] = match alloc {
-        Some(i) => &mut cx.global.allocs[i].data,
-        None => &mut cx.smem[cx.rank as usize].bytes,
+        Some(i) => &mut mc.global.allocs[i].data,
+        None => &mut smem[rank].bytes,
     };
-    move_values(mem, &mut cx.frame.regs, form, &at, s.ew, active);
-    if cx.hb.is_some() {
+    move_values(mem, regs, form, &at, s.ew, w.active);
+    if mc.hb.is_some() {
         let mut ranges: Ranges = Ranges::new();
-        for lane in lanes(active) {
+        for lane in lanes(w.active) {
             let tg = if s.global {
                 Target::Global(addr[lane])
             } else {
-                Target::Shared(cx.rank, addr[lane] & 0xffff_ffff)
+                Target::Shared(rank as u32, addr[lane] & 0xffff_ffff)
             };
             ranges.add(tg, s.w as usize, lane);
         }
-        ranges.check(cx, (s.store, !s.store), false);
+        ranges.check(&mut Ctx::new(mc, cl, w), (s.store, !s.store), false);
     }
     Ok(true)
 }
 
-/// Where the active lanes land: the global allocation (none for shared memory) and each lane's
-/// byte offset into it (`at`), after checking every lane; `None` when one is misaligned, out of
-/// bounds, in another allocation or stores to a read-only one.
+/// Where the lanes of `active` land: the global allocation (none for the CTA's shared memory,
+/// `shared_len` bytes) and each lane's byte offset into it (`at`), after checking every lane;
+/// `None` when one is misaligned, out of bounds, in another allocation or stores to a read-only
+/// one.
 fn landing(
-    cx: &Ctx<'_, '_>,
+    global: &Global,
+    shared_len: usize,
     s: Shape,
     addr: &[u64; WARP],
+    active: u32,
     at: &mut [usize; WARP],
 ) -> Option<Option<usize>> {
-    let (active, w) = (cx.active, s.w);
+    let w = s.w;
     let (alloc, base, limit) = if s.global {
         let first = addr[active.trailing_zeros() as usize];
-        let (i, _) = cx.global.locate(first, w).ok()?;
-        let a = &cx.global.allocs[i];
+        let (i, _) = global.locate(first, w).ok()?;
+        let a = &global.allocs[i];
         if s.store && a.readonly {
             return None;
         }
         (Some(i), a.base, a.data.len() as u64)
     } else {
-        (None, 0, cx.smem[cx.rank as usize].bytes.len() as u64)
+        (None, 0, shared_len as u64)
     };
     // Shared addresses are the low 32 bits (a shared window address).
     let keep = if s.global { u64::MAX } else { 0xffff_ffff };

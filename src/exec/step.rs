@@ -385,7 +385,7 @@ fn trace_instr(mc: &mut Machine<'_>, cl: &Cluster, w: WarpRef<'_>, pc: u32) {
 #[inline]
 fn fast_form<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, form: Fast) -> Res<bool> {
     if form.is_mem() && w.active != 0 {
-        let done = super::memfast::access(&mut Ctx::new(mc, cl, w), form)?;
+        let done = super::memfast::access(mc, cl, w, form)?;
         if done {
             cl.ctas[w.ci].warps[w.wi].groups[w.gi].pc += 1;
         }
