@@ -99,8 +99,14 @@ pub(crate) fn access<'m>(
         *a = a.wrapping_add(s.off);
     }
     let mut at = [0usize; WARP];
-    let Some(alloc) = landing(&mc.global, smem[rank].bytes.len(), s, &addr, w.active, &mut at)
-    else {
+    let Some(alloc) = landing(
+        &mc.global,
+        smem[rank].bytes.len(),
+        s,
+        &addr,
+        w.active,
+        &mut at,
+    ) else {
         return Ok(false);
     };
     if let (true, Some(log)) = (s.global, &mc.global.log) {

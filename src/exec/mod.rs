@@ -80,6 +80,7 @@ mod narrow;
 mod park;
 mod policy;
 mod printf;
+mod route;
 mod sfu;
 mod spin;
 mod stbulk;

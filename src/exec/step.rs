@@ -13,8 +13,9 @@ use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
 use super::lanes::{lanes, WARP};
 use super::machine::{Machine, WarpRef, WATCH_EVERY};
 use super::park::Settle;
+use super::route::{route, Family, Route};
 use super::warp::{Cluster, Frame, Wait, Warp};
-use crate::ir::{FuncId, Instr, Op};
+use crate::ir::{Flags, FuncId, Instr, Op};
 use crate::trace::{Event, What};
 
 /// Runs the cluster whose first CTA is `first`, the grid's `index`-th: its CTAs' warps
@@ -279,7 +280,12 @@ fn step<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, ci: usize, wi: usize, gi: us
         return super::control::do_ret(mc, cl, ci, wi, gi, mask).map_err(|f| at(f, fid, pc, first));
     };
     let active = guarded(ins, &warp.frames[g.frame as usize], mask);
-    charge(&mut mc.stats, &mut warp.clock, mc.instruction_cycles, active);
+    charge(
+        &mut mc.stats,
+        &mut warp.clock,
+        mc.instruction_cycles,
+        active,
+    );
     let w = WarpRef {
         ci,
         wi,
@@ -403,6 +409,8 @@ fn fast_form<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, form: F
     Ok(true)
 }
 
+/// Executes the instruction of `w` by its [`Route`] (`route.rs`, the one table from opcode to
+/// handler).
 fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     let WarpRef {
         ci,
@@ -412,71 +420,40 @@ fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<(
         active,
         ..
     } = w;
-    use Op::*;
-    if super::warpops::is_collective(ins.op, ins.mods.flags) {
-        return super::collective::collective(mc, cl, w);
-    }
-    match ins.op {
-        Bra | BrxIdx | Call | Ret | Exit | Trap | Brkpt | Bar | Barrier | BarWarpSync => {
-            return super::control::control(mc, cl, w);
+    let family = match route(ins.op) {
+        Route::Collective => return super::collective::collective(mc, cl, w),
+        Route::CollectiveIfSync if ins.mods.flags.contains(Flags::SYNC) => {
+            return super::collective::collective(mc, cl, w)
         }
-        CpAsync
-        | CpAsyncCommitGroup
-        | CpAsyncWaitGroup
-        | CpAsyncWaitAll
-        | CpAsyncMbarrierArrive
-        | CpAsyncBulk
-        | CpReduceAsyncBulk
-        | CpAsyncBulkPrefetch
-        | CpAsyncBulkTensor
-        | CpReduceAsyncBulkTensor
-        | CpAsyncBulkPrefetchTensor
-        | CpAsyncBulkCommitGroup
-        | CpAsyncBulkWaitGroup
-        | StAsync
-        | RedAsync
-        | MbarrierInit
-        | MbarrierInval
-        | MbarrierExpectTx
-        | MbarrierCompleteTx
-        | MbarrierArrive
-        | MbarrierArriveDrop
-        | MbarrierTestWait
-        | MbarrierTryWait
-        | MbarrierPendingCount => {
-            return async_instr(mc, cl, w);
-        }
-        WgmmaFence | WgmmaCommitGroup | WgmmaWaitGroup => {
+        Route::CollectiveIfSync => Some(Family::Warp),
+        Route::Control => return super::control::control(mc, cl, w),
+        Route::Async => return async_instr(mc, cl, w),
+        Route::WgmmaSync => {
             super::collective::whole_warp(mc, cl, w)?;
             return async_instr(mc, cl, w);
         }
-        BarrierCluster => return super::mbarops::cluster_barrier(mc, cl, w),
+        Route::ClusterBarrier => return super::mbarops::cluster_barrier(mc, cl, w),
         // A register-allocation hint (PTX ISA 9.0, miscellaneous instructions: setmaxnreg):
         // virtual registers do not change; the whole warp must execute it together.
-        Setmaxnreg => {
+        Route::Setmaxnreg => {
             super::collective::whole_warp(mc, cl, w)?;
             if active != 0 {
                 super::collective::warpgroup_issue(mc, &mut cl.ctas[ci], wi, gi, "setmaxnreg")?;
             }
-            cl.ctas[ci].warps[wi].groups[gi].pc += 1;
-            return Ok(());
+            None
         }
-        _ => {}
-    }
-    if active != 0 {
-        family(&mut Ctx::new(mc, cl, w))?;
+        Route::Family(f) => Some(f),
+    };
+    if let (Some(f), true) = (family, active != 0) {
+        run_family(&mut Ctx::new(mc, cl, w), f)?;
     }
     cl.ctas[ci].warps[wi].groups[gi].pc += 1;
     Ok(())
 }
 
-/// Runs an instruction of the per-lane families (everything the scheduler does not handle
-/// itself) for the lanes of `cx`. The match is exhaustive: a new opcode must be given a family
-/// here (or be named unsupported) before the crate compiles.
-fn family(cx: &mut Ctx<'_, '_>) -> Res<()> {
-    use Op::*;
-    let ins = cx.ins;
-    if ins.is_b128() {
+/// Runs an instruction of a per-lane family for the lanes of `cx`.
+fn run_family(cx: &mut Ctx<'_, '_>, family: Family) -> Res<()> {
+    if cx.ins.is_b128() {
         // Registers hold 64 bits: a 128-bit value would lose its high half.
         let what = crate::ir::print_opcode(cx.func, cx.pc);
         return Err(fault(
@@ -484,92 +461,19 @@ fn family(cx: &mut Ctx<'_, '_>) -> Res<()> {
             format!("`{what}` is not supported by ptxrun yet: 128-bit (`.b128`) values"),
         ));
     }
-    match ins.op {
-        Ld | Ldu | St | Atom | Red | Cvta | Isspacep | Prefetch | Prefetchu | Mapa | Getctarank => {
-            super::memops::exec(cx)?
-        }
-        Shfl | Vote | Match | Redux | Activemask | Elect => super::warpops::exec(cx)?,
-        TensormapReplace | TensormapCpFenceproxy => super::tmapedit::exec(cx)?,
-        StBulk => super::stbulk::exec(cx)?,
-        Tex | Tld4 | Txq | Suld | Sust | Sured | Suq => super::texops::exec(cx)?,
-        Cvt | CvtPack => super::cvt::exec(cx)?,
-        WmmaLoad | WmmaStore => super::wmma::load_store(cx)?,
-        Createpolicy => super::policy::exec(cx)?,
-        Membar
-        | Fence
-        | FenceProxyAlias
-        | FenceProxyAsync
-        | FenceProxyAsyncGeneric
-        | FenceProxyTensormap
-        | FenceMbarrierInit
-        | Nanosleep
-        | Pmevent
-        | Griddepcontrol
-        | Discard
-        | Applypriority => super::fence::exec(cx)?,
-        // Integer, floating-point and video arithmetic: the family by opcode and type.
-        Add | Sub | Addc | Subc | Mul | Mad | Madc | Mul24 | Mad24 | Sad | Div | Rem | Abs
-        | Neg | Min | Max | Popc | Clz | Bfind | Fns | Brev | Bfe | Bfi | Szext | Bmsk | Dp4a
-        | Dp2a | Copysign | Testp | Fma | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh
-        | Set | Setp | Selp | Slct | And | Or | Xor | Not | Cnot | Lop3 | Shf | Shl | Shr | Mov
-        | Prmt | Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vmad | Vset | Vadd2
-        | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4
-        | Vabsdiff4 | Vmin4 | Vmax4 | Vset4 => arithmetic(cx)?,
-        // Run by the scheduler (`dispatch`) before the families: never here.
-        Bra
-        | BrxIdx
-        | Call
-        | Ret
-        | Exit
-        | Trap
-        | Brkpt
-        | Bar
-        | Barrier
-        | BarWarpSync
-        | BarrierCluster
-        | Setmaxnreg
-        | CpAsync
-        | CpAsyncCommitGroup
-        | CpAsyncWaitGroup
-        | CpAsyncWaitAll
-        | CpAsyncMbarrierArrive
-        | CpAsyncBulk
-        | CpReduceAsyncBulk
-        | CpAsyncBulkPrefetch
-        | CpAsyncBulkTensor
-        | CpReduceAsyncBulkTensor
-        | CpAsyncBulkPrefetchTensor
-        | CpAsyncBulkCommitGroup
-        | CpAsyncBulkWaitGroup
-        | StAsync
-        | RedAsync
-        | MbarrierInit
-        | MbarrierInval
-        | MbarrierExpectTx
-        | MbarrierCompleteTx
-        | MbarrierArrive
-        | MbarrierArriveDrop
-        | MbarrierTestWait
-        | MbarrierTryWait
-        | MbarrierPendingCount
-        | WgmmaFence
-        | WgmmaCommitGroup
-        | WgmmaWaitGroup
-        | Ldmatrix
-        | Stmatrix
-        | Movmatrix
-        | Mma
-        | MmaSp
-        | MmaSpOrdered
-        | WmmaMma
-        | WgmmaMmaAsync
-        | WgmmaMmaAsyncSp => return Err(unsupported(cx, ins.op)),
-        // Recognised, not run.
-        Stacksave | Stackrestore | Alloca | Tcgen05 | Istypep | Multimem | Clusterlaunchcontrol => {
-            return Err(unsupported(cx, ins.op))
-        }
+    match family {
+        Family::Memory => super::memops::exec(cx),
+        Family::Warp => super::warpops::exec(cx),
+        Family::TensormapEdit => super::tmapedit::exec(cx),
+        Family::StBulk => super::stbulk::exec(cx),
+        Family::Texture => super::texops::exec(cx),
+        Family::Convert => super::cvt::exec(cx),
+        Family::WmmaMove => super::wmma::load_store(cx),
+        Family::Policy => super::policy::exec(cx),
+        Family::Fence => super::fence::exec(cx),
+        Family::Arithmetic => arithmetic(cx),
+        Family::Unsupported => Err(unsupported(cx, cx.ins.op)),
     }
-    Ok(())
 }
 
 /// An arithmetic instruction: floating point when its types are (`fp.rs`), else integer

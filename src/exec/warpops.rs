@@ -21,25 +21,6 @@ pub(crate) struct In {
     pub c: u64,
 }
 
-/// Whether `op` is a warp-synchronous collective that may have to wait for other lanes.
-pub(crate) fn is_collective(op: Op, flags: Flags) -> bool {
-    match op {
-        Op::Shfl | Op::Vote | Op::Match | Op::Redux => flags.contains(Flags::SYNC),
-        Op::Elect
-        | Op::BarWarpSync
-        | Op::Ldmatrix
-        | Op::Stmatrix
-        | Op::Movmatrix
-        | Op::Mma
-        | Op::MmaSp
-        | Op::MmaSpOrdered
-        | Op::WmmaMma
-        | Op::WgmmaMmaAsync
-        | Op::WgmmaMmaAsyncSp => true,
-        _ => false,
-    }
-}
-
 /// Index of the member-mask operand.
 pub(crate) fn member_operand(op: Op, nops: usize) -> usize {
     match op {
