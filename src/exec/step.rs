@@ -10,7 +10,7 @@ use super::config::Scheduler;
 use super::ctx::Ctx;
 use super::fast::Fast;
 use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
-use super::lanes::{lanes, WARP};
+use super::lanes::WARP;
 use super::machine::{Machine, WarpRef, WATCH_EVERY};
 use super::park::Settle;
 use super::route::{route, Family, Route};
@@ -354,19 +354,21 @@ fn check_limits(mc: &mut Machine<'_>) -> Res<()> {
     Ok(())
 }
 
-/// The lanes of `mask` whose guard predicate lets them execute `ins`.
+/// The lanes of `mask` whose guard predicate lets them execute `ins`. Every lane's predicate is
+/// read, without a branch per lane (the loop vectorises), and the mask applied after.
 #[inline]
 fn guarded(ins: &Instr, frame: &Frame, mask: u32) -> u32 {
     let Some(gd) = ins.guard else {
         return mask;
     };
-    let mut m = 0u32;
-    for lane in lanes(mask) {
-        if (frame.regs[gd.reg.0 as usize * WARP + lane] != 0) != gd.negated {
-            m |= 1 << lane;
-        }
+    let mut set = 0u32;
+    for (lane, &p) in frame.regs[gd.reg.0 as usize * WARP..][..WARP].iter().enumerate() {
+        set |= u32::from(p != 0) << lane;
     }
-    m
+    match gd.negated {
+        true => !set & mask,
+        false => set & mask,
+    }
 }
 
 /// Records the instruction `w` executes in an instruction trace.
