@@ -289,21 +289,19 @@ fn call<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     if active != g.mask {
         split(cta, wi, gi, active, g.pc + 1);
     }
-    let ops = func.ops(ins);
-    let (rets, args, target_idx) = call_lists(ops);
-    let target = call_target(mc.m, cta, (wi, gi), ops.get(target_idx), &mut active)?;
+    // Which operands are the returns, the target and the arguments was decoded at load.
+    let form = func
+        .form(g.pc)
+        .call()
+        .map_err(|why| fault(FaultKind::Unsupported, format!("`call`: {why}")))?;
+    let target_op = func.ops(ins).get(usize::from(form.target));
+    let target = call_target(mc.m, cta, (wi, gi), target_op, &mut active)?;
     let callee = &mc.m.functions[target.0 as usize];
-    let ret_range = rets.and_then(|i| match ops[i] {
-        Operand::List(r) => Some(r),
-        _ => None,
-    });
-    let arg_ops: Vec<Operand> = match args.map(|i| ops[i]) {
-        Some(Operand::List(r)) => func.sub_ops(r).to_vec(),
-        _ => Vec::new(),
-    };
+    let ret_range = form.rets;
+    let arg_ops: &[Operand] = form.args.map_or(&[], |r| func.sub_ops(r));
     if !callee.defined {
         let w = w.with_active(active);
-        return super::printf::builtin(mc, cl, w, callee, &arg_ops, ret_range);
+        return super::printf::builtin(mc, cl, w, callee, arg_ops, ret_range);
     }
     if g.stack.len() >= MAX_CALL_DEPTH {
         return Err(fault(
@@ -319,7 +317,7 @@ fn call<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
         .unwrap_or(gi);
     let new = mc.new_frame_for(warp, target)?;
     let frames = (g.frame as usize, new as usize);
-    copy_args(&mc.layout, warp, frames, (target, callee), &arg_ops, active);
+    copy_args(&mc.layout, warp, frames, (target, callee), arg_ops, active);
     let grp = &mut warp.groups[gi];
     grp.stack.push(RetRec {
         frame: g.frame,
@@ -329,24 +327,6 @@ fn call<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     grp.frame = new;
     grp.pc = 0;
     Ok(())
-}
-
-/// A call's operands `(rets), target, (args) [, prototype]`: the operand indices of the
-/// return list, of the argument list, and of the target (the first list is the returns only
-/// if there are two).
-fn call_lists(ops: &[Operand]) -> (Option<usize>, Option<usize>, usize) {
-    let lists: Vec<usize> = ops
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| matches!(o, Operand::List(_)))
-        .map(|(i, _)| i)
-        .collect();
-    match (lists.as_slice(), ops.first()) {
-        ([r, a, ..], _) => (Some(*r), Some(*a), r + 1),
-        ([l], Some(Operand::List(_))) => (Some(*l), None, l + 1),
-        ([l], _) => (None, Some(*l), 0),
-        ([], _) => (None, None, 0),
-    }
 }
 
 /// The function a call of group `gi` of warp `wi` reaches: a symbol, or a register's address.
@@ -442,6 +422,13 @@ fn barrier<'m>(
     use crate::ir::mods::SubOp;
     let ops = func.ops(ins);
     let g = cta.warps[wi].groups[gi].clone();
+    // Which operands are the barrier and the thread count was decoded at load.
+    let form = func.form(g.pc).bar().map_err(|why| {
+        fault(
+            FaultKind::Unsupported,
+            format!("`{}`: {why}", ins.op.name()),
+        )
+    })?;
     let frame = &cta.warps[wi].frames[g.frame as usize];
     let first = lanes(g.mask).next().unwrap_or(0);
     let val = |o: Option<&Operand>| -> Option<u64> {
@@ -451,21 +438,18 @@ fn barrier<'m>(
             _ => None,
         }
     };
-    let is_red = ins.mods.sub == Some(SubOp::Red);
-    // bar.red.op.type d, a{, b}, {!}c   |   bar.sync a{, b}   |   bar.arrive a, b
-    let (a_idx, b_idx) = if is_red {
-        (1, if ops.len() == 4 { Some(2) } else { None })
-    } else {
-        (0, Some(1))
-    };
-    let id = val(ops.get(a_idx)).unwrap_or(0);
+    let is_red = form.red;
+    let id = val(ops.get(usize::from(form.id))).unwrap_or(0);
     if id as usize >= cta.bars.len() {
         return Err(fault(
             FaultKind::Trap,
             format!("barrier {id} does not exist (0 to 15)"),
         ));
     }
-    let count = b_idx.and_then(|i| val(ops.get(i))).unwrap_or(0) as u32;
+    let count = form
+        .count
+        .and_then(|k| val(ops.get(usize::from(k))))
+        .unwrap_or(0) as u32;
     let b = &cta.bars[id as usize];
     if let Some(hb) = mc.hb.as_mut() {
         let w = &cta.warps[wi];
