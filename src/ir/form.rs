@@ -263,6 +263,36 @@ mod tests {
         Operand::List(OpRange { start, len: 1 })
     }
 
+    /// One form per instruction: keep the table within 32 bytes an instruction (the code itself
+    /// is 48).
+    #[test]
+    fn form_size_is_bounded() {
+        assert!(std::mem::size_of::<Form>() <= 32);
+    }
+
+    /// `bar.red` with and without a thread count, and the other barriers.
+    #[test]
+    fn barrier_operands_are_found() {
+        use crate::ir::opcode::decode;
+        let r = Operand::Reg(crate::ir::RegId(0));
+        let of = |text: &str, ops: &[Operand]| {
+            let d = decode(text, 0).unwrap();
+            let ins = Instr {
+                op: d.op,
+                guard: None,
+                ops: OpRange { start: 0, len: 0 },
+                mods: d.mods,
+            };
+            Form::of(&ins, ops, None).bar().unwrap()
+        };
+        let red = of("bar.red.popc.u32", &[r, r, r, r]);
+        assert_eq!((red.red, red.id, red.count), (true, 1, Some(2)));
+        let red = of("bar.red.popc.u32", &[r, r, r]);
+        assert_eq!((red.red, red.id, red.count), (true, 1, None));
+        let sync = of("bar.sync", &[r]);
+        assert_eq!((sync.red, sync.id, sync.count), (false, 0, Some(1)));
+    }
+
     /// The call forms PTX has: returns and arguments, arguments only, returns only, neither.
     #[test]
     fn call_lists_are_told_apart() {
