@@ -70,6 +70,20 @@ pub struct BarForm {
 /// with the code, so this would be a defect of ptxrun, reported rather than run.
 const MISSING: &str = "its decoded form is missing (a defect of ptxrun)";
 
+/// The accessors of the matrix instructions' forms, which all fail with an [`MmaError`]: the
+/// stored form, or `NotExecutable` naming the defect if the table holds another kind.
+macro_rules! matrix_forms {
+    ($($(#[$doc:meta])* $name:ident: $variant:ident -> $form:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self) -> Result<$form, MmaError> {
+            match self {
+                Form::$variant(f) => f.clone(),
+                _ => Err(MmaError::NotExecutable(MISSING)),
+            }
+        }
+    )*};
+}
+
 impl Form {
     /// Decodes instruction `ins` with operands `ops` (`raw`: the words of an opaque one).
     pub fn of(ins: &Instr, ops: &[Operand], raw: Option<&str>) -> Form {
@@ -131,44 +145,17 @@ impl Form {
         }
     }
 
-    /// An `mma`'s form, or why it does not run.
-    pub fn mma(&self) -> Result<MmaForm, MmaError> {
-        match self {
-            Form::Mma(f) => f.clone(),
-            _ => Err(MmaError::NotExecutable(MISSING)),
-        }
-    }
-
-    /// An `mma.sp`'s form, or why it does not run.
-    pub fn mma_sp(&self) -> Result<SpForm, MmaError> {
-        match self {
-            Form::MmaSp(f) => f.clone(),
-            _ => Err(MmaError::NotExecutable(MISSING)),
-        }
-    }
-
-    /// A `wmma.load`/`wmma.store`'s form, or why it does not run.
-    pub fn wmma_move(&self) -> Result<WmmaMove, MmaError> {
-        match self {
-            Form::WmmaMove(f) => f.clone(),
-            _ => Err(MmaError::NotExecutable(MISSING)),
-        }
-    }
-
-    /// A `wmma.mma`'s form, or why it does not run.
-    pub fn wmma_mma(&self) -> Result<MmaForm, MmaError> {
-        match self {
-            Form::WmmaMma(f) => f.clone(),
-            _ => Err(MmaError::NotExecutable(MISSING)),
-        }
-    }
-
-    /// A `wgmma.mma_async`'s form, or why it does not run.
-    pub fn wgmma(&self) -> Result<WgmmaForm, MmaError> {
-        match self {
-            Form::Wgmma(f) => f.clone(),
-            _ => Err(MmaError::NotExecutable(MISSING)),
-        }
+    matrix_forms! {
+        /// An `mma`'s form, or why it does not run.
+        mma: Mma -> MmaForm;
+        /// An `mma.sp`'s form, or why it does not run.
+        mma_sp: MmaSp -> SpForm;
+        /// A `wmma.load`/`wmma.store`'s form, or why it does not run.
+        wmma_move: WmmaMove -> WmmaMove;
+        /// A `wmma.mma`'s form, or why it does not run.
+        wmma_mma: WmmaMma -> MmaForm;
+        /// A `wgmma.mma_async`'s form, or why it does not run.
+        wgmma: Wgmma -> WgmmaForm;
     }
 
     /// A video instruction's form, or why it is none.
