@@ -438,7 +438,6 @@ fn barrier<'m>(
             _ => None,
         }
     };
-    let is_red = form.red;
     let id = val(ops.get(usize::from(form.id))).unwrap_or(0);
     if id as usize >= cta.bars.len() {
         return Err(fault(
@@ -450,39 +449,8 @@ fn barrier<'m>(
         .count
         .and_then(|k| val(ops.get(usize::from(k))))
         .unwrap_or(0) as u32;
-    let b = &cta.bars[id as usize];
     if let Some(hb) = mc.hb.as_mut() {
-        let w = &cta.warps[wi];
-        let site = super::hazard::Site {
-            func: w.frames[g.frame as usize].func.0,
-            pc: g.pc,
-            rank: cta.rank,
-            cta: cta.id,
-            warp: w.index,
-            lane: g.mask.trailing_zeros().min(31),
-        };
-        if b.arrived > 0 && b.expected != count {
-            let show = |n: u32| {
-                if n == 0 {
-                    "all threads of the CTA".to_string()
-                } else {
-                    format!("{n} threads")
-                }
-            };
-            hb.report(
-                crate::check::HazardKind::BarrierMisuse,
-                site,
-                format!(
-                    "barrier {id} is awaited for {} here, but its current phase was started for {}",
-                    show(count),
-                    show(b.expected)
-                ),
-                "every thread that arrives at one phase of a named barrier must give the same thread count",
-                format!("barrier {id}"),
-                None,
-            );
-        }
-        hb.bar_arrive(cta.rank, w.index, id as usize);
+        check_arrival(hb, cta, (wi, &g), id, count);
     }
     let b = &mut cta.bars[id as usize];
     if count != 0 && !count.is_multiple_of(32) {
@@ -498,20 +466,8 @@ fn barrier<'m>(
         b.any = false;
     }
     b.arrived += g.mask.count_ones();
-    if is_red {
-        if let Some(c) = ops.last() {
-            for lane in lanes(g.mask) {
-                let bit = match *c {
-                    Operand::Reg(r) => frame.regs[r.0 as usize * WARP + lane] != 0,
-                    Operand::NotPred(r) => frame.regs[r.0 as usize * WARP + lane] == 0,
-                    Operand::Imm(v) => v != 0,
-                    _ => false,
-                };
-                b.popc += u32::from(bit);
-                b.all &= bit;
-                b.any |= bit;
-            }
-        }
+    if let (true, Some(c)) = (form.red, ops.last()) {
+        vote(b, c, frame, g.mask);
     }
     if ins.mods.sub == Some(SubOp::Arrive) {
         cta.warps[wi].groups[gi].pc += 1;
@@ -525,6 +481,64 @@ fn barrier<'m>(
         hb.bar_release(cta.rank, id as usize, &released, all);
     }
     Ok(())
+}
+
+/// For the checker, group `g` of warp `wi` arriving at barrier `id` for `count` threads: a count
+/// unlike the one the barrier's current phase started with is `barrier-misuse`.
+fn check_arrival(
+    hb: &mut super::hazard::Checker,
+    cta: &Cta,
+    (wi, g): (usize, &super::warp::Group),
+    id: u64,
+    count: u32,
+) {
+    let b = &cta.bars[id as usize];
+    let w = &cta.warps[wi];
+    let site = super::hazard::Site {
+        func: w.frames[g.frame as usize].func.0,
+        pc: g.pc,
+        rank: cta.rank,
+        cta: cta.id,
+        warp: w.index,
+        lane: g.mask.trailing_zeros().min(31),
+    };
+    if b.arrived > 0 && b.expected != count {
+        let show = |n: u32| {
+            if n == 0 {
+                "all threads of the CTA".to_string()
+            } else {
+                format!("{n} threads")
+            }
+        };
+        hb.report(
+            crate::check::HazardKind::BarrierMisuse,
+            site,
+            format!(
+                "barrier {id} is awaited for {} here, but its current phase was started for {}",
+                show(count),
+                show(b.expected)
+            ),
+            "every thread that arrives at one phase of a named barrier must give the same thread count",
+            format!("barrier {id}"),
+            None,
+        );
+    }
+    hb.bar_arrive(cta.rank, w.index, id as usize);
+}
+
+/// `bar.red`: each lane of `mask` votes its predicate `c` into the barrier's reductions.
+fn vote(b: &mut super::warp::Barrier, c: &Operand, frame: &super::warp::Frame, mask: u32) {
+    for lane in lanes(mask) {
+        let bit = match *c {
+            Operand::Reg(r) => frame.regs[r.0 as usize * WARP + lane] != 0,
+            Operand::NotPred(r) => frame.regs[r.0 as usize * WARP + lane] == 0,
+            Operand::Imm(v) => v != 0,
+            _ => false,
+        };
+        b.popc += u32::from(bit);
+        b.all &= bit;
+        b.any |= bit;
+    }
 }
 
 /// Completes barrier `b` if enough threads arrived: every group waiting on it moves on, and
