@@ -289,21 +289,19 @@ fn call<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     if active != g.mask {
         split(cta, wi, gi, active, g.pc + 1);
     }
-    let ops = func.ops(ins);
-    let (rets, args, target_idx) = call_lists(ops);
-    let target = call_target(mc.m, cta, (wi, gi), ops.get(target_idx), &mut active)?;
+    // Which operands are the returns, the target and the arguments was decoded at load.
+    let form = func
+        .form(g.pc)
+        .call()
+        .map_err(|why| fault(FaultKind::Unsupported, format!("`call`: {why}")))?;
+    let target_op = func.ops(ins).get(usize::from(form.target));
+    let target = call_target(mc.m, cta, (wi, gi), target_op, &mut active)?;
     let callee = &mc.m.functions[target.0 as usize];
-    let ret_range = rets.and_then(|i| match ops[i] {
-        Operand::List(r) => Some(r),
-        _ => None,
-    });
-    let arg_ops: Vec<Operand> = match args.map(|i| ops[i]) {
-        Some(Operand::List(r)) => func.sub_ops(r).to_vec(),
-        _ => Vec::new(),
-    };
+    let ret_range = form.rets;
+    let arg_ops: &[Operand] = form.args.map_or(&[], |r| func.sub_ops(r));
     if !callee.defined {
         let w = w.with_active(active);
-        return super::printf::builtin(mc, cl, w, callee, &arg_ops, ret_range);
+        return super::printf::builtin(mc, cl, w, callee, arg_ops, ret_range);
     }
     if g.stack.len() >= MAX_CALL_DEPTH {
         return Err(fault(
@@ -319,7 +317,7 @@ fn call<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
         .unwrap_or(gi);
     let new = mc.new_frame_for(warp, target)?;
     let frames = (g.frame as usize, new as usize);
-    copy_args(&mc.layout, warp, frames, (target, callee), &arg_ops, active);
+    copy_args(&mc.layout, warp, frames, (target, callee), arg_ops, active);
     let grp = &mut warp.groups[gi];
     grp.stack.push(RetRec {
         frame: g.frame,
@@ -329,24 +327,6 @@ fn call<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     grp.frame = new;
     grp.pc = 0;
     Ok(())
-}
-
-/// A call's operands `(rets), target, (args) [, prototype]`: the operand indices of the
-/// return list, of the argument list, and of the target (the first list is the returns only
-/// if there are two).
-fn call_lists(ops: &[Operand]) -> (Option<usize>, Option<usize>, usize) {
-    let lists: Vec<usize> = ops
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| matches!(o, Operand::List(_)))
-        .map(|(i, _)| i)
-        .collect();
-    match (lists.as_slice(), ops.first()) {
-        ([r, a, ..], _) => (Some(*r), Some(*a), r + 1),
-        ([l], Some(Operand::List(_))) => (Some(*l), None, l + 1),
-        ([l], _) => (None, Some(*l), 0),
-        ([], _) => (None, None, 0),
-    }
 }
 
 /// The function a call of group `gi` of warp `wi` reaches: a symbol, or a register's address.
@@ -442,6 +422,13 @@ fn barrier<'m>(
     use crate::ir::mods::SubOp;
     let ops = func.ops(ins);
     let g = cta.warps[wi].groups[gi].clone();
+    // Which operands are the barrier and the thread count was decoded at load.
+    let form = func.form(g.pc).bar().map_err(|why| {
+        fault(
+            FaultKind::Unsupported,
+            format!("`{}`: {why}", ins.op.name()),
+        )
+    })?;
     let frame = &cta.warps[wi].frames[g.frame as usize];
     let first = lanes(g.mask).next().unwrap_or(0);
     let val = |o: Option<&Operand>| -> Option<u64> {
@@ -451,54 +438,19 @@ fn barrier<'m>(
             _ => None,
         }
     };
-    let is_red = ins.mods.sub == Some(SubOp::Red);
-    // bar.red.op.type d, a{, b}, {!}c   |   bar.sync a{, b}   |   bar.arrive a, b
-    let (a_idx, b_idx) = if is_red {
-        (1, if ops.len() == 4 { Some(2) } else { None })
-    } else {
-        (0, Some(1))
-    };
-    let id = val(ops.get(a_idx)).unwrap_or(0);
+    let id = val(ops.get(usize::from(form.id))).unwrap_or(0);
     if id as usize >= cta.bars.len() {
         return Err(fault(
             FaultKind::Trap,
             format!("barrier {id} does not exist (0 to 15)"),
         ));
     }
-    let count = b_idx.and_then(|i| val(ops.get(i))).unwrap_or(0) as u32;
-    let b = &cta.bars[id as usize];
+    let count = form
+        .count
+        .and_then(|k| val(ops.get(usize::from(k))))
+        .unwrap_or(0) as u32;
     if let Some(hb) = mc.hb.as_mut() {
-        let w = &cta.warps[wi];
-        let site = super::hazard::Site {
-            func: w.frames[g.frame as usize].func.0,
-            pc: g.pc,
-            rank: cta.rank,
-            cta: cta.id,
-            warp: w.index,
-            lane: g.mask.trailing_zeros().min(31),
-        };
-        if b.arrived > 0 && b.expected != count {
-            let show = |n: u32| {
-                if n == 0 {
-                    "all threads of the CTA".to_string()
-                } else {
-                    format!("{n} threads")
-                }
-            };
-            hb.report(
-                crate::check::HazardKind::BarrierMisuse,
-                site,
-                format!(
-                    "barrier {id} is awaited for {} here, but its current phase was started for {}",
-                    show(count),
-                    show(b.expected)
-                ),
-                "every thread that arrives at one phase of a named barrier must give the same thread count",
-                format!("barrier {id}"),
-                None,
-            );
-        }
-        hb.bar_arrive(cta.rank, w.index, id as usize);
+        check_arrival(hb, cta, (wi, &g), id, count);
     }
     let b = &mut cta.bars[id as usize];
     if count != 0 && !count.is_multiple_of(32) {
@@ -514,20 +466,8 @@ fn barrier<'m>(
         b.any = false;
     }
     b.arrived += g.mask.count_ones();
-    if is_red {
-        if let Some(c) = ops.last() {
-            for lane in lanes(g.mask) {
-                let bit = match *c {
-                    Operand::Reg(r) => frame.regs[r.0 as usize * WARP + lane] != 0,
-                    Operand::NotPred(r) => frame.regs[r.0 as usize * WARP + lane] == 0,
-                    Operand::Imm(v) => v != 0,
-                    _ => false,
-                };
-                b.popc += u32::from(bit);
-                b.all &= bit;
-                b.any |= bit;
-            }
-        }
+    if let (true, Some(c)) = (form.red, ops.last()) {
+        vote(b, c, frame, g.mask);
     }
     if ins.mods.sub == Some(SubOp::Arrive) {
         cta.warps[wi].groups[gi].pc += 1;
@@ -541,6 +481,64 @@ fn barrier<'m>(
         hb.bar_release(cta.rank, id as usize, &released, all);
     }
     Ok(())
+}
+
+/// For the checker, group `g` of warp `wi` arriving at barrier `id` for `count` threads: a count
+/// unlike the one the barrier's current phase started with is `barrier-misuse`.
+fn check_arrival(
+    hb: &mut super::hazard::Checker,
+    cta: &Cta,
+    (wi, g): (usize, &super::warp::Group),
+    id: u64,
+    count: u32,
+) {
+    let b = &cta.bars[id as usize];
+    let w = &cta.warps[wi];
+    let site = super::hazard::Site {
+        func: w.frames[g.frame as usize].func.0,
+        pc: g.pc,
+        rank: cta.rank,
+        cta: cta.id,
+        warp: w.index,
+        lane: g.mask.trailing_zeros().min(31),
+    };
+    if b.arrived > 0 && b.expected != count {
+        let show = |n: u32| {
+            if n == 0 {
+                "all threads of the CTA".to_string()
+            } else {
+                format!("{n} threads")
+            }
+        };
+        hb.report(
+            crate::check::HazardKind::BarrierMisuse,
+            site,
+            format!(
+                "barrier {id} is awaited for {} here, but its current phase was started for {}",
+                show(count),
+                show(b.expected)
+            ),
+            "every thread that arrives at one phase of a named barrier must give the same thread count",
+            format!("barrier {id}"),
+            None,
+        );
+    }
+    hb.bar_arrive(cta.rank, w.index, id as usize);
+}
+
+/// `bar.red`: each lane of `mask` votes its predicate `c` into the barrier's reductions.
+fn vote(b: &mut super::warp::Barrier, c: &Operand, frame: &super::warp::Frame, mask: u32) {
+    for lane in lanes(mask) {
+        let bit = match *c {
+            Operand::Reg(r) => frame.regs[r.0 as usize * WARP + lane] != 0,
+            Operand::NotPred(r) => frame.regs[r.0 as usize * WARP + lane] == 0,
+            Operand::Imm(v) => v != 0,
+            _ => false,
+        };
+        b.popc += u32::from(bit);
+        b.all &= bit;
+        b.any |= bit;
+    }
 }
 
 /// Completes barrier `b` if enough threads arrived: every group waiting on it moves on, and

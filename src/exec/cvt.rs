@@ -1,5 +1,6 @@
-//! `cvt` and `cvt.pack` over the active lanes (PTX ISA 9.0 sections 9.7.9.21-22): the form is
-//! decoded from the modifiers, each lane's value converted by the pure functions of `sem/cvt.rs`
+//! `cvt` and `cvt.pack` over the active lanes (PTX ISA 9.0 sections 9.7.9.21-22): the form,
+//! decoded from the modifiers when the module loaded (`ir::cvt`), is read from the function's
+//! form table, each lane's value converted by the pure functions of `sem/cvt.rs`
 //! (integer widening and narrowing, int/float conversions with every rounding mode, the packed
 //! half and 8-bit forms), and a form ptxrun does not run yet is refused by name.
 
@@ -8,7 +9,7 @@ use super::fault::fault;
 use super::fault::FaultKind;
 use super::fault::Res;
 use super::lanes::lanes;
-use crate::ir::cvt::{self, CvtError, CvtForm};
+use crate::ir::cvt::{CvtError, CvtForm};
 use crate::ir::Type;
 pub(super) use crate::sem::cvt::apply;
 use crate::sem::cvt::pack as pack_lane;
@@ -18,7 +19,7 @@ pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     if cx.ins.op == crate::ir::Op::CvtPack {
         return pack(cx);
     }
-    let form = match cvt::form(&mods, cx.ops.len()) {
+    let form = match cx.func.form(cx.pc).cvt() {
         Ok(form) => form,
         Err(e) => {
             let what = crate::ir::print_instr(cx.m, cx.func, cx.pc);

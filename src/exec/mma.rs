@@ -20,7 +20,7 @@ use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::lanes;
 use super::tcore;
-use crate::ir::mma::{form, Elem, MmaError, MmaForm};
+use crate::ir::mma::{Elem, MmaError, MmaForm};
 use crate::ir::mods::Rounding;
 use crate::ir::{Operand, Type};
 
@@ -67,9 +67,12 @@ pub(crate) fn partial_warp(cx: &Ctx<'_, '_>, missing: u32, what: &str) -> Box<su
     f
 }
 
-/// The form, or the unsupported fault that names it.
+/// The form (decoded when the module loaded), or the unsupported fault that names it.
 pub(crate) fn decoded(cx: &Ctx<'_, '_>) -> Res<MmaForm> {
-    form(&cx.ins.mods).map_err(|e| unsupported_form(cx, e))
+    cx.func
+        .form(cx.pc)
+        .mma()
+        .map_err(|e| unsupported_form(cx, e))
 }
 
 /// Reads this group's A, B and C registers, in that order, into `inputs` (one row per lane).
@@ -281,7 +284,7 @@ mod tests {
     use crate::ir::opcode::decode;
 
     fn form_of(text: &str) -> MmaForm {
-        form(&decode(text, 0).unwrap().mods).unwrap()
+        crate::ir::mma::form(&decode(text, 0).unwrap().mods).unwrap()
     }
 
     /// Every element of A, B and C is covered exactly once by the 32 lanes' registers.

@@ -26,15 +26,18 @@ use super::mma::{
 };
 use super::tcore;
 use crate::ir::mma::{Elem, MmaForm};
-use crate::ir::mma_sp::{form, SpForm};
-use crate::ir::{Op, Operand, Type};
+use crate::ir::mma_sp::SpForm;
+use crate::ir::{Operand, Type};
 
 /// The slot of [`Rows`] holding a lane's metadata register (after A, B and C: at most 12).
 const META_SLOT: usize = 12;
 
-/// The form, or the unsupported fault that names it.
+/// The form (decoded when the module loaded), or the unsupported fault that names it.
 fn decoded(cx: &Ctx<'_, '_>) -> Res<SpForm> {
-    form(&cx.ins.mods, cx.ins.op == Op::MmaSpOrdered).map_err(|e| unsupported_form(cx, e))
+    cx.func
+        .form(cx.pc)
+        .mma_sp()
+        .map_err(|e| unsupported_form(cx, e))
 }
 
 /// Reads this group's A, B and C registers and its metadata register into `rows`.
@@ -230,7 +233,7 @@ mod tests {
 
     fn form_of(text: &str) -> SpForm {
         let d = decode(text, 0).unwrap();
-        form(&d.mods, d.op == Op::MmaSpOrdered).unwrap()
+        crate::ir::mma_sp::form(&d.mods, d.op == crate::ir::Op::MmaSpOrdered).unwrap()
     }
 
     const FORMS: [&str; 6] = [

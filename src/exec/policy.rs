@@ -1,17 +1,25 @@
 //! `createpolicy` (PTX ISA 9.0, "Data Movement and Conversion Instructions: createpolicy"):
-//! each lane's 64-bit L2 eviction policy, with the H100's bits (`ir::policy`). The range form
+//! each lane's 64-bit L2 eviction policy, with the H100's bits (`ir::policy`, decoded when the
+//! module loaded). The range form
 //! stops as `unsupported`: its encoding of the address window was not modelled.
 
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::lanes;
-use crate::ir::policy::{form, fractional, Policy};
+use crate::ir::policy::{fractional, Policy};
 use crate::ir::Type;
 
 pub(super) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let text = cx.func.srcs[cx.pc as usize].raw.as_deref().unwrap_or("");
-    let policy = form(text).unwrap_or(Policy::Range);
+    // Lowering refuses a `createpolicy` its words do not decode (`ir::createpolicy-form`), so
+    // the error is the table's defect, not the kernel's: it stops the run, naming it.
+    let policy = cx.func.form(cx.pc).policy().map_err(|why| {
+        fault(
+            FaultKind::Unsupported,
+            format!("`{text}` is not supported by ptxrun: {why}"),
+        )
+    })?;
     for lane in lanes(cx.active) {
         let v = match policy {
             Policy::Fractional { top } => {

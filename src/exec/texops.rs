@@ -3,8 +3,8 @@
 //! `mem::texture`'s measured arithmetic, `suld`/`sust`/`sured` address texels by byte (`.b`),
 //! `txq`/`suq` answer `width`, `height` and `depth`. Texels live in global memory, so the
 //! checker sees texture and surface reads and writes as ordinary accesses of their bytes.
-//! Forms `ir::texture::form` refuses, and objects the arithmetic does not cover (see
-//! `mem::texture`), stop with `unsupported`.
+//! Forms `ir::texture::form` refused when the module loaded, and objects the arithmetic does not
+//! cover (see `mem::texture`), stop with `unsupported`.
 
 use super::addr::lane_fault;
 use super::addr::{mem_fault, read, thread_of, write, Ranges, Target};
@@ -13,13 +13,13 @@ use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::{lanes, WARP};
 use crate::ir::mods::{Oob, SubOp};
-use crate::ir::texture::{self, Geom};
+use crate::ir::texture::Geom;
 use crate::ir::{Op, Operand, Type};
 use crate::mem::texture::{self as tx, TexObject};
 
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
-    if let Err(why) = texture::form(cx.ins.op, &cx.ins.mods, cx.ops.len()) {
-        return Err(unsupported(cx, &why));
+    if let Err(why) = cx.func.form(cx.pc).tex() {
+        return Err(unsupported(cx, why));
     }
     match cx.ins.op {
         Op::Tex | Op::Tld4 => sample(cx),
@@ -312,7 +312,12 @@ fn linear(
 
 /// `txq.query.b32 d, [h]` and `suq.query.b32 d, [h]`.
 fn query(cx: &mut Ctx<'_, '_>) -> Res<()> {
-    let q = texture::query(&cx.ins.mods).unwrap_or(SubOp::Width);
+    let Ok(Some(q)) = cx.func.form(cx.pc).tex() else {
+        return Err(unsupported(
+            cx,
+            "a query whose form was not decoded (a defect of ptxrun)",
+        ));
+    };
     let surface = cx.ins.op == Op::Suq;
     for lane in lanes(cx.active) {
         let (h, _) = handle_and_coords(cx, 1, lane);

@@ -1,5 +1,5 @@
-//! The video instructions over the active lanes (PTX ISA 9.0 section 9.7.16): the form is
-//! decoded (`ir::video`), routed once per execution ([`Kind`]), and each lane computed by the
+//! The video instructions over the active lanes (PTX ISA 9.0 section 9.7.16): the form,
+//! decoded when the module loaded (`ir::video`), is read from the function's form table, routed once per execution ([`Kind`]), and each lane computed by the
 //! pure functions of `sem/video.rs`, which model what the H100 was measured to give.
 
 use super::ctx::Ctx;
@@ -16,7 +16,7 @@ pub fn handles(op: Op) -> bool {
 
 /// One video instruction for every active lane.
 pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
-    let f = video::form(cx.ins.op, &cx.ins.mods, cx.ops)
+    let f = *(cx.func.form(cx.pc).video())
         .map_err(|why| fault(FaultKind::Unsupported, format!("video instruction: {why}")))?;
     let sel = |k: usize| cx.ops.get(k).map(video::sel_of).unwrap_or_default();
     let (sa, sb, sc) = (sel(1), sel(2), sel(3));

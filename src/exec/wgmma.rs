@@ -44,7 +44,7 @@ use super::warp::WarpAsync;
 use super::wgstate::{reg_name, FrameKey, Job, Staged, WarpWgmma};
 use crate::ir::mma::{Elem, MmaForm};
 use crate::ir::mods::MatShape;
-use crate::ir::wgmma::{form, WgmmaForm};
+use crate::ir::wgmma::WgmmaForm;
 use crate::ir::{Operand, RegId, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::{Completion, Loc, OpId, Seg};
@@ -127,9 +127,11 @@ fn state<'a>(cx: &'a mut Ctx<'_, '_>) -> &'a mut WarpWgmma {
         .wg
 }
 
-/// The form, or the unsupported fault naming it.
+/// The form (decoded when the module loaded), or the unsupported fault naming it.
 fn decoded(cx: &Ctx<'_, '_>) -> Res<WgmmaForm> {
-    form(&cx.ins.mods, cx.ins.op == crate::ir::Op::WgmmaMmaAsyncSp)
+    cx.func
+        .form(cx.pc)
+        .wgmma()
         .map_err(|e| unsupported_form(cx, e))
 }
 

@@ -7,7 +7,7 @@
 
 use super::lanes::WARP;
 use crate::ir::mma::Elem;
-use crate::ir::wgmma::{form, WgmmaForm};
+use crate::ir::wgmma::WgmmaForm;
 use crate::ir::{Function, RegId};
 use crate::mem::copy::OpId;
 use std::collections::{BTreeMap, VecDeque};
@@ -150,9 +150,7 @@ pub(crate) fn watch(
     if matches!(ins.op, Op::WgmmaMmaAsync | Op::WgmmaMmaAsyncSp) {
         // Another wgmma may read the A registers in flight, and accumulate into the D registers
         // in flight if it has their shape; any other use must wait.
-        let shape = form(&ins.mods, ins.op == Op::WgmmaMmaAsyncSp)
-            .ok()
-            .map(|f| (f.n, f.d));
+        let shape = func.form(pc).wgmma().ok().map(|f| (f.n, f.d));
         let ops = func.ops(ins);
         for (k, as_d) in [(0, true), (1, false)] {
             let Some(o) = ops.get(k) else { continue };

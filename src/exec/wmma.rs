@@ -29,7 +29,7 @@ use super::lanes::lanes;
 use super::mma::Rows;
 use super::mma::{a_at, b_at, c_at, element, per_reg, reg_type};
 use super::tcore;
-use crate::ir::mma::{wmma_mma, wmma_mma_regs, wmma_move, Elem, Frag, MmaForm};
+use crate::ir::mma::{wmma_mma_regs, Elem, Frag, MmaForm};
 use crate::ir::mods::{MatShape, Rounding};
 use crate::ir::{Op, Operand, Type};
 
@@ -112,7 +112,7 @@ fn fragment(frag: Frag, shape: MatShape, e: Elem, lane: usize) -> Vec<(usize, us
 /// Executes `wmma.load` or `wmma.store` for the active lanes.
 pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let store = cx.ins.op == Op::WmmaStore;
-    let mv = wmma_move(&cx.ins.mods, store).map_err(|e| super::mma::unsupported_form(cx, e))?;
+    let mv = (cx.func.form(cx.pc).wmma_move()).map_err(|e| super::mma::unsupported_form(cx, e))?;
     let (rows, cols) = mv.dims();
     // Sub-byte elements (s4, u4, b1: loads only) are read from the byte that holds them.
     let bits = u64::from(mv.elem.bits());
@@ -183,14 +183,14 @@ pub(crate) fn load_store(cx: &mut Ctx<'_, '_>) -> Res<()> {
 
 /// Reads this group's A, B and C registers into `inputs`.
 pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
-    if let Ok(f) = wmma_mma(&cx.ins.mods) {
+    if let Ok(f) = cx.func.form(cx.pc).wmma_mma() {
         super::mma::gather_operands(cx, &f, inputs);
     }
 }
 
 /// Executes `wmma.mma` for this group's lanes from every lane's registers in `inputs`.
 pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> {
-    let f = wmma_mma(&cx.ins.mods).map_err(|e| super::mma::unsupported_form(cx, e))?;
+    let f = (cx.func.form(cx.pc).wmma_mma()).map_err(|e| super::mma::unsupported_form(cx, e))?;
     if present != u32::MAX {
         return Err(super::mma::partial_warp(cx, !present, "fragments"));
     }

@@ -344,6 +344,7 @@ impl<'s> Lowerer<'s> {
             code: Vec::new(),
             operands: Vec::new(),
             srcs: Vec::new(),
+            forms: Vec::new(),
             prototypes: Vec::new(),
             target_lists: Vec::new(),
             contractions: Vec::new(),
@@ -527,6 +528,7 @@ impl<'s> Lowerer<'s> {
         func.target_lists = target_lists;
         func.labels = labels;
         super::contract::contract(func);
+        func.forms = super::form::decode_all(func);
     }
 }
 

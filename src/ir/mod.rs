@@ -3,13 +3,16 @@
 //! `mods.rs`), operands resolved to dense register indices, variables, parameters and
 //! instruction indices, the parameter layout of the CUDA ABI (PTX ISA 9.0 section 7
 //! "Abstracting the ABI", 5.1.6 "Parameter State Space"), and variables with size, alignment and
-//! initial bytes (5.4 "Variables"). Source positions live beside the code (`Function::srcs`), so
-//! the hot [`Instr`] stays small and `Copy`; `check.rs` applies the checks ptxas makes.
+//! initial bytes (5.4 "Variables"). Source positions and each instruction's decoded form
+//! (`form.rs`: a `cvt`'s conversion, a matrix instruction's shape, a call's operand lists) live
+//! beside the code (`Function::srcs`, `Function::forms`), so the hot [`Instr`] stays small and
+//! `Copy` and handlers decode nothing at run time; `check.rs` applies the checks ptxas makes.
 
 mod check;
 mod contract;
 pub mod cvt;
 mod decl;
+pub mod form;
 mod lower;
 pub mod mma;
 pub mod mma_sp;
@@ -24,6 +27,7 @@ pub mod video;
 pub mod wgmma;
 
 pub(crate) use contract::each_reg;
+pub use form::Form;
 pub use mods::{Flags, Mods};
 pub use opcode::Op;
 pub use print::{print_instr, print_module, print_opcode};
@@ -185,6 +189,8 @@ pub struct Function {
     pub operands: Vec<Operand>,
     /// Source position of each instruction, parallel to `code`.
     pub srcs: Vec<SrcInfo>,
+    /// The decoded form of each instruction, parallel to `code` (see `form.rs`).
+    pub forms: Vec<Form>,
     /// Call prototypes (`.callprototype`) declared in the body.
     pub prototypes: Vec<Prototype>,
     /// `.branchtargets` / `.calltargets` lists: name and the range of their targets.
@@ -203,6 +209,11 @@ impl Function {
 
     pub fn sub_ops(&self, r: OpRange) -> &[Operand] {
         &self.operands[r.start as usize..r.start as usize + r.len as usize]
+    }
+
+    /// The decoded form of instruction `pc` (decoded once, when the function was lowered).
+    pub fn form(&self, pc: u32) -> &Form {
+        &self.forms[pc as usize]
     }
 }
 
@@ -248,36 +259,6 @@ pub struct Instr {
 }
 
 impl Instr {
-    /// Whether ptxrun executes this instruction (`nops`: its operand count; `raw`: the words
-    /// of an opaque one): opaque instructions and forms that decode but are not implemented
-    /// (see `cvt.rs`) are not.
-    pub fn is_executable(&self, nops: usize, raw: Option<&str>) -> bool {
-        if self.is_b128() {
-            return false;
-        }
-        match self.op {
-            Op::Cvt => cvt::form(&self.mods, nops).is_ok(),
-            Op::Mma => mma::form(&self.mods).is_ok(),
-            Op::MmaSp | Op::MmaSpOrdered => {
-                mma_sp::form(&self.mods, self.op == Op::MmaSpOrdered).is_ok()
-            }
-            Op::WmmaLoad => mma::wmma_move(&self.mods, false).is_ok(),
-            Op::WmmaStore => mma::wmma_move(&self.mods, true).is_ok(),
-            Op::WmmaMma => mma::wmma_mma(&self.mods).is_ok(),
-            Op::WgmmaMmaAsync => wgmma::form(&self.mods, false).is_ok(),
-            Op::WgmmaMmaAsyncSp => wgmma::form(&self.mods, true).is_ok(),
-            Op::Ldmatrix | Op::Stmatrix | Op::Movmatrix => self.is_m8n8_b16_matrix(),
-            Op::Tex | Op::Tld4 | Op::Txq | Op::Suld | Op::Sust | Op::Sured | Op::Suq => {
-                texture::form(self.op, &self.mods, nops).is_ok()
-            }
-            // Opaque words, decoded by `policy::form`.
-            Op::Createpolicy => {
-                raw.is_some_and(|w| policy::form(w).is_ok_and(|p| p != policy::Policy::Range))
-            }
-            op => !op.is_opaque(),
-        }
-    }
-
     /// `ldmatrix`/`stmatrix`/`movmatrix` in the forms ptxrun executes: `.m8n8` with `.b16`
     /// elements (and `.x1`/`.x2`/`.x4` for the first two, `.trans` for `movmatrix`). The sm_100
     /// shapes (`.m16n16`, `.m8n16`, `.m16n8`) and the 8-bit and packed 6/4-bit element types are

@@ -166,7 +166,7 @@ fn print_function(out: &mut String, m: &Module, f: &Function) {
         if let Some((file, l, c)) = src.loc {
             let _ = write!(line, ", {}:{l}:{c}", m.file(file).unwrap_or("?"));
         }
-        if !ins.is_executable(f.ops(ins).len(), src.raw.as_deref()) {
+        if !f.form(idx as u32).is_executable(ins) {
             line.push_str(" (not executable)");
         }
         if let Some((_, m)) = f.contractions.iter().find(|(a, _)| *a == idx as u32) {

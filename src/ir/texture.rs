@@ -18,10 +18,11 @@ use super::types::Type;
 /// Why a form does not run.
 pub type FormError = String;
 
-/// Checks the form of a texture or surface instruction with `nops` operands.
-pub fn form(op: Op, m: &Mods, nops: usize) -> Result<(), FormError> {
+/// Checks the form of a texture or surface instruction with `nops` operands: the query of a
+/// `txq`/`suq`, `None` for the others.
+pub fn form(op: Op, m: &Mods, nops: usize) -> Result<Option<SubOp>, FormError> {
     match op {
-        Op::Txq | Op::Suq => query(m).map(|_| ()),
+        Op::Txq | Op::Suq => query(m).map(Some),
         Op::Tex | Op::Tld4 => {
             let g = geom(m)?;
             if matches!(m.sub, Some(SubOp::Level | SubOp::Grad)) {
@@ -40,7 +41,7 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<(), FormError> {
                 return Err("only the `.v4` result form is modelled".into());
             }
             match (m.types[0], m.types[1]) {
-                (Some(Type::F32 | Type::S32 | Type::U32), Some(Type::F32 | Type::S32)) => Ok(()),
+                (Some(Type::F32 | Type::S32 | Type::U32), Some(Type::F32 | Type::S32)) => Ok(None),
                 _ => Err("results `.f32`/`.s32`/`.u32` from `.f32`/`.s32` coordinates only".into()),
             }
         }
@@ -60,9 +61,11 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<(), FormError> {
             }
             match (op, m.ty()) {
                 (Op::Sured, Some(Type::U32 | Type::S32 | Type::B32 | Type::U64 | Type::S64)) => {
-                    Ok(())
+                    Ok(None)
                 }
-                (Op::Suld | Op::Sust, Some(Type::B8 | Type::B16 | Type::B32 | Type::B64)) => Ok(()),
+                (Op::Suld | Op::Sust, Some(Type::B8 | Type::B16 | Type::B32 | Type::B64)) => {
+                    Ok(None)
+                }
                 _ => Err("unsupported type".into()),
             }
         }
