@@ -199,14 +199,7 @@ fn step<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, ci: usize, wi: usize, gi: us
     mc.stats.cycles = mc.stats.cycles.max(warp.clock);
     let active = guarded(ins, &warp.frames[g.frame as usize], mask);
     mc.stats.thread_instructions += u64::from(active.count_ones());
-    let w = WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func,
-        active,
-    };
+    let w = WarpRef::new((ci, wi, gi), ins, func, active);
     if mc.trace.instructions && active != 0 {
         trace_instr(mc, cl, w, pc);
     }
@@ -323,14 +316,7 @@ fn fast_form<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, form: F
 }
 
 fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        active,
-        ..
-    } = w;
+    let ((ci, wi, gi), ins, active) = (w.at(), w.ins, w.active);
     use Op::*;
     if super::warpops::is_collective(ins.op, ins.mods.flags) {
         return super::collective::collective(mc, cl, w);
@@ -375,7 +361,7 @@ fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<(
         Setmaxnreg => {
             super::collective::whole_warp(mc, cl, w)?;
             if active != 0 {
-                super::collective::warpgroup_issue(mc, &mut cl.ctas[ci], wi, gi, "setmaxnreg")?;
+                super::collective::warpgroup_issue(mc, cl, w, "setmaxnreg")?;
             }
             cl.ctas[ci].warps[wi].groups[gi].pc += 1;
             return Ok(());
@@ -533,14 +519,7 @@ fn watch_wgmma<'m>(
     w: WarpRef<'m>,
     (fid, pc): (FuncId, u32),
 ) {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func,
-        active,
-    } = w;
+    let ((ci, wi, gi), ins, func, active) = (w.at(), w.ins, w.func, w.active);
     let cta = &mut cl.ctas[ci];
     let (rank, id) = (cta.rank, cta.id);
     let warp = &mut cta.warps[wi];
@@ -654,14 +633,7 @@ fn relist(list: &mut Vec<(usize, usize)>, cl: &Cluster, ci: usize, wi: usize) {
 /// Asynchronous copies, their groups and waits, and mbarrier instructions: each returns a
 /// [`Settle`] that moves finished lanes on and parks waiting ones.
 pub(crate) fn async_instr<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func: _,
-        active,
-    } = w;
+    let (ins, active) = (w.ins, w.active);
     let s = {
         let mut cx = Ctx::new(mc, cl, w);
         if active == 0 {
@@ -689,6 +661,6 @@ pub(crate) fn async_instr<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef
             }
         }
     };
-    super::park::settle(mc, cl, ci, wi, gi, active, s);
+    super::park::settle(mc, cl, w, s);
     Ok(())
 }
