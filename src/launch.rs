@@ -179,8 +179,8 @@ pub struct Launch {
     /// `cooperative = true`: `cudaLaunchCooperativeKernel`.
     pub cooperative: bool,
     pub params: Vec<LaunchParam>,
-    /// Buffer name -> output path, relative to `dir` (or `--out-dir`), checked by
-    /// [`crate::files::output_path`].
+    /// Buffer name -> output path, relative to `dir` (or `--out-dir`), checked as README's
+    /// "Files a launch may touch" says (relative, no `..`).
     pub outputs: Vec<(String, PathBuf)>,
     /// The canonical paths of everything the launch reads (the launch file, the kernel, init
     /// files, expected outputs): no output may replace one.
@@ -551,7 +551,7 @@ const MAX_STDOUT_FILE: u64 = 64 << 20;
 const NPY_HEADER_ROOM: u64 = 1 << 20;
 
 /// Loads a launch file; its inputs must stay in its directory tree or in `allowed`
-/// (`--allow-path`), as [`crate::files`] describes.
+/// (`--allow-path`), as README's "Files a launch may touch" describes.
 pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
     let file = locate(path)?;
     // `launch.toml` alone has the empty path as its parent: the current directory.

@@ -1,6 +1,7 @@
 //! The `ptxrun` command line (`../shared/contract.md` "Commands"): argument parsing with clap,
-//! each subcommand a thin layer over [`crate::runner`], [`crate::explore`] and the facade, and
-//! the contract's exit codes: 0 clean, 1 kernel fault or hazard, 2 bad input.
+//! each subcommand a thin layer over the launch-file runner (`runner.rs`), the schedule
+//! explorer (`explore.rs`) and the facade, and the contract's exit codes: 0 clean, 1 kernel
+//! fault or hazard, 2 bad input.
 
 mod init;
 mod interrupt;
