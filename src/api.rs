@@ -325,7 +325,8 @@ pub struct RunOptions {
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Stop the run with a `timeout` fault after this long (wall clock).
     pub timeout: Option<std::time::Duration>,
-    /// The memory budget in bytes (`None`: [`crate::mem::budget::default_limit`]): a launch
+    /// The memory budget in bytes (`None`: 3/4 of the least of physical memory, `ulimit -v`
+    /// and the cgroup's `memory.max`): a launch
     /// that needs more is an [`Error::InvalidLaunch`] before it runs, or a `memory-limit`
     /// fault when it gets there while running.
     pub memory_limit: Option<u64>,

@@ -179,8 +179,8 @@ pub struct Launch {
     /// `cooperative = true`: `cudaLaunchCooperativeKernel`.
     pub cooperative: bool,
     pub params: Vec<LaunchParam>,
-    /// Buffer name -> output path, relative to `dir` (or `--out-dir`), checked by
-    /// [`crate::files::output_path`].
+    /// Buffer name -> output path, relative to `dir` (or `--out-dir`), checked as README's
+    /// "Files a launch may touch" says (relative, no `..`).
     pub outputs: Vec<(String, PathBuf)>,
     /// The canonical paths of everything the launch reads (the launch file, the kernel, init
     /// files, expected outputs): no output may replace one.
@@ -384,7 +384,6 @@ impl TensorMapDesc {
     /// Checks a shape (all but the address, which comes at launch); an error starts with the
     /// field at fault (`.box: ...`).
     pub fn new(s: MapShape<'_>) -> Result<TensorMapDesc, String> {
-        use crate::mem::tensormap::Swizzle;
         let rank = s.dims.len();
         if !(1..=5).contains(&rank) {
             return Err(format!(
@@ -404,26 +403,7 @@ impl TensorMapDesc {
                 s.boxdim.len()
             ));
         }
-        let strides = match s.strides {
-            Some(st) if st.len() + 1 == rank => st,
-            Some(st) => {
-                return Err(format!(
-                    ".strides: {} entries; a rank-{rank} map takes {} (bytes, for dimensions 1..)",
-                    st.len(),
-                    rank - 1
-                ))
-            }
-            None => {
-                let mut acc = u64::from(s.elem.size());
-                s.dims[..rank - 1]
-                    .iter()
-                    .map(|d| {
-                        acc = acc.saturating_mul(*d);
-                        acc
-                    })
-                    .collect()
-            }
-        };
+        let strides = byte_strides(s.strides, s.elem, &s.dims)?;
         let element_strides = match s.element_strides {
             Some(e) if e.len() == rank => e,
             Some(e) => {
@@ -434,30 +414,7 @@ impl TensorMapDesc {
             }
             None => vec![1; rank],
         };
-        let swizzle = match s.swizzle {
-            "none" => Swizzle::None,
-            "32B" => Swizzle::B32,
-            "64B" => Swizzle::B64,
-            "128B" => Swizzle::B128,
-            other => return Err(format!(".swizzle: `{other}` (use none, 32B, 64B or 128B)")),
-        };
-        let nan_fill = match s.oob_fill {
-            "zero" | "none" => false,
-            "nan" => true,
-            other => return Err(format!(".oob_fill: `{other}` (use zero or nan)")),
-        };
-        if s.interleave != "none" {
-            return Err(format!(
-                ".interleave: `{}`: ptxrun supports only none",
-                s.interleave
-            ));
-        }
-        if !["none", "64B", "128B", "256B"].contains(&s.l2_promotion) {
-            return Err(format!(
-                ".l2_promotion: `{}` (use none, 64B, 128B or 256B)",
-                s.l2_promotion
-            ));
-        }
+        let (swizzle, nan_fill) = map_options(s.swizzle, s.oob_fill, s.interleave, s.l2_promotion)?;
         let desc = TensorMapDesc {
             elem: s.elem,
             f32_mode: s.f32_mode,
@@ -473,6 +430,66 @@ impl TensorMapDesc {
         desc.at(0).validate().map_err(|e| format!(": {e}"))?;
         Ok(desc)
     }
+}
+
+/// A map's byte strides of dimensions 1.. as given (one fewer than the dimensions), or those of
+/// a dense tensor of `elem`.
+fn byte_strides(given: Option<Vec<u64>>, elem: Type, dims: &[u64]) -> Result<Vec<u64>, String> {
+    let rank = dims.len();
+    Ok(match given {
+        Some(st) if st.len() + 1 == rank => st,
+        Some(st) => {
+            return Err(format!(
+                ".strides: {} entries; a rank-{rank} map takes {} (bytes, for dimensions 1..)",
+                st.len(),
+                rank - 1
+            ))
+        }
+        None => {
+            let mut acc = u64::from(elem.size());
+            dims[..rank - 1]
+                .iter()
+                .map(|d| {
+                    acc = acc.saturating_mul(*d);
+                    acc
+                })
+                .collect()
+        }
+    })
+}
+
+/// A map's named options: its swizzle and whether out-of-bounds elements read as NaN (the
+/// interleave and the L2 promotion are checked, and the latter has no effect on results).
+fn map_options(
+    swizzle: &str,
+    oob_fill: &str,
+    interleave: &str,
+    l2_promotion: &str,
+) -> Result<(crate::mem::tensormap::Swizzle, bool), String> {
+    use crate::mem::tensormap::Swizzle;
+    let swizzle = match swizzle {
+        "none" => Swizzle::None,
+        "32B" => Swizzle::B32,
+        "64B" => Swizzle::B64,
+        "128B" => Swizzle::B128,
+        other => return Err(format!(".swizzle: `{other}` (use none, 32B, 64B or 128B)")),
+    };
+    let nan_fill = match oob_fill {
+        "zero" | "none" => false,
+        "nan" => true,
+        other => return Err(format!(".oob_fill: `{other}` (use zero or nan)")),
+    };
+    if interleave != "none" {
+        return Err(format!(
+            ".interleave: `{interleave}`: ptxrun supports only none"
+        ));
+    }
+    if !["none", "64B", "128B", "256B"].contains(&l2_promotion) {
+        return Err(format!(
+            ".l2_promotion: `{l2_promotion}` (use none, 64B, 128B or 256B)"
+        ));
+    }
+    Ok((swizzle, nan_fill))
 }
 
 /// Largest buffer a launch file may ask for.
@@ -534,7 +551,7 @@ const MAX_STDOUT_FILE: u64 = 64 << 20;
 const NPY_HEADER_ROOM: u64 = 1 << 20;
 
 /// Loads a launch file; its inputs must stay in its directory tree or in `allowed`
-/// (`--allow-path`), as [`crate::files`] describes.
+/// (`--allow-path`), as README's "Files a launch may touch" describes.
 pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
     let file = locate(path)?;
     // `launch.toml` alone has the empty path as its parent: the current directory.
@@ -544,84 +561,30 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let access = crate::files::Access::new(&dir, allowed).map_err(LaunchError)?;
     let name = file.display().to_string();
-    // The launch file itself is named by the user: any place, but a regular file of sane size.
-    let (real, bytes) = crate::files::Access::new(&dir, &[])
-        .and_then(|a| a.read(&file, "launch file", MAX_LAUNCH_FILE))
-        .map_err(LaunchError)?;
-    let mut inputs = vec![real];
-    let text =
-        String::from_utf8(bytes).map_err(|_| LaunchError(format!("{name}: not UTF-8 text")))?;
-    let raw: RawLaunch = toml::from_str(&text)
-        .map_err(|e| LaunchError(format!("{name}: {}", toml_message(&e, &text))))?;
+    let (real, raw) = read_launch_file(&file, &dir, &name)?;
     let kernel = kernel_path(raw.kernel.as_deref(), &dir, &name)?;
     // Reports name the kernel as the launch file does; the policy checks where it really is.
-    let real = access
+    let real_kernel = access
         .input(&kernel, &format!("{name}: kernel"), MAX_KERNEL_FILE)
         .map_err(LaunchError)?;
-    inputs.push(real);
     let mut src = Inputs {
         dir: &dir,
         access: &access,
-        read: inputs,
+        read: vec![real, real_kernel],
     };
     let grid = raw.grid.get();
     let block = raw.block.get();
     // The launch's shape (zero dimensions, block and grid sizes, clusters) is checked by the
     // facade, `api::Kernel::prepare`, for every caller.
     let params = params::load(&raw.params, &mut src, &name)?;
-    let mut buffer_names = Vec::new();
+    let mut buffers = Vec::new();
     for p in &params {
-        p.declared_buffers(&mut buffer_names);
+        p.declared_buffers(&mut buffers);
     }
-    // Each named buffer with a path: `[outputs]` relative and checked, `[expect]` inputs.
-    let check_names = |m: &indexmap::IndexMap<String, String>,
-                       field: &str,
-                       path: &mut dyn FnMut(&str, &str) -> Result<PathBuf, String>|
-     -> Result<Vec<(String, PathBuf)>, LaunchError> {
-        m.iter()
-            .map(|(k, v)| {
-                if buffer_names.contains(&k.as_str()) {
-                    let f = format!("{name}: {field}.{k}");
-                    Ok((k.clone(), path(v, &f).map_err(LaunchError)?))
-                } else {
-                    err(format!(
-                        "{name}: {field}.{k}: no buffer named `{k}` among the params"
-                    ))
-                }
-            })
-            .collect()
-    };
-    let outputs = check_names(&raw.outputs, "outputs", &mut |v, f| {
+    let outputs = buffer_paths(&raw.outputs, &buffers, "outputs", &name, &mut |v, f| {
         crate::files::output_path(v, f)
     })?;
-    let mut expected = |v: &str, f: &str, max: u64| {
-        let p = src.access.input(&dir.join(v), f, max)?;
-        src.read.push(p.clone());
-        Ok(p)
-    };
-    let expect = match &raw.expect {
-        None => Expect::default(),
-        Some(e) if e.hazard.is_none() && (e.line.is_some() || e.related.is_some()) => {
-            return err(format!(
-                "{name}: expect.line and expect.related pin the line of an expected hazard: give `hazard` too"
-            ))
-        }
-        Some(e) => Expect {
-            outputs: check_names(&e.outputs, "expect.outputs", &mut |v, f| {
-                expected(v, f, MAX_BUFFER_BYTES + NPY_HEADER_ROOM)
-            })?,
-            hazard: e.hazard.clone(),
-            line: Lines::list(&e.line),
-            related: Lines::list(&e.related),
-            tolerance: e.tolerance.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-            stdout: e
-                .stdout
-                .as_ref()
-                .map(|s| expected(s, &format!("{name}: expect.stdout"), MAX_STDOUT_FILE))
-                .transpose()
-                .map_err(LaunchError)?,
-        },
-    };
+    let expect = load_expect(raw.expect.as_ref(), &mut src, &buffers, &name)?;
     let inputs = src.read;
     let allow = allow_rules(&raw, &name)?;
     Ok(Launch {
@@ -638,6 +601,86 @@ pub fn load(path: &Path, allowed: &[PathBuf]) -> Result<Launch, LaunchError> {
         inputs,
         expect,
         allow,
+    })
+}
+
+/// Reads and parses the launch file itself, named by the user: any place, but a regular file
+/// of sane size. Returns its real path and its contents.
+fn read_launch_file(
+    file: &Path,
+    dir: &Path,
+    name: &str,
+) -> Result<(PathBuf, RawLaunch), LaunchError> {
+    let (real, bytes) = crate::files::Access::new(dir, &[])
+        .and_then(|a| a.read(file, "launch file", MAX_LAUNCH_FILE))
+        .map_err(LaunchError)?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| LaunchError(format!("{name}: not UTF-8 text")))?;
+    let raw: RawLaunch = toml::from_str(&text)
+        .map_err(|e| LaunchError(format!("{name}: {}", toml_message(&e, &text))))?;
+    Ok((real, raw))
+}
+
+/// The entries of `[FIELD]` (`[outputs]`, `[expect.outputs]`): each names a buffer among the
+/// params, and its path is what `path` makes of the value (relative and checked for an
+/// output, read for an expected input).
+fn buffer_paths(
+    entries: &indexmap::IndexMap<String, String>,
+    buffers: &[&str],
+    field: &str,
+    name: &str,
+    path: &mut dyn FnMut(&str, &str) -> Result<PathBuf, String>,
+) -> Result<Vec<(String, PathBuf)>, LaunchError> {
+    entries
+        .iter()
+        .map(|(k, v)| {
+            if buffers.contains(&k.as_str()) {
+                let f = format!("{name}: {field}.{k}");
+                Ok((k.clone(), path(v, &f).map_err(LaunchError)?))
+            } else {
+                err(format!(
+                    "{name}: {field}.{k}: no buffer named `{k}` among the params"
+                ))
+            }
+        })
+        .collect()
+}
+
+/// `[expect]`: the expected outputs and stdout (inputs of the launch, read by `ptxrun test`),
+/// the expected hazard and its lines, the tolerances.
+fn load_expect(
+    raw: Option<&RawExpect>,
+    src: &mut Inputs<'_>,
+    buffers: &[&str],
+    name: &str,
+) -> Result<Expect, LaunchError> {
+    let Some(e) = raw else {
+        return Ok(Expect::default());
+    };
+    if e.hazard.is_none() && (e.line.is_some() || e.related.is_some()) {
+        return err(format!(
+            "{name}: expect.line and expect.related pin the line of an expected hazard: give `hazard` too"
+        ));
+    }
+    let mut expected = |v: &str, f: &str, max: u64| {
+        let p = src.access.input(&src.dir.join(v), f, max)?;
+        src.read.push(p.clone());
+        Ok(p)
+    };
+    Ok(Expect {
+        outputs: buffer_paths(&e.outputs, buffers, "expect.outputs", name, &mut |v, f| {
+            expected(v, f, MAX_BUFFER_BYTES + NPY_HEADER_ROOM)
+        })?,
+        hazard: e.hazard.clone(),
+        line: Lines::list(&e.line),
+        related: Lines::list(&e.related),
+        tolerance: e.tolerance.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        stdout: e
+            .stdout
+            .as_ref()
+            .map(|s| expected(s, &format!("{name}: expect.stdout"), MAX_STDOUT_FILE))
+            .transpose()
+            .map_err(LaunchError)?,
     })
 }
 

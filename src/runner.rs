@@ -336,24 +336,7 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
     };
     let e = &done.launch.expect;
     if let Some(h) = &e.hazard {
-        let want = hazard_kind(h);
-        let found: Vec<&str> = done
-            .outcome
-            .hazards
-            .iter()
-            .map(|x| x.kind.as_str())
-            .chain(done.outcome.fault.iter().map(|f| f.kind.name()))
-            .collect();
-        return if found.contains(&want) {
-            pinned_lines(&done, want, &e.line, &e.related)
-        } else if found.is_empty() {
-            Verdict::Fail(format!("expects hazard `{h}`, but the run was clean"))
-        } else {
-            Verdict::Fail(format!(
-                "expects hazard `{h}`, the run reported {}",
-                found.join(", ")
-            ))
-        };
+        return expected_hazard(&done, h);
     }
     if let Some(h) = done.outcome.hazards.iter().find(|h| done.fails(h)) {
         let (line, ..) = done.line_of(h.at);
@@ -391,28 +374,56 @@ pub fn test_with(path: &Path, s: &Settings) -> Verdict {
             return Verdict::Fail(format!("`{name}`: {msg}"));
         }
     }
-    if let Some(file) = &e.stdout {
-        let text = crate::files::read_capped(file, MAX_EXPECTED)
-            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other));
-        match text {
-            Ok(want) if want == done.outcome.stdout => {}
-            Ok(want) => {
-                let line = want
-                    .lines()
-                    .zip(done.outcome.stdout.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(0);
-                return Verdict::Fail(format!(
-                    "stdout differs (first at line {}: expected {:?}, got {:?})",
-                    line + 1,
-                    want.lines().nth(line).unwrap_or(""),
-                    done.outcome.stdout.lines().nth(line).unwrap_or("")
-                ));
-            }
-            Err(err) => return Verdict::Error(format!("{}: {err}", file.display())),
-        }
+    match &e.stdout {
+        Some(file) => expected_stdout(&done, file),
+        None => Verdict::Pass,
     }
-    Verdict::Pass
+}
+
+/// `[expect] hazard`: the run must report hazard (or fault) `h`, at the pinned lines if any.
+fn expected_hazard(done: &Finished, h: &str) -> Verdict {
+    let e = &done.launch.expect;
+    let want = hazard_kind(h);
+    let found: Vec<&str> = done
+        .outcome
+        .hazards
+        .iter()
+        .map(|x| x.kind.as_str())
+        .chain(done.outcome.fault.iter().map(|f| f.kind.name()))
+        .collect();
+    if found.contains(&want) {
+        pinned_lines(done, want, &e.line, &e.related)
+    } else if found.is_empty() {
+        Verdict::Fail(format!("expects hazard `{h}`, but the run was clean"))
+    } else {
+        Verdict::Fail(format!(
+            "expects hazard `{h}`, the run reported {}",
+            found.join(", ")
+        ))
+    }
+}
+
+/// `[expect] stdout`: the kernel's printf output must be `file`'s text exactly.
+fn expected_stdout(done: &Finished, file: &Path) -> Verdict {
+    let text = crate::files::read_capped(file, MAX_EXPECTED)
+        .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other));
+    match text {
+        Ok(want) if want == done.outcome.stdout => Verdict::Pass,
+        Ok(want) => {
+            let line = want
+                .lines()
+                .zip(done.outcome.stdout.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            Verdict::Fail(format!(
+                "stdout differs (first at line {}: expected {:?}, got {:?})",
+                line + 1,
+                want.lines().nth(line).unwrap_or(""),
+                done.outcome.stdout.lines().nth(line).unwrap_or("")
+            ))
+        }
+        Err(err) => Verdict::Error(format!("{}: {err}", file.display())),
+    }
 }
 
 /// Largest expected file compared (its size was checked when the launch file was loaded).

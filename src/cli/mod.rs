@@ -1,6 +1,7 @@
 //! The `ptxrun` command line (`../shared/contract.md` "Commands"): argument parsing with clap,
-//! each subcommand a thin layer over [`crate::runner`], [`crate::explore`] and the facade, and
-//! the contract's exit codes: 0 clean, 1 kernel fault or hazard, 2 bad input.
+//! each subcommand a thin layer over the launch-file runner (`runner.rs`), the schedule
+//! explorer (`explore.rs`) and the facade, and the contract's exit codes: 0 clean, 1 kernel
+//! fault or hazard, 2 bad input.
 
 mod init;
 mod interrupt;
@@ -739,7 +740,7 @@ fn test(
     partition: Option<crate::explore::Partition>,
 ) -> u8 {
     use crate::report::junit::{self, Case, Outcome};
-    use crate::runner::{find_launches, test_with, Verdict};
+    use crate::runner::find_launches;
     if let Err(e) = crate::latency::parse(&settings.latency, settings.seed) {
         errln!("error: {e}");
         return 2;
@@ -761,41 +762,7 @@ fn test(
         .filter(|(i, _)| partition.is_none_or(|p| p.takes(*i)))
         .map(|(_, l)| l)
         .collect();
-    let (mut pass, mut fail) = (0, 0);
-    let mut cases = Vec::new();
-    for l in &launches {
-        if interrupt::requested() {
-            outln!("interrupted: the remaining launches were not run");
-            fail += 1;
-            break;
-        }
-        let dir = l.parent().unwrap_or(l).display().to_string();
-        let t = std::time::Instant::now();
-        let verdict = test_with(l, settings);
-        let seconds = t.elapsed().as_secs_f64();
-        let outcome = match verdict {
-            Verdict::Pass => {
-                pass += 1;
-                outln!("PASS {dir} ({} ms)", t.elapsed().as_millis());
-                Outcome::Pass
-            }
-            Verdict::Fail(m) => {
-                fail += 1;
-                outln!("FAIL {dir}: {m}");
-                Outcome::Failure(m)
-            }
-            Verdict::Error(m) => {
-                fail += 1;
-                outln!("FAIL {dir}: {}", m.trim_end());
-                Outcome::Error(m)
-            }
-        };
-        cases.push(Case {
-            path: dir,
-            outcome,
-            seconds,
-        });
-    }
+    let (pass, fail, mut cases) = test_launches(&launches, settings);
     if !found {
         outln!("no launch.toml found");
         cases.push(Case {
@@ -828,6 +795,52 @@ fn test(
     } else {
         1
     }
+}
+
+/// Runs the launches one after another, printing each one's PASS or FAIL line, until all ran
+/// or Ctrl-C asked to stop (one more failure): (passed, failed, their JUnit cases).
+fn test_launches(
+    launches: &[PathBuf],
+    settings: &crate::runner::Settings,
+) -> (usize, usize, Vec<crate::report::junit::Case>) {
+    use crate::report::junit::{Case, Outcome};
+    use crate::runner::{test_with, Verdict};
+    let (mut pass, mut fail) = (0, 0);
+    let mut cases = Vec::new();
+    for l in launches {
+        if interrupt::requested() {
+            outln!("interrupted: the remaining launches were not run");
+            fail += 1;
+            break;
+        }
+        let dir = l.parent().unwrap_or(l).display().to_string();
+        let t = std::time::Instant::now();
+        let verdict = test_with(l, settings);
+        let seconds = t.elapsed().as_secs_f64();
+        let outcome = match verdict {
+            Verdict::Pass => {
+                pass += 1;
+                outln!("PASS {dir} ({} ms)", t.elapsed().as_millis());
+                Outcome::Pass
+            }
+            Verdict::Fail(m) => {
+                fail += 1;
+                outln!("FAIL {dir}: {m}");
+                Outcome::Failure(m)
+            }
+            Verdict::Error(m) => {
+                fail += 1;
+                outln!("FAIL {dir}: {}", m.trim_end());
+                Outcome::Error(m)
+            }
+        };
+        cases.push(Case {
+            path: dir,
+            outcome,
+            seconds,
+        });
+    }
+    (pass, fail, cases)
 }
 
 fn merge(paths: &[PathBuf]) -> u8 {

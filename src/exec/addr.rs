@@ -398,6 +398,7 @@ impl<const N: usize> Ranges<N> {
     }
 }
 
+/// A fault of kind `kind` at lane `lane` of the executing group, naming its thread.
 pub(crate) fn lane_fault(
     cx: &Ctx<'_, '_>,
     lane: usize,

@@ -12,14 +12,7 @@ use super::warp::{branch, expected, split, two, Cluster, Cta, RetRec, Wait, Warp
 use crate::ir::{FuncId, Function, Instr, Module, Op, Operand, Symbol};
 
 pub(crate) fn control<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func,
-        active,
-    } = w;
+    let ((ci, wi, gi), ins, func, active) = (w.at(), w.ins, w.func, w.active);
     let cta = &mut cl.ctas[ci];
     let g = cta.warps[wi].groups[gi].clone();
     let ops = func.ops(ins);

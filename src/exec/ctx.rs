@@ -275,14 +275,7 @@ fn nanoseconds(clock: u64) -> u64 {
 impl<'a, 'm> Ctx<'a, 'm> {
     /// The context of the instruction the lane group `w` executes.
     pub fn new(mc: &'a mut Machine<'m>, cl: &'a mut Cluster, w: WarpRef<'m>) -> Ctx<'a, 'm> {
-        let WarpRef {
-            ci,
-            wi,
-            gi,
-            ins,
-            func,
-            active,
-        } = w;
+        let ((ci, wi, gi), ins, func, active) = (w.at(), w.ins, w.func, w.active);
         let cta = &mut cl.ctas[ci];
         let (id, rank) = (cta.id, cta.rank);
         let warp = &mut cta.warps[wi];

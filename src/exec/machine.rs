@@ -141,9 +141,27 @@ pub(crate) struct WarpRef<'m> {
 }
 
 impl<'m> WarpRef<'m> {
+    /// Lane group `at` = (CTA, warp, group) executing `ins` of `func` with lanes `active`.
+    pub fn new(at: (usize, usize, usize), ins: &'m Instr, func: &'m Function, active: u32) -> Self {
+        let (ci, wi, gi) = at;
+        WarpRef {
+            ci,
+            wi,
+            gi,
+            ins,
+            func,
+            active,
+        }
+    }
+
     /// The same instruction executed by lanes `active` only.
     pub fn with_active(self, active: u32) -> WarpRef<'m> {
         WarpRef { active, ..self }
+    }
+
+    /// The group's place in the running unit: (CTA, warp, lane group) indices.
+    pub fn at(&self) -> (usize, usize, usize) {
+        (self.ci, self.wi, self.gi)
     }
 }
 
@@ -450,5 +468,12 @@ impl<'m> Machine<'m> {
         let grp = &w.groups[g];
         let func = &self.m.functions[w.frames[grp.frame as usize].func.0 as usize];
         (&func.code[grp.pc as usize], func, grp.mask)
+    }
+
+    /// The handle of lane group `gi` of warp `wi` of CTA `ci` at the instruction it is at (a
+    /// parked one, say), every lane of the group active.
+    pub(crate) fn group_ref(&self, cl: &Cluster, ci: usize, wi: usize, gi: usize) -> WarpRef<'m> {
+        let (ins, func, active) = self.group_instr(&cl.ctas[ci], wi, gi);
+        WarpRef::new((ci, wi, gi), ins, func, active)
     }
 }

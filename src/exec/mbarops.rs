@@ -5,8 +5,7 @@
 //! next lane arrive on the new phase, as it would on hardware. A wait that cannot complete parks
 //! its lanes (`park.rs`) until the object changes.
 
-use super::addr::shared_loc;
-use super::addr::{address, thread_of};
+use super::addr::{address, lane_fault, shared_loc};
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
@@ -17,21 +16,10 @@ use super::warp::Cluster;
 use super::warp::{AsyncWait, WaitFor};
 use crate::ir::mods::{Sem, SubOp};
 use crate::ir::{Flags, Op, Space, Type};
-use crate::mem::copy::Notice;
+use crate::mem::copy::{Notice, OpId};
 use crate::mem::hb::Vc;
 use crate::mem::mbarrier::{MbarError, Mbarrier};
 use crate::trace::What;
-
-fn lane_fault(
-    cx: &Ctx<'_, '_>,
-    lane: usize,
-    kind: FaultKind,
-    msg: String,
-) -> Box<super::fault::Fault> {
-    let mut f = fault(kind, msg);
-    f.linear_thread = Some(thread_of(cx, lane) as u32);
-    f
-}
 
 /// The (rank, offset) of the mbarrier at `addr` in `space` (generic if `None`): 8-byte aligned
 /// and inside shared memory.
@@ -324,16 +312,29 @@ fn arrive(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
 }
 
 /// `mbarrier.test_wait{.parity}` / `try_wait{.parity}` `p, [addr], state|parity{, hint}`.
-fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+/// What the lanes of a wait found: which lanes' phases have completed, the first lane's
+/// target, where the first incomplete lane parks, what the completed phases released and the
+/// operations they observed.
+struct Observed {
+    ok: u32,
+    first_want: Option<WaitFor>,
+    park_on: Option<AsyncWait>,
+    acquired: Vc,
+    ops: Vec<OpId>,
+}
+
+/// Each lane of a wait looks at its mbarrier's phase, in lane order.
+fn observe(cx: &mut Ctx<'_, '_>) -> Res<Observed> {
     let parity = cx.ins.mods.has(Flags::PARITY);
-    let mut want = None;
-    let mut first_want = None;
-    let mut observed = Vec::new();
-    // What the completed phases the wait observes released (`.acquire` is the default).
-    let mut acquired = Vc::new();
-    let active = cx.active;
-    let mut ok = 0u32;
-    for lane in lanes(active) {
+    let mut seen = Observed {
+        ok: 0,
+        first_want: None,
+        park_on: None,
+        // What the completed phases the wait observes released (`.acquire` is the default).
+        acquired: Vc::new(),
+        ops: Vec::new(),
+    };
+    for lane in lanes(cx.active) {
         let a = address(cx, 1, lane);
         let (rank, off) = mbar_loc(cx, cx.ins.mods.space, a, lane)?;
         let v = cx.src(2, lane, Type::B64);
@@ -342,7 +343,7 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         } else {
             WaitFor::Phase(Mbarrier::token_phase(v))
         };
-        first_want.get_or_insert(w);
+        seen.first_want.get_or_insert(w);
         let done = with_mbar(cx, rank, off, lane, |b| {
             Ok(match w {
                 WaitFor::Parity(p) => b.parity_done(p),
@@ -350,34 +351,40 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
             })
         })?;
         if done {
-            ok |= 1 << lane;
+            seen.ok |= 1 << lane;
             if let Some(b) = cx.smem[rank as usize].mbars.get(&(off as u32)) {
                 let phase_vc = match w {
                     WaitFor::Parity(p) => b.parity_clock(p),
                     WaitFor::Phase(t) => b.phase_clock(t),
                 };
                 if let Some(v) = phase_vc {
-                    acquired.join(v);
+                    seen.acquired.join(v);
                 }
                 for &o in &b.last_ops {
-                    if !observed.contains(&o) {
-                        observed.push(o);
+                    if !seen.ops.contains(&o) {
+                        seen.ops.push(o);
                     }
                 }
             }
-        } else if want.is_none() {
-            want = Some(AsyncWait::Mbar {
+        } else if seen.park_on.is_none() {
+            seen.park_on = Some(AsyncWait::Mbar {
                 rank,
                 off: off as u32,
                 want: w,
             });
         }
     }
+    Ok(seen)
+}
+
+fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
+    let seen = observe(cx)?;
+    let (active, ok) = (cx.active, seen.ok);
     // Waits acquire what the observed phase released (`.relaxed` ones too: ptxrun does not
     // report a missing acquire).
     let (wrank, warp) = (cx.rank, cx.warp_index);
     if let Some(hb) = cx.hb.as_mut() {
-        hb.warp(wrank, warp).acquire(&acquired, ok);
+        hb.warp(wrank, warp).acquire(&seen.acquired, ok);
     }
     // Which lanes finish now, and when the others give up. A wait woken because its time limit
     // passed or nothing else could happen returns false. `test_wait` never blocks; `try_wait`
@@ -399,7 +406,7 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     for lane in lanes(done) {
         cx.dst(0, lane, u64::from(ok & (1 << lane) != 0));
     }
-    let target = match first_want {
+    let target = match seen.first_want {
         Some(WaitFor::Parity(p)) => format!(" (parity {p})"),
         Some(WaitFor::Phase(n)) => format!(" (phase {n})"),
         None => String::new(),
@@ -407,9 +414,9 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     let what = format!("{}{target}", crate::ir::print_opcode(cx.func, cx.pc));
     Ok(Settle {
         done,
-        wait: want,
+        wait: seen.park_on,
         what: Some(what),
-        observed,
+        observed: seen.ops,
         result: done == ok,
         notices: Vec::new(),
         time_limit,
@@ -420,89 +427,97 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
 /// `barrier.cluster.arrive{.release|.relaxed}` and `barrier.cluster.wait{.acquire}`: every
 /// non-exited thread of the cluster arrives, then waits for the phase it arrived in.
 pub(crate) fn cluster_barrier(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef<'_>) -> Res<()> {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        active,
-        ..
-    } = w;
-    if mc.grid.cooperative.is_some() {
+    let warp = &cl.ctas[w.ci].warps[w.wi];
+    let is_wait = w.ins.mods.sub == Some(SubOp::Wait);
+    let arrived = lanes_where(w.active, |l| warp.cluster_phase[l] != u32::MAX);
+    let misuse = FaultKind::Hazard(crate::check::HazardKind::BarrierMisuse);
+    let why = if mc.grid.cooperative.is_some() {
         // The scheduling unit is the whole grid, and its one barrier would count every CTA.
-        let mut f = fault(
+        Some((
             FaultKind::Unsupported,
-            "barrier.cluster in a cooperative launch (ptxrun runs its one-CTA clusters as one unit)".to_string(),
-        );
-        f.linear_thread = Some(cl.ctas[ci].warps[wi].index * 32 + active.trailing_zeros().min(31));
+            "barrier.cluster in a cooperative launch (ptxrun runs its one-CTA clusters as one unit)",
+        ))
+    } else if is_wait && arrived != w.active {
+        Some((
+            misuse,
+            "barrier.cluster.wait by a thread that did not barrier.cluster.arrive first",
+        ))
+    } else if !is_wait && arrived != 0 {
+        Some((
+            misuse,
+            "barrier.cluster.arrive twice without a barrier.cluster.wait between",
+        ))
+    } else {
+        None
+    };
+    if let Some((kind, msg)) = why {
+        let mut f = fault(kind, msg.to_string());
+        f.linear_thread = Some(warp.index * 32 + w.active.trailing_zeros().min(31));
         return Err(f);
     }
+    if is_wait {
+        cluster_wait(mc, cl, w);
+    } else {
+        cluster_arrive(mc, cl, w);
+    }
+    Ok(())
+}
+
+/// `barrier.cluster.wait`: the lanes whose arrival's phase has completed go on, the others
+/// park until it does.
+fn cluster_wait(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef<'_>) {
     let phase = cl.cbar_phase;
-    let id = cl.ctas[ci].id;
-    let warp = &mut cl.ctas[ci].warps[wi];
-    let first = warp.index * 32 + active.trailing_zeros().min(31);
-    let misuse = |msg: &str| {
-        let mut f = fault(
-            FaultKind::Hazard(crate::check::HazardKind::BarrierMisuse),
-            msg.to_string(),
-        );
-        f.linear_thread = Some(first);
-        f
+    let warp = &mut cl.ctas[w.ci].warps[w.wi];
+    let done = lanes_where(w.active, |l| warp.cluster_phase[l] < phase);
+    for l in lanes(done) {
+        warp.cluster_phase[l] = u32::MAX;
+    }
+    if done != 0 {
+        mc.trace.push(cluster_event(cl, w, "cluster-wait"));
+        if let (Some(hb), false) = (mc.hb.as_mut(), w.ins.mods.sem == Some(Sem::Relaxed)) {
+            let cta = &cl.ctas[w.ci];
+            hb.cluster_wait(cta.rank, cta.warps[w.wi].index, done);
+        }
+    }
+    let s = Settle {
+        done,
+        wait: Some(AsyncWait::Cluster),
+        ..Settle::default()
     };
-    let (index, clock) = (warp.index, warp.clock);
-    let event = |action| crate::trace::Event {
-        cycle: clock,
-        cta: id,
-        warp: Some(index),
-        lanes: active,
+    super::park::settle(mc, cl, w, s);
+}
+
+/// `barrier.cluster.arrive`: the lanes arrive on the current phase and go on.
+fn cluster_arrive(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef<'_>) {
+    let phase = cl.cbar_phase;
+    let warp = &mut cl.ctas[w.ci].warps[w.wi];
+    for l in lanes(w.active) {
+        warp.cluster_phase[l] = phase;
+    }
+    warp.groups[w.gi].pc += 1;
+    cl.cbar_arrived += w.active.count_ones();
+    mc.trace.push(cluster_event(cl, w, "cluster-arrive"));
+    if let Some(hb) = mc.hb.as_mut() {
+        let relaxed = w.ins.mods.sem == Some(Sem::Relaxed);
+        let cta = &cl.ctas[w.ci];
+        hb.cluster_arrive(cta.rank, cta.warps[w.wi].index, relaxed);
+    }
+    release_cluster_barrier(mc, cl);
+}
+
+/// The trace event of group `w`'s lanes at the cluster barrier.
+fn cluster_event(cl: &Cluster, w: WarpRef<'_>, action: &'static str) -> crate::trace::Event {
+    let cta = &cl.ctas[w.ci];
+    let warp = &cta.warps[w.wi];
+    crate::trace::Event {
+        cycle: warp.clock,
+        cta: cta.id,
+        warp: Some(warp.index),
+        lanes: w.active,
         line: 0,
         cuda: None,
         what: What::Barrier { action, id: 0 },
-    };
-    match ins.mods.sub {
-        Some(SubOp::Wait) => {
-            if lanes(active).any(|l| warp.cluster_phase[l] == u32::MAX) {
-                return Err(misuse(
-                    "barrier.cluster.wait by a thread that did not barrier.cluster.arrive first",
-                ));
-            }
-            let done = lanes_where(active, |l| warp.cluster_phase[l] < phase);
-            for l in lanes(done) {
-                warp.cluster_phase[l] = u32::MAX;
-            }
-            if done != 0 {
-                mc.trace.push(event("cluster-wait"));
-                if let (Some(hb), false) = (mc.hb.as_mut(), ins.mods.sem == Some(Sem::Relaxed)) {
-                    hb.cluster_wait(cl.ctas[ci].rank, index, done);
-                }
-            }
-            let s = Settle {
-                done,
-                wait: Some(AsyncWait::Cluster),
-                ..Settle::default()
-            };
-            super::park::settle(mc, cl, ci, wi, gi, active, s);
-        }
-        _ => {
-            if lanes(active).any(|l| warp.cluster_phase[l] != u32::MAX) {
-                return Err(misuse(
-                    "barrier.cluster.arrive twice without a barrier.cluster.wait between",
-                ));
-            }
-            for l in lanes(active) {
-                warp.cluster_phase[l] = phase;
-            }
-            cl.cbar_arrived += active.count_ones();
-            warp.groups[gi].pc += 1;
-            mc.trace.push(event("cluster-arrive"));
-            if let Some(hb) = mc.hb.as_mut() {
-                let relaxed = ins.mods.sem == Some(Sem::Relaxed);
-                hb.cluster_arrive(cl.ctas[ci].rank, index, relaxed);
-            }
-            release_cluster_barrier(mc, cl);
-        }
     }
-    Ok(())
 }
 
 /// Completes the cluster barrier's phase once every live thread arrived.

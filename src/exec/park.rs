@@ -12,7 +12,7 @@ use super::ctx::Ctx;
 use super::fault::{at, fault, with_cta, Res};
 use super::fault::{Fault, FaultKind};
 use super::lanes::{lanes, WARP};
-use super::machine::Machine;
+use super::machine::{Machine, WarpRef};
 use super::warp::{AsyncWait, WaitFor};
 use super::warp::{Cluster, Wait};
 use crate::ir::FuncId;
@@ -66,17 +66,10 @@ pub(crate) fn record(cx: &mut Ctx<'_, '_>, what: What) {
     cx.trace.push(ev);
 }
 
-/// Applies `s` to group `gi`: finished and predicated-off lanes move past the instruction,
+/// Applies `s` to group `w`: finished and predicated-off lanes move past the instruction,
 /// the rest park at it.
-pub(crate) fn settle(
-    mc: &mut Machine<'_>,
-    cl: &mut Cluster,
-    ci: usize,
-    wi: usize,
-    gi: usize,
-    active: u32,
-    s: Settle,
-) {
+pub(crate) fn settle(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef<'_>, s: Settle) {
+    let ((ci, wi, gi), active) = (w.at(), w.active);
     let id = cl.ctas[ci].id;
     let warp = &mut cl.ctas[ci].warps[wi];
     let clock = warp.clock;

@@ -286,14 +286,7 @@ fn step<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, ci: usize, wi: usize, gi: us
         mc.instruction_cycles,
         active,
     );
-    let w = WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func,
-        active,
-    };
+    let w = WarpRef::new((ci, wi, gi), ins, func, active);
     if mc.trace.instructions && active != 0 {
         trace_instr(mc, cl, w, pc);
     }
@@ -414,14 +407,7 @@ fn fast_form<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, form: F
 /// Executes the instruction of `w` by its [`Route`] (`route.rs`, the one table from opcode to
 /// handler).
 fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        active,
-        ..
-    } = w;
+    let ((ci, wi, gi), ins, active) = (w.at(), w.ins, w.active);
     let family = match route(ins.op) {
         Route::Collective => return super::collective::collective(mc, cl, w),
         Route::CollectiveIfSync if ins.mods.flags.contains(Flags::SYNC) => {
@@ -440,7 +426,7 @@ fn dispatch<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<(
         Route::Setmaxnreg => {
             super::collective::whole_warp(mc, cl, w)?;
             if active != 0 {
-                super::collective::warpgroup_issue(mc, &mut cl.ctas[ci], wi, gi, "setmaxnreg")?;
+                super::collective::warpgroup_issue(mc, cl, w, "setmaxnreg")?;
             }
             None
         }
@@ -520,14 +506,7 @@ fn watch_wgmma<'m>(
     w: WarpRef<'m>,
     (fid, pc): (FuncId, u32),
 ) {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func,
-        active,
-    } = w;
+    let ((ci, wi, gi), ins, func, active) = (w.at(), w.ins, w.func, w.active);
     let cta = &mut cl.ctas[ci];
     let (rank, id) = (cta.rank, cta.id);
     let warp = &mut cta.warps[wi];
@@ -641,14 +620,7 @@ fn relist(list: &mut Vec<(usize, usize)>, cl: &Cluster, ci: usize, wi: usize) {
 /// Asynchronous copies, their groups and waits, and mbarrier instructions: each returns a
 /// [`Settle`] that moves finished lanes on and parks waiting ones.
 pub(crate) fn async_instr<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
-    let WarpRef {
-        ci,
-        wi,
-        gi,
-        ins,
-        func: _,
-        active,
-    } = w;
+    let (ins, active) = (w.ins, w.active);
     let s = {
         let mut cx = Ctx::new(mc, cl, w);
         if active == 0 {
@@ -676,6 +648,6 @@ pub(crate) fn async_instr<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef
             }
         }
     };
-    super::park::settle(mc, cl, ci, wi, gi, active, s);
+    super::park::settle(mc, cl, w, s);
     Ok(())
 }

@@ -176,20 +176,7 @@ mod tests {
     use super::*;
 
     fn map() -> TensorMap {
-        let bytes = TensorMap {
-            elem: Type::F32,
-            rank: 2,
-            addr: 0x1000,
-            dims: [64, 32, 1, 1, 1],
-            strides: [4, 256, 0, 0, 0],
-            boxdim: [16, 8, 1, 1, 1],
-            estrides: [1; 5],
-            swizzle: Swizzle::None,
-            nan_fill: false,
-            f32_mode: crate::mem::tensormap::F32Mode::Plain,
-            im2col: None,
-        }
-        .encode();
+        let bytes = tensormap::map2d(Swizzle::None).encode();
         TensorMap::decode_fields(&bytes).unwrap()
     }
 

@@ -83,98 +83,109 @@ pub(crate) fn compute(
 ) -> Out {
     let mut out = [(0u64, false); WARP];
     let set = present & member;
-    match op {
-        Op::Shfl => {
-            let mode = sub.unwrap_or(SubOp::Idx);
-            for lane in lanes(present) {
-                let In { b, c, .. } = inputs[lane];
-                let b = (b & 0x1f) as i32;
-                let cval = (c & 0x1f) as i32;
-                let seg = ((c >> 8) & 0x1f) as i32;
-                let l = lane as i32;
-                let max_lane = (l & seg) | (cval & !seg);
-                let min_lane = l & seg;
-                let (j, pval) = match mode {
-                    SubOp::Up => (l - b, l - b >= max_lane),
-                    SubOp::Down => (l + b, l + b <= max_lane),
-                    SubOp::Bfly => (l ^ b, (l ^ b) <= max_lane),
-                    _ => {
-                        let j = min_lane | (b & !seg);
-                        (j, j <= max_lane)
-                    }
-                };
-                let j = if pval { j } else { l };
-                out[lane] = (inputs[(j as usize) & 31].a, pval);
-            }
-        }
-        Op::Vote => {
-            let ballot = lanes(set)
-                .filter(|&l| inputs[l].a != 0)
-                .fold(0u32, |m, l| m | 1 << l);
-            let r = match sub {
-                Some(SubOp::Ballot) => u64::from(ballot),
-                Some(SubOp::All) => u64::from(ballot == set),
-                Some(SubOp::Any) => u64::from(ballot != 0),
-                Some(SubOp::Uni) => u64::from(ballot == set || ballot == 0),
-                _ => 0,
-            };
-            for lane in lanes(present) {
-                out[lane] = (r, false);
-            }
-        }
-        Op::Match => {
-            let first = inputs[set.trailing_zeros() as usize & 31].a;
-            let all_equal = lanes(set).all(|l| inputs[l].a == first);
-            for lane in lanes(present) {
-                out[lane] = match sub {
-                    Some(SubOp::All) => (if all_equal { u64::from(set) } else { 0 }, all_equal),
-                    _ => (
-                        u64::from(
-                            lanes(set)
-                                .filter(|&l| inputs[l].a == inputs[lane].a)
-                                .fold(0u32, |m, l| m | 1 << l),
-                        ),
-                        false,
-                    ),
-                };
-            }
-        }
-        Op::Redux => {
-            let vals: Vec<u64> = lanes(set).map(|l| inputs[l].a & 0xffff_ffff).collect();
-            let key = |v: u64| {
-                if ty.is_signed() {
-                    sext(v, 32)
-                } else {
-                    v as i64
-                }
-            };
-            let r = match sub {
-                Some(SubOp::Add) => vals.iter().fold(0u64, |a, v| a.wrapping_add(*v)) & 0xffff_ffff,
-                Some(SubOp::Min) => vals.iter().copied().min_by_key(|v| key(*v)).unwrap_or(0),
-                Some(SubOp::Max) => vals.iter().copied().max_by_key(|v| key(*v)).unwrap_or(0),
-                Some(SubOp::And) => vals.iter().fold(0xffff_ffff, |a, v| a & v),
-                Some(SubOp::Or) => vals.iter().fold(0, |a, v| a | v),
-                Some(SubOp::Xor) => vals.iter().fold(0, |a, v| a ^ v),
-                _ => 0,
-            };
-            for lane in lanes(present) {
-                out[lane] = (r, false);
-            }
-        }
+    // The instructions whose result is the same for every lane.
+    let uniform = match op {
+        Op::Shfl => return shfl(sub.unwrap_or(SubOp::Idx), inputs, present),
+        Op::Match => return matched(sub, inputs, present, set),
+        Op::Vote => vote(sub, inputs, set),
+        Op::Redux => redux(sub, ty, inputs, set),
+        Op::Activemask => u64::from(present),
         Op::Elect => {
             let leader = set.trailing_zeros() as usize;
             for lane in lanes(present) {
                 out[lane] = (leader as u64, lane == leader);
             }
+            return out;
         }
-        Op::Activemask => {
-            for lane in lanes(present) {
-                out[lane] = (u64::from(present), false);
-            }
-        }
-        _ => {}
+        _ => return out,
+    };
+    for lane in lanes(present) {
+        out[lane] = (uniform, false);
     }
     out
+}
+
+/// `shfl.sync.{up,down,bfly,idx}`: each lane's source lane within its segment, and whether
+/// that lane was in range (else the lane keeps its own value).
+fn shfl(mode: SubOp, inputs: &[In; WARP], present: u32) -> Out {
+    let mut out = [(0u64, false); WARP];
+    for lane in lanes(present) {
+        let In { b, c, .. } = inputs[lane];
+        let b = (b & 0x1f) as i32;
+        let cval = (c & 0x1f) as i32;
+        let seg = ((c >> 8) & 0x1f) as i32;
+        let l = lane as i32;
+        let max_lane = (l & seg) | (cval & !seg);
+        let min_lane = l & seg;
+        let (j, pval) = match mode {
+            SubOp::Up => (l - b, l - b >= max_lane),
+            SubOp::Down => (l + b, l + b <= max_lane),
+            SubOp::Bfly => (l ^ b, (l ^ b) <= max_lane),
+            _ => {
+                let j = min_lane | (b & !seg);
+                (j, j <= max_lane)
+            }
+        };
+        let j = if pval { j } else { l };
+        out[lane] = (inputs[(j as usize) & 31].a, pval);
+    }
+    out
+}
+
+/// `vote.sync.{ballot,all,any,uni}` over the lanes of `set`.
+fn vote(sub: Option<SubOp>, inputs: &[In; WARP], set: u32) -> u64 {
+    let ballot = lanes(set)
+        .filter(|&l| inputs[l].a != 0)
+        .fold(0u32, |m, l| m | 1 << l);
+    match sub {
+        Some(SubOp::Ballot) => u64::from(ballot),
+        Some(SubOp::All) => u64::from(ballot == set),
+        Some(SubOp::Any) => u64::from(ballot != 0),
+        Some(SubOp::Uni) => u64::from(ballot == set || ballot == 0),
+        _ => 0,
+    }
+}
+
+/// `match.sync.{any,all}`: the lanes of `set` holding each lane's value.
+fn matched(sub: Option<SubOp>, inputs: &[In; WARP], present: u32, set: u32) -> Out {
+    let mut out = [(0u64, false); WARP];
+    let first = inputs[set.trailing_zeros() as usize & 31].a;
+    let all_equal = lanes(set).all(|l| inputs[l].a == first);
+    for lane in lanes(present) {
+        out[lane] = match sub {
+            Some(SubOp::All) => (if all_equal { u64::from(set) } else { 0 }, all_equal),
+            _ => (
+                u64::from(
+                    lanes(set)
+                        .filter(|&l| inputs[l].a == inputs[lane].a)
+                        .fold(0u32, |m, l| m | 1 << l),
+                ),
+                false,
+            ),
+        };
+    }
+    out
+}
+
+/// `redux.sync` over the 32-bit values of the lanes of `set`.
+fn redux(sub: Option<SubOp>, ty: Type, inputs: &[In; WARP], set: u32) -> u64 {
+    let vals: Vec<u64> = lanes(set).map(|l| inputs[l].a & 0xffff_ffff).collect();
+    let key = |v: u64| {
+        if ty.is_signed() {
+            sext(v, 32)
+        } else {
+            v as i64
+        }
+    };
+    match sub {
+        Some(SubOp::Add) => vals.iter().fold(0u64, |a, v| a.wrapping_add(*v)) & 0xffff_ffff,
+        Some(SubOp::Min) => vals.iter().copied().min_by_key(|v| key(*v)).unwrap_or(0),
+        Some(SubOp::Max) => vals.iter().copied().max_by_key(|v| key(*v)).unwrap_or(0),
+        Some(SubOp::And) => vals.iter().fold(0xffff_ffff, |a, v| a & v),
+        Some(SubOp::Or) => vals.iter().fold(0, |a, v| a | v),
+        Some(SubOp::Xor) => vals.iter().fold(0, |a, v| a ^ v),
+        _ => 0,
+    }
 }
 
 /// Writes this group's results, for its lanes in `only`.

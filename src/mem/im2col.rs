@@ -129,7 +129,6 @@ impl TensorMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Type;
     use crate::mem::tensormap::Swizzle;
 
     /// The conv sample's input: f32 NHWC {C=16, W=8, H=6, N=2}, a 3x3 filter's box with padding 1.
@@ -141,17 +140,12 @@ mod tests {
             pixels: 32,
         };
         let m = TensorMap {
-            elem: Type::F32,
             rank: 4,
-            addr: 0x1000,
             dims: [16, 8, 6, 2, 1],
             strides: [4, 64, 512, 3072, 0],
             boxdim: [1; 5],
-            estrides: [1; 5],
-            swizzle,
-            nan_fill: false,
-            f32_mode: super::super::tensormap::F32Mode::Plain,
             im2col: Some(ic),
+            ..crate::mem::tensormap::map2d(swizzle)
         };
         (m, ic)
     }

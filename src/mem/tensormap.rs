@@ -599,25 +599,27 @@ impl Im2col {
     }
 }
 
+/// A tile map for tests: f32 64x40 at 0x1000, rows 256 bytes apart, a 32x8 box.
+#[cfg(test)]
+pub(crate) fn map2d(swizzle: Swizzle) -> TensorMap {
+    TensorMap {
+        elem: Type::F32,
+        rank: 2,
+        addr: 0x1000,
+        dims: [64, 40, 1, 1, 1],
+        strides: [4, 256, 0, 0, 0],
+        boxdim: [32, 8, 1, 1, 1],
+        estrides: [1; 5],
+        swizzle,
+        nan_fill: false,
+        f32_mode: F32Mode::Plain,
+        im2col: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn map2d(swizzle: Swizzle) -> TensorMap {
-        TensorMap {
-            elem: Type::F32,
-            rank: 2,
-            addr: 0x1000,
-            dims: [64, 40, 1, 1, 1],
-            strides: [4, 256, 0, 0, 0],
-            boxdim: [32, 8, 1, 1, 1],
-            estrides: [1; 5],
-            swizzle,
-            nan_fill: false,
-            f32_mode: F32Mode::Plain,
-            im2col: None,
-        }
-    }
 
     #[test]
     fn round_trip() {
