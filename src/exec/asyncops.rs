@@ -144,15 +144,6 @@ fn global_range(cx: &mut Ctx<'_, '_>, addr: u64, len: u64, write: bool, lane: us
     r.map_err(|e| mem_fault(e, thread_of(cx, lane)))
 }
 
-fn describe(cx: &Ctx<'_, '_>, l: Loc) -> String {
-    match l {
-        Loc::Global(a) => cx.global.describe(a),
-        Loc::Shared { rank, off } if rank == cx.rank => format!("shared+{off:#x}"),
-        Loc::Shared { rank, off } => format!("shared+{off:#x} of CTA rank {rank}"),
-        Loc::Fill => "fill".into(),
-    }
-}
-
 /// Issues `segs` as one operation, pieces starting where `pieces` says, through `staging`.
 pub(super) fn issue(
     cx: &mut Ctx<'_, '_>,
@@ -184,19 +175,7 @@ pub(super) fn issue_with(
     let on_chip = segs
         .iter()
         .all(|s| !matches!(s.src, Loc::Global(_)) && !matches!(s.dst, Loc::Global(_)));
-    let ends = |f: fn(&Seg) -> Loc| -> String {
-        let mut locs = segs.iter().map(f).filter(|l| *l != Loc::Fill);
-        match (locs.next(), locs.next_back()) {
-            (Some(a), Some(b)) if a != b => format!("{} .. {}", describe(cx, a), describe(cx, b)),
-            (Some(a), _) => describe(cx, a),
-            (None, _) => "fill".into(),
-        }
-    };
-    let (src_desc, mut dst_desc) = (ends(|s| s.src), ends(|s| s.dst));
-    if class == OpClass::Wgmma {
-        dst_desc = "accumulator registers".into();
-    }
-    let kind = cx.ins.op.name();
+    let kind = cx.ins.op;
     // Operations an async-group tracks complete in the order of the issuing warp's sequence.
     let group_epochs = match (&completion, cx.hb.as_mut()) {
         (Completion::Group, Some(hb)) => {
@@ -262,14 +241,12 @@ pub(super) fn issue_with(
         f32,
         issuer: issuer(cx, lanes),
         on_chip,
-        src_desc,
-        dst_desc,
         group_epochs,
         tx_phases,
         release,
     };
     let now = cx.clock;
-    let op = cx.engine.issue(spec, now, cx.trace);
+    let op = cx.engine.issue(spec, now, cx.trace, cx.global);
     let site = cx.site(lanes.trailing_zeros().min(31) as usize);
     if let Some(hb) = cx.hb.as_mut() {
         hb.op_issue(&*cx.engine, &*cx.global, op, site, lanes);
@@ -790,14 +767,7 @@ mod tests {
 
     /// A 4-byte global-to-shared copy tracked by the issuing thread's async-group.
     fn copy(src: u64) -> OpSpec {
-        crate::mem::copy::test_spec(
-            OpClass::CpAsync,
-            "cp.async.ca",
-            src,
-            0,
-            4,
-            Completion::Group,
-        )
+        crate::mem::copy::test_spec(OpClass::CpAsync, Op::CpAsync, src, 0, 4, Completion::Group)
     }
 
     /// A thread that never commits (its copies tracked by arrive-ons) keeps a bounded list of
@@ -813,7 +783,7 @@ mod tests {
         let mut lane = LaneGroups::default();
         let mut longest = 0;
         for now in 0..10_000u64 {
-            let op = e.issue(copy(a), now, &mut tr);
+            let op = e.issue(copy(a), now, &mut tr, &g);
             lane.push(op, &e);
             longest = longest.max(lane.uncommitted.len());
             let mut sp = Spaces {

@@ -20,7 +20,7 @@ use crate::ir::{Flags, Op, Space, Type};
 use crate::mem::copy::Notice;
 use crate::mem::hb::Vc;
 use crate::mem::mbarrier::{MbarError, Mbarrier};
-use crate::trace::What;
+use crate::trace::{Place, What};
 
 fn lane_fault(
     cx: &Ctx<'_, '_>,
@@ -116,9 +116,9 @@ fn trace_mbar(cx: &mut Ctx<'_, '_>, action: &'static str, rank: u32, off: u64, c
         .get(&(off as u32))
         .map_or((0, 0, 0), |b| (b.phase, b.pending, b.tx));
     let addr = if rank == cx.rank {
-        format!("shared+{off:#x}")
+        Place::Shared(off)
     } else {
-        format!("cta{rank}+{off:#x}")
+        Place::PeerMbarrier { rank, off }
     };
     record(
         cx,

@@ -23,9 +23,9 @@ use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
 use super::{Global, Smem};
 use crate::ir::mods::SubOp;
-use crate::ir::Type;
+use crate::ir::{Op as Opcode, Type};
 use crate::latency::{LatencyModel, OpClass, OpDesc, Timing};
-use crate::trace::{Event, Trace, What};
+use crate::trace::{Event, Place, Signal, Span, Trace, What};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -75,6 +75,88 @@ pub struct Issuer {
     pub cuda: Option<(u32, u32)>,
 }
 
+impl Issuer {
+    /// A trace event at cycle `t` of the issuer's CTA, on `warp`'s track (`None`: the copy
+    /// engine's), at the issuing instruction.
+    fn event(&self, t: u64, warp: Option<u32>, what: What) -> Event {
+        Event {
+            cycle: t,
+            cta: self.cta,
+            warp,
+            lanes: self.lanes,
+            line: self.line,
+            cuda: self.cuda,
+            what,
+        }
+    }
+
+    /// Offset `off` of CTA `rank`'s shared memory, as a place in the issuer's CTA's events.
+    fn shared(&self, rank: u32, off: u64) -> Place {
+        if rank == self.rank {
+            Place::Shared(off)
+        } else {
+            Place::Peer { rank, off }
+        }
+    }
+
+    /// An end of a segment as a place in the issuer's CTA's events (`global` names the
+    /// allocations, in `trace`'s table).
+    fn place(&self, l: Loc, global: &Global, trace: &mut Trace) -> Place {
+        match l {
+            Loc::Global(a) => match global.named(a) {
+                Some((name, off)) => Place::Global {
+                    name: trace.alloc_id(name),
+                    off,
+                },
+                None => Place::Address(a),
+            },
+            Loc::Shared { rank, off } => self.shared(rank, off),
+            Loc::Fill => Place::Fill,
+        }
+    }
+}
+
+/// The trace event of an operation's issue: its instruction, its bytes, the first and last
+/// place of its sources and its destinations (`fill` where none), and how it completes.
+fn issue_event(spec: &OpSpec, op: OpId, bytes: u64, global: &Global, trace: &mut Trace) -> What {
+    let iss = spec.issuer;
+    let mut span = |end: fn(&Seg) -> Loc| {
+        let mut locs = spec.segs.iter().map(end).filter(|l| *l != Loc::Fill);
+        let (first, last) = (locs.next(), locs.next_back());
+        let Some(first) = first else {
+            return Span::one(Place::Fill);
+        };
+        Span {
+            first: iss.place(first, global, trace),
+            last: last
+                .filter(|l| *l != first)
+                .map(|l| iss.place(l, global, trace)),
+        }
+    };
+    let src = span(|s| s.src);
+    let dst = match spec.class {
+        OpClass::Wgmma => Span::one(Place::Accumulators),
+        _ => span(|s| s.dst),
+    };
+    let completion = match &spec.completion {
+        Completion::Group if spec.class == OpClass::Wgmma => Signal::WgmmaGroup,
+        Completion::Group => Signal::Group,
+        Completion::Mbarrier(t) => Signal::CompleteTx(
+            t.iter()
+                .map(|&(r, o, b)| (iss.shared(r, u64::from(o)), b))
+                .collect(),
+        ),
+    };
+    What::Issue {
+        op,
+        kind: spec.kind,
+        bytes,
+        src,
+        dst,
+        completion,
+    }
+}
+
 /// What a tensor copy through an f32 map does to elements (the map's flavour, measured on an
 /// H100: `mem::tensormap::F32Mode`).
 #[derive(Debug, Clone, Copy)]
@@ -89,8 +171,8 @@ pub struct F32Rules {
 #[derive(Debug, Clone)]
 pub struct OpSpec {
     pub class: OpClass,
-    /// The instruction name, for traces (`cp.async.cg`, `cp.async.bulk`, ...).
-    pub kind: &'static str,
+    /// The instruction that issued it (`cp.async`, `cp.async.bulk`, ...), for traces and reports.
+    pub kind: Opcode,
     pub segs: Vec<Seg>,
     /// Index of the first segment of each piece (piece `i` is `pieces[i]..pieces[i+1]`).
     pub pieces: Vec<u32>,
@@ -103,9 +185,6 @@ pub struct OpSpec {
     pub f32: Option<F32Rules>,
     pub issuer: Issuer,
     pub on_chip: bool,
-    /// Descriptions for traces.
-    pub src_desc: String,
-    pub dst_desc: String,
     /// For the happens-before checker, an operation tracked by an async-group: the epochs of
     /// its completion and of the end of its source reads on the issuing warp's group clocks.
     pub group_epochs: Option<(Epoch, Epoch)>,
@@ -142,7 +221,7 @@ impl Op {
 /// against it (its completion epochs) and for reports to name it (its instruction and issuer).
 #[derive(Debug, Clone)]
 pub struct Done {
-    pub kind: &'static str,
+    pub kind: Opcode,
     pub class: OpClass,
     pub issuer: Issuer,
     /// Tracked by an async-group (else by mbarriers, or by nothing).
@@ -175,8 +254,8 @@ impl OpRef<'_> {
     /// The instruction name (`cp.async.cg`, ...).
     pub fn kind(self) -> &'static str {
         match self {
-            OpRef::Live(o) => o.spec.kind,
-            OpRef::Done(d) => d.kind,
+            OpRef::Live(o) => o.spec.kind.name(),
+            OpRef::Done(d) => d.kind.name(),
         }
     }
 
@@ -434,8 +513,9 @@ impl Engine {
         self.queue.peek().map(|Reverse((t, ..))| *t)
     }
 
-    /// Issues an operation at cycle `now`; returns its id.
-    pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace) -> OpId {
+    /// Issues an operation at cycle `now` (`global`: to name its places in the trace); returns
+    /// its id.
+    pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace, global: &Global) -> OpId {
         let id = self.next;
         self.next += 1;
         let npieces = spec.pieces.len().max(1);
@@ -469,37 +549,10 @@ impl Engine {
         for l in t.land.iter_mut() {
             *l = (*l).clamp(read_at, complete_at);
         }
-        trace.push(Event {
-            cycle: now,
-            cta: spec.issuer.cta,
-            warp: Some(spec.issuer.warp),
-            lanes: spec.issuer.lanes,
-            line: spec.issuer.line,
-            cuda: spec.issuer.cuda,
-            what: What::Issue {
-                op: id,
-                kind: spec.kind.to_string(),
-                bytes,
-                src: spec.src_desc.clone(),
-                dst: spec.dst_desc.clone(),
-                completion: match &spec.completion {
-                    Completion::Group if spec.class == OpClass::Wgmma => "wgmma-group".to_string(),
-                    Completion::Group => "async-group".to_string(),
-                    Completion::Mbarrier(t) => t
-                        .iter()
-                        .map(|&(r, o, b)| {
-                            let at = if r == spec.issuer.rank {
-                                String::new()
-                            } else {
-                                format!(" of CTA rank {r}")
-                            };
-                            format!("complete-tx {b} bytes on the mbarrier at shared+{o:#x}{at}")
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                },
-            },
-        });
+        if trace.enabled {
+            let what = issue_event(&spec, id, bytes, global, trace);
+            trace.push(spec.issuer.event(now, Some(spec.issuer.warp), what));
+        }
         let push = |q: &mut BinaryHeap<_>, seq: &mut u64, time: u64, ev: Ev| {
             q.push(Reverse((time, *seq, id, ev)));
             *seq += 1;
@@ -566,15 +619,7 @@ impl Engine {
             return Ok(());
         };
         let iss = op.spec.issuer;
-        let event = |what| Event {
-            cycle: t,
-            cta: iss.cta,
-            warp: None,
-            lanes: iss.lanes,
-            line: iss.line,
-            cuda: iss.cuda,
-            what,
-        };
+        let event = |what| iss.event(t, None, what);
         match ev {
             Ev::Read => {
                 let OpSpec {
@@ -636,15 +681,7 @@ impl Engine {
             return Ok(());
         };
         let iss = op.spec.issuer;
-        trace.push(Event {
-            cycle: t,
-            cta: iss.cta,
-            warp: None,
-            lanes: iss.lanes,
-            line: iss.line,
-            cuda: iss.cuda,
-            what: What::Complete { op: id },
-        });
+        trace.push(iss.event(t, None, What::Complete { op: id }));
         notices.push(Notice::Op {
             rank: iss.rank,
             warp: iss.warp,
@@ -801,7 +838,7 @@ fn same_phase(
             crate::check::HazardKind::TxCountUnderflow,
             format!(
                 "the {} was issued during phase {p} of the mbarrier at shared+{off:#x}, but phase {p} completed before its {bytes} bytes arrived: the phase's expect-tx announced fewer bytes than its copies deliver, and the surplus counts towards phase {q}",
-                op.spec.kind
+                op.spec.kind.name()
             ),
             op.spec.issuer,
         )),
@@ -941,27 +978,19 @@ impl MbarEvent {
             state: (phase, pending, tx),
             op,
         } = *self;
-        trace.push(Event {
-            cycle: t,
-            cta: iss.cta,
-            warp: None,
-            lanes: iss.lanes,
-            line: iss.line,
-            cuda: iss.cuda,
-            what: What::Mbarrier {
-                action,
-                addr: if rank == iss.rank {
-                    format!("shared+{off:#x}")
-                } else {
-                    format!("shared+{off:#x} of CTA rank {rank}")
-                },
-                count,
-                phase,
-                pending,
-                tx,
-                op,
-            },
-        });
+        if !trace.enabled {
+            return;
+        }
+        let what = What::Mbarrier {
+            action,
+            addr: iss.shared(rank, u64::from(off)),
+            count,
+            phase,
+            pending,
+            tx,
+            op,
+        };
+        trace.push(iss.event(t, None, what));
     }
 }
 
@@ -970,7 +999,7 @@ impl MbarEvent {
 #[cfg(test)]
 pub(crate) fn test_spec(
     class: OpClass,
-    kind: &'static str,
+    kind: Opcode,
     src: u64,
     dst_off: u64,
     len: u32,
@@ -995,8 +1024,6 @@ pub(crate) fn test_spec(
         f32: None,
         issuer: Issuer::default(),
         on_chip: false,
-        src_desc: String::new(),
-        dst_desc: String::new(),
         group_epochs: None,
         tx_phases: Vec::new(),
         release: Vc::new(),
@@ -1019,7 +1046,7 @@ mod tests {
     fn spec(src: u64, dst_off: u64, len: u32, completion: Completion) -> OpSpec {
         test_spec(
             OpClass::Bulk,
-            "cp.async.bulk",
+            Opcode::CpAsyncBulk,
             src,
             dst_off,
             len,
@@ -1046,6 +1073,7 @@ mod tests {
             spec(a, 0, 64, Completion::Mbarrier(vec![(0, 128, 64)])),
             10,
             &mut tr,
+            &g,
         );
         let mut notices = Vec::new();
         let mut sp = Spaces {
@@ -1074,7 +1102,7 @@ mod tests {
         smem[0].mbars.insert(32, Mbarrier::new(1).unwrap());
         let mut e = Engine::new(Box::new(Fixed(10)), true);
         let mut tr = Trace::default();
-        let id = e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr);
+        let id = e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr, &g);
         let pending = e.arrive_on(ArriveOn {
             rank: 0,
             off: 32,
@@ -1101,7 +1129,7 @@ mod tests {
         let mut smem = vec![Smem::new(32)];
         let mut e = Engine::new(Box::new(Immediate), true);
         let mut tr = Trace::default();
-        let id = e.issue(spec(a, 0, 32, Completion::Group), 4, &mut tr);
+        let id = e.issue(spec(a, 0, 32, Completion::Group), 4, &mut tr, &g);
         let mut sp = Spaces {
             global: &mut g,
             smem: &mut smem,
@@ -1121,7 +1149,7 @@ mod tests {
         let mut notices = Vec::new();
         let mut run = |e: &mut Engine, n: u32| -> Vec<OpId> {
             let ids = (0..n)
-                .map(|_| e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr))
+                .map(|_| e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr, &g))
                 .collect();
             let mut sp = Spaces {
                 global: &mut g,
