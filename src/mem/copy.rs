@@ -22,6 +22,7 @@
 use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
 use super::{Global, Smem};
+use crate::check::slot::CopySlot;
 use crate::ir::mods::SubOp;
 use crate::ir::{Op as Opcode, Type};
 use crate::latency::{LatencyModel, OpClass, OpDesc, Timing};
@@ -185,15 +186,13 @@ pub struct OpSpec {
     pub f32: Option<F32Rules>,
     pub issuer: Issuer,
     pub on_chip: bool,
-    /// For the happens-before checker, an operation tracked by an async-group: the epochs of
-    /// its completion and of the end of its source reads on the issuing warp's group clocks.
-    pub group_epochs: Option<(Epoch, Epoch)>,
     /// Per complete-tx target, the mbarrier's phase when the operation was issued (`None` if it
-    /// was not initialized yet): its bytes must count towards that phase.
+    /// was not initialized yet): its bytes must count towards that phase (mbarrier misuse the
+    /// engine reports itself, checking or not).
     pub tx_phases: Vec<Option<u32>>,
-    /// What its complete-tx releases (`st.async`/`red.async`: the issuer's clock at the issue;
-    /// empty for copies, whose complete-tx releases nothing of the issuer's).
-    pub release: Vc,
+    /// The happens-before checker's record of the operation, carried and never read here: the
+    /// engine only calls its hooks at complete-tx and at completion.
+    pub slot: CopySlot,
 }
 
 /// An operation in flight.
@@ -201,9 +200,6 @@ pub struct OpSpec {
 pub struct Op {
     pub spec: OpSpec,
     pub read_done: bool,
-    /// Per destination CTA rank, the completion epoch of the mbarrier phase its complete-tx
-    /// counted towards (set at completion).
-    pub mbar_epochs: Vec<(u32, Epoch)>,
 }
 
 impl Op {
@@ -218,7 +214,7 @@ impl Op {
 }
 
 /// What is kept of a completed operation: enough for the checker to judge later accesses
-/// against it (its completion epochs) and for reports to name it (its instruction and issuer).
+/// against it (its slot) and for reports to name it (its instruction and issuer).
 #[derive(Debug, Clone)]
 pub struct Done {
     pub kind: Opcode,
@@ -226,19 +222,19 @@ pub struct Done {
     pub issuer: Issuer,
     /// Tracked by an async-group (else by mbarriers, or by nothing).
     pub by_group: bool,
-    pub group_epochs: Option<(Epoch, Epoch)>,
-    pub mbar_epochs: Vec<(u32, Epoch)>,
+    pub slot: CopySlot,
 }
 
 impl Done {
     fn of(op: Op) -> Done {
+        let mut slot = op.spec.slot;
+        slot.completed();
         Done {
             kind: op.spec.kind,
             class: op.spec.class,
             issuer: op.spec.issuer,
             by_group: op.spec.completion == Completion::Group,
-            group_epochs: op.spec.group_epochs,
-            mbar_epochs: op.mbar_epochs,
+            slot,
         }
     }
 }
@@ -266,7 +262,6 @@ impl OpRef<'_> {
         }
     }
 
-    /// Whether an async-group tracks it.
     /// What moves the bytes (bulk and tensor copies read their source until `wait_group.read`).
     pub fn class(self) -> OpClass {
         match self {
@@ -275,6 +270,7 @@ impl OpRef<'_> {
         }
     }
 
+    /// Whether an async-group tracks it.
     pub fn by_group(self) -> bool {
         match self {
             OpRef::Live(o) => o.spec.completion == Completion::Group,
@@ -282,40 +278,21 @@ impl OpRef<'_> {
         }
     }
 
-    /// For the checker, an operation tracked by an async-group: the epochs of its completion and
-    /// of the end of its source reads on the issuing warp's group clocks.
-    pub fn group_epochs(self) -> Option<(Epoch, Epoch)> {
+    /// Whether its sources have been read (always, once it completed).
+    pub fn read_done(self) -> bool {
         match self {
-            OpRef::Live(o) => o.spec.group_epochs,
-            OpRef::Done(d) => d.group_epochs,
-        }
-    }
-
-    /// The epoch a wait must have observed for the operation's writes to CTA `rank` (or to
-    /// global memory, any rank) to be visible; `None` while it is in flight.
-    pub fn completion(self, rank: u32) -> Option<Epoch> {
-        let OpRef::Done(d) = self else {
-            return None;
-        };
-        if let Some((done, _)) = d.group_epochs {
-            return Some(done);
-        }
-        d.mbar_epochs
-            .iter()
-            .find(|(r, _)| *r == rank)
-            .or(d.mbar_epochs.first())
-            .map(|(_, e)| *e)
-    }
-
-    /// The epoch after which its sources may be written again; `None` until it is observable.
-    pub fn sources_released(self) -> Option<Epoch> {
-        let read_done = match self {
             OpRef::Live(o) => o.read_done,
             OpRef::Done(_) => true,
-        };
-        match self.group_epochs() {
-            Some((_, read)) if read_done => Some(read),
-            _ => self.completion(self.issuer().rank),
+        }
+    }
+}
+
+impl<'a> OpRef<'a> {
+    /// The checker's record of it.
+    pub fn slot(self) -> &'a CopySlot {
+        match self {
+            OpRef::Live(o) => &o.spec.slot,
+            OpRef::Done(d) => &d.slot,
         }
     }
 }
@@ -567,7 +544,6 @@ impl Engine {
             Op {
                 spec,
                 read_done: false,
-                mbar_epochs: Vec::new(),
             },
         );
         self.peak_live = self.peak_live.max(self.live.len());
@@ -730,10 +706,10 @@ impl Engine {
                 .get_mut(rank as usize)
                 .and_then(|s| s.mbars.get_mut(&off))
             {
-                b.release(&op.spec.release);
+                op.spec.slot.complete_tx(b);
             }
             let e = complete_tx(mem, (rank, off, bytes), Some(id), t, iss, trace, notices)?;
-            op.mbar_epochs.push((rank, e));
+            op.spec.slot.counted(rank, e);
         }
         Ok(())
     }
@@ -1024,9 +1000,8 @@ pub(crate) fn test_spec(
         f32: None,
         issuer: Issuer::default(),
         on_chip: false,
-        group_epochs: None,
         tx_phases: Vec::new(),
-        release: Vc::new(),
+        slot: CopySlot::default(),
     }
 }
 
