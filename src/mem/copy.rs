@@ -866,15 +866,15 @@ pub fn complete_tx(
         iss,
         rank,
         off,
-        state: (b.phase, b.pending, b.tx),
         op,
     };
-    smem.sync_mbar(off);
-    notices.push(Notice::Mbar { rank, off });
-    event.push(trace, "complete_tx", bytes as i64);
-    if completed {
-        event.push(trace, "phase-complete", 0);
-    }
+    event.record(
+        mem,
+        ("complete_tx", bytes as i64),
+        completed,
+        trace,
+        notices,
+    );
     Ok(epoch)
 }
 
@@ -913,18 +913,10 @@ pub fn arrive(
         iss: a.issuer,
         rank: a.rank,
         off: a.off,
-        state: (b.phase, b.pending, b.tx),
         op,
     };
-    mem.smem[a.rank as usize].sync_mbar(a.off);
-    notices.push(Notice::Mbar {
-        rank: a.rank,
-        off: a.off,
-    });
-    event.push(trace, "arrive-on", i64::from(a.count));
-    if r.completed {
-        event.push(trace, "phase-complete", 0);
-    }
+    let count = i64::from(a.count);
+    event.record(mem, ("arrive-on", count), r.completed, trace, notices);
     Ok(())
 }
 
@@ -932,31 +924,54 @@ fn mbar_failure(e: &MbarError, iss: Issuer) -> EngineError {
     mbar_error(e.kind(), e.to_string(), iss)
 }
 
-/// An mbarrier event on the copy engine's track: when, on whose behalf, which mbarrier, its
-/// state after the event (phase, pending arrivals, tx-count) and the operation that caused it.
+/// An mbarrier event on the copy engine's track: when, on whose behalf, which mbarrier, and
+/// the operation that caused it.
 struct MbarEvent {
     t: u64,
     iss: Issuer,
     rank: u32,
     off: u32,
-    state: (u32, u32, i64),
     op: Option<OpId>,
 }
 
 impl MbarEvent {
-    /// Records the event `action` (with its count) on `trace`.
-    fn push(&self, trace: &mut Trace, action: &'static str, count: i64) {
+    /// The engine changed the mbarrier (`action`, with its count; `completed`: its phase
+    /// completed): its bytes in shared memory follow, its waiters get a notice, and the trace
+    /// records the event with the mbarrier's state after it.
+    fn record(
+        &self,
+        mem: &mut Spaces<'_>,
+        (action, count): (&'static str, i64),
+        completed: bool,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) {
+        let (rank, off) = (self.rank, self.off);
+        let Some(smem) = mem.smem.get_mut(rank as usize) else {
+            return;
+        };
+        let state = smem.mbars.get(&off).map(|b| (b.phase, b.pending, b.tx));
+        smem.sync_mbar(off);
+        notices.push(Notice::Mbar { rank, off });
+        if let (true, Some(state)) = (trace.enabled, state) {
+            self.push(trace, action, count, state);
+            if completed {
+                self.push(trace, "phase-complete", 0, state);
+            }
+        }
+    }
+
+    /// Records the event `action` (with its count) on `trace`, the mbarrier's phase, pending
+    /// arrivals and tx-count being `state`.
+    fn push(&self, trace: &mut Trace, action: &'static str, count: i64, state: (u32, u32, i64)) {
         let MbarEvent {
             t,
             iss,
             rank,
             off,
-            state: (phase, pending, tx),
             op,
         } = *self;
-        if !trace.enabled {
-            return;
-        }
+        let (phase, pending, tx) = state;
         let what = What::Mbarrier {
             action,
             addr: iss.shared(rank, u64::from(off)),
