@@ -753,14 +753,19 @@ impl Engine {
     }
 }
 
-fn read(mem: &Spaces<'_>, src: Loc, out: &mut [u8]) {
+/// The `n` bytes at offset `off` of CTA `rank`'s shared memory (`None` if they are not there).
+fn shared_bytes(smem: &mut [Smem], rank: u32, off: u64, n: usize) -> Option<&mut [u8]> {
+    let start = usize::try_from(off).ok()?;
+    smem.get_mut(rank as usize)?
+        .bytes
+        .get_mut(start..start.checked_add(n)?)
+}
+
+fn read(mem: &mut Spaces<'_>, src: Loc, out: &mut [u8]) {
     let n = out.len();
     let bytes = match src {
         Loc::Global(a) => mem.global.read(a, n).ok(),
-        Loc::Shared { rank, off } => mem
-            .smem
-            .get(rank as usize)
-            .and_then(|s| s.bytes.get(off as usize..off as usize + n)),
+        Loc::Shared { rank, off } => shared_bytes(mem.smem, rank, off, n).map(|b| &*b),
         Loc::Fill => None,
     };
     if let Some(b) = bytes {
@@ -778,10 +783,7 @@ fn write(
     let n = data.len();
     let place = match dst {
         Loc::Global(a) => mem.global.write(a, n).ok(),
-        Loc::Shared { rank, off } => mem
-            .smem
-            .get_mut(rank as usize)
-            .and_then(|s| s.bytes.get_mut(off as usize..off as usize + n)),
+        Loc::Shared { rank, off } => shared_bytes(mem.smem, rank, off, n),
         Loc::Fill => None,
     };
     if let Some(p) = place {
