@@ -221,9 +221,8 @@ impl Checker {
                 }
             };
             if !ok && conflict {
-                let (prev, region) = (*prev, region);
                 met.push(OpMeet {
-                    prev,
+                    prev: *prev,
                     prev_write,
                     write,
                     region,

@@ -12,12 +12,17 @@
 //! Address ranges are checked when the operation is issued, so later reads and writes cannot
 //! fail; the errors here are mbarrier misuse found at completion.
 //!
-//! Memory follows what is in flight: an operation's whole record (segments, staging bytes,
-//! descriptions) lives only until it completes. What the happens-before checker and its reports
-//! still need of it afterwards (its name, issuer and completion epochs) is kept as a small
-//! [`Done`] summary, and only when something checks (`Engine::new`); summaries of earlier
-//! clusters' operations that no shadow entry names any more are dropped (`Engine::forget_done`),
-//! so that they stay proportional to the shadow, not to the running time.
+//! Memory follows what is in flight: an operation's whole record (segments, staging bytes)
+//! lives only until it completes. What the happens-before checker and its reports still need of
+//! it afterwards (its instruction, issuer and checker slot) is kept as a small [`Done`] summary,
+//! and only when something checks (`Engine::new`); summaries of earlier clusters' operations
+//! that no shadow entry names any more are dropped (`Engine::forget_done`), so that they stay
+//! proportional to the shadow, not to the running time.
+//!
+//! The engine carries the checker's record of each operation as an opaque
+//! [`CopySlot`](crate::check::slot::CopySlot), whose hooks it calls at complete-tx and at the
+//! completion, and records trace events as typed data (the opcode, `trace::Place`s): it builds
+//! them only when a trace is kept, and only the trace's writers turn them into text.
 
 use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
