@@ -12,9 +12,11 @@
 use super::kind::HazardKind;
 use super::proxies::Side;
 use super::site::{describe, Region, Site};
+use super::slot::CopySlot;
 use super::state::{after_op, op_name, Checker};
 use crate::latency::OpClass;
 use crate::mem::copy::{Engine, Loc, OpId};
+use crate::mem::hb::{Epoch, Vc, WarpClock};
 use crate::mem::shadow::{Lanes, Stamp, Who};
 use crate::mem::Global;
 
@@ -29,7 +31,104 @@ pub(super) struct OpMeet {
     len: usize,
 }
 
+/// An asynchronous operation being checked at its issue: what judging each of its accesses
+/// needs.
+struct Issue<'e> {
+    engine: &'e Engine,
+    global: &'e Global,
+    op: OpId,
+    site: Site,
+    /// The issuing warp's clock at the issue.
+    vc: Vc,
+    stamp: Stamp,
+    /// A bulk or remote reduction (ordered with atomics and with other reductions of a word).
+    reduce: bool,
+    /// Through the async proxy: ordinary stores it meets need a proxy fence.
+    async_proxy: bool,
+}
+
+/// One end of one segment of an operation: `len` bytes of `region`, written or read, by the
+/// lane `lane` of the issuing warp (`None`: by the whole warp).
+#[derive(Debug, Clone, Copy)]
+struct End {
+    region: Region,
+    len: usize,
+    write: bool,
+    lane: Option<u32>,
+}
+
+impl Issue<'_> {
+    /// Whether the operation is ordered after an earlier access of a warp at `at` (`prev`): the
+    /// issuing warp's own access when the issuing lane knows of it (a whole-warp operation is
+    /// the warp's), another warp's when the issuer's clock covers it.
+    fn after_warp(&self, issuer: &WarpClock, lane: Option<u32>, prev: &Stamp, at: Epoch) -> bool {
+        if at.agent == issuer.me {
+            lane.is_none_or(|l| issuer.lane_knows(l, prev.lane(), at.clock))
+        } else {
+            self.vc.covers(at)
+        }
+    }
+}
+
 impl Checker {
+    /// The checker's slot for an operation of `class` that warp `(rank, warp)` issues now,
+    /// tracked by its async-group or not (`by_group`). Operations an async-group tracks complete
+    /// in the order of the warp's sequence of that group, so the slot takes its next epochs:
+    /// one for a `wgmma` (it reads its operands until it completes) and for a non-bulk
+    /// `cp.async`, a completion and an end-of-reads epoch for the bulk group. The complete-tx
+    /// of `st.async`/`red.async` has .release semantics at cluster scope (PTX ISA 9.0 section
+    /// 9.7.9.12): it releases what the issuer did before the issue.
+    pub fn copy_slot(
+        &mut self,
+        (rank, warp): (u32, u32),
+        class: OpClass,
+        by_group: bool,
+    ) -> CopySlot {
+        let w = self.warp(rank, warp);
+        let group = by_group.then(|| {
+            let (issued, agent, read_agent) = match class {
+                OpClass::Wgmma => (&mut w.wg_issued, w.wg, w.wg),
+                OpClass::CpAsync => (&mut w.cp_issued, w.cp, w.cp),
+                _ => (&mut w.bulk_issued, w.bulk, w.bulk_read),
+            };
+            *issued += 1;
+            let clock = *issued;
+            (
+                Epoch { agent, clock },
+                Epoch {
+                    agent: read_agent,
+                    clock,
+                },
+            )
+        });
+        let release = match class {
+            OpClass::Remote => w.vc.clone(),
+            _ => Vc::new(),
+        };
+        CopySlot::new(group, release)
+    }
+
+    /// A wait of warp `(rank, warp)` observed the operations `ops` its async-groups track: it
+    /// acquires the end of their source reads and, unless `read_only`
+    /// (`cp.async.bulk.wait_group.read`), their completion.
+    pub fn groups_observed(
+        &mut self,
+        engine: &Engine,
+        (rank, warp): (u32, u32),
+        ops: &[OpId],
+        read_only: bool,
+    ) {
+        let w = self.warp(rank, warp);
+        for &o in ops {
+            if let Some((done, read)) = engine.op(o).and_then(|o| o.slot().group_epochs()) {
+                w.vc.raise(read.agent, read.clock);
+                if !read_only {
+                    w.vc.raise(done.agent, done.clock);
+                }
+            }
+        }
+    }
+
     /// An asynchronous operation was issued by the warp at `site`: its sources are read and its
     /// destinations written from now until it completes.
     /// `lanes` are the lanes that issued it: one lane, or (`cp.async`) one piece per lane.
@@ -38,13 +137,18 @@ impl Checker {
             return;
         };
         self.collect_if_full();
-        let issue_vc = self.warps[site.rank as usize][site.warp as usize]
-            .vc
-            .clone();
         let reduce = o.spec.reduce.is_some();
-        let async_proxy = o.async_proxy();
-        let stamp = Stamp::op(op, reduce);
-        let segs = o.spec.segs.clone();
+        let is = Issue {
+            engine,
+            global,
+            op,
+            site,
+            vc: self.warp(site.rank, site.warp).vc.clone(),
+            stamp: Stamp::op(op, reduce),
+            reduce,
+            async_proxy: o.async_proxy(),
+        };
+        let segs = &o.spec.segs;
         let seg_lanes = issuing_lanes(o.spec.class, &o.spec.pieces, segs.len(), lanes);
         self.note_smem_op(o, op);
         let mut met: Vec<OpMeet> = Vec::new();
@@ -56,73 +160,88 @@ impl Checker {
                     Loc::Shared { rank, off } => Region::Shared(rank, off),
                     Loc::Fill => continue,
                 };
-                let rank = match region {
-                    Region::Shared(r, _) => r,
-                    Region::Global(_) => site.rank,
-                };
-                let Some((shadow, off)) = Self::shadow(
-                    &mut self.shared,
-                    &mut self.global,
-                    global,
-                    &self.meter,
-                    region,
-                    s.len as usize,
-                ) else {
-                    continue;
-                };
-                let mut fence_checks = Vec::new();
-                let issuer = &self.warps[site.rank as usize][site.warp as usize];
-                shadow.access(
-                    &mut self.events,
-                    (off, s.len as usize),
-                    stamp,
-                    Lanes::NONE,
-                    write,
-                    &mut |prev, prev_write, conflict, _, _| {
-                        let ok = match prev.who() {
-                            Who::Warp { at, atomic } => {
-                                // An atomic and a bulk reduction of the same word need no order.
-                                let exempt = atomic && reduce;
-                                let ordered = if at.agent == issuer.me {
-                                    // The warp's own access: ordered when the issuing lane
-                                    // knows of it (a whole-warp operation is the warp's).
-                                    lane.is_none_or(|l| issuer.lane_knows(l, prev.lane(), at.clock))
-                                } else {
-                                    issue_vc.covers(at)
-                                };
-                                if ordered && !exempt && conflict && prev_write && async_proxy {
-                                    fence_checks.push(*prev);
-                                }
-                                ordered || exempt
-                            }
-                            Who::Op { op: p, reduce: pr } => {
-                                (pr && reduce) || after_op(engine, p, prev_write, rank, &issue_vc)
-                            }
-                        };
-                        if !ok && conflict {
-                            met.push(OpMeet {
-                                prev: *prev,
-                                prev_write,
-                                write,
-                                region,
-                                len: s.len as usize,
-                            });
-                        }
-                        ok
+                let len = s.len as usize;
+                self.op_end(
+                    &is,
+                    End {
+                        region,
+                        len,
+                        write,
+                        lane,
                     },
+                    &mut met,
                 );
-                let side = Side {
-                    region,
-                    len: s.len as usize,
-                    write,
-                };
-                self.check_proxy_fences(engine, global, (op, site), side, &issue_vc, fence_checks);
             }
         }
         for m in met {
             self.op_conflict(engine, global, op, site, m);
         }
-        self.warps[site.rank as usize][site.warp as usize].tick();
+        self.warp(site.rank, site.warp).tick();
+    }
+
+    /// Checks one end of a segment of the operation `is` against the shadow of its bytes: the
+    /// earlier accesses it meets unordered go to `met`, the ordered stores an async-proxy
+    /// operation meets to the proxy-fence check.
+    fn op_end(&mut self, is: &Issue<'_>, end: End, met: &mut Vec<OpMeet>) {
+        let End {
+            region,
+            len,
+            write,
+            lane,
+        } = end;
+        let rank = match region {
+            Region::Shared(r, _) => r,
+            Region::Global(_) => is.site.rank,
+        };
+        let Some((shadow, off)) = Self::shadow(
+            &mut self.shared,
+            &mut self.global,
+            is.global,
+            &self.meter,
+            region,
+            len,
+        ) else {
+            return;
+        };
+        let mut fence_checks = Vec::new();
+        let issuer = &self.warps[is.site.rank as usize][is.site.warp as usize];
+        let mut judge = |prev: &Stamp, prev_write: bool, conflict: bool, _: usize, _: &Stamp| {
+            let ok = match prev.who() {
+                Who::Warp { at, atomic } => {
+                    // An atomic and a bulk reduction of the same word need no order.
+                    let exempt = atomic && is.reduce;
+                    let ordered = is.after_warp(issuer, lane, prev, at);
+                    if ordered && !exempt && conflict && prev_write && is.async_proxy {
+                        fence_checks.push(*prev);
+                    }
+                    ordered || exempt
+                }
+                Who::Op { op: p, reduce: pr } => {
+                    (pr && is.reduce) || after_op(is.engine, p, prev_write, rank, &is.vc)
+                }
+            };
+            if !ok && conflict {
+                met.push(OpMeet {
+                    prev: *prev,
+                    prev_write,
+                    write,
+                    region,
+                    len,
+                });
+            }
+            ok
+        };
+        shadow.access(
+            &mut self.events,
+            (off, len),
+            is.stamp,
+            Lanes::NONE,
+            write,
+            &mut judge,
+        );
+        let side = Side { region, len, write };
+        let at = (is.op, is.site);
+        self.check_proxy_fences(is.engine, is.global, at, side, &is.vc, fence_checks);
     }
 
     /// Reports the conflict of operation `op`, issued at `site`, with an earlier access it met.

@@ -149,9 +149,10 @@ impl Checker {
 /// epochs are fixed at issue; an mbarrier phase's only once the operation completed (`None`
 /// while it is in flight: no wait can have observed it).
 pub(super) fn access_end(o: crate::mem::copy::OpRef<'_>, rank: u32, write: bool) -> Option<Epoch> {
-    match o.group_epochs() {
+    let slot = o.slot();
+    match slot.group_epochs() {
         Some((done, read)) => Some(if write { done } else { read }),
-        None if write => o.completion(rank),
-        None => o.sources_released(),
+        None if write => slot.completion(rank),
+        None => slot.sources_released(o.read_done(), o.issuer().rank),
     }
 }

@@ -9,7 +9,8 @@
 //! places), `site.rs` (where an access happens and what it touches), `scopes.rs` (memory
 //! scopes), `races.rs` (threads' accesses), `copies.rs` (asynchronous operations at issue),
 //! `proxies.rs` (proxy fences), `sync.rs` (barriers, atomics, warp collectives), `exits.rs`
-//! (a CTA's shared memory at its exit), `report.rs` (dedupe, messages, help, severity).
+//! (a CTA's shared memory at its exit), `report.rs` (dedupe, messages, help, severity),
+//! `slot.rs` (what the checker keeps of an asynchronous operation, carried by the copy engine).
 //!
 //! The checker follows the run, joining vector clocks at every synchronising event, and checks
 //! every access of shared and global memory against the shadow of the bytes it touches (`mem::hb`,
@@ -51,6 +52,7 @@ mod races;
 mod report;
 pub(crate) mod scopes;
 mod site;
+pub(crate) mod slot;
 mod state;
 mod sync;
 
@@ -59,4 +61,5 @@ pub(crate) use proxies::{FENCE_GLOBAL, FENCE_SHARED};
 pub use report::Hazard;
 pub(crate) use report::HazardKey;
 pub(crate) use site::{describe, Access, Region, Site};
+pub(crate) use slot::CopySlot;
 pub(crate) use state::Checker;

@@ -314,10 +314,12 @@ pub(super) fn op_name(engine: &Engine, op: OpId) -> String {
 /// a read. An operation the engine no longer knows cannot be judged: ordered (no report).
 pub(super) fn after_op(engine: &Engine, op: OpId, write: bool, rank: u32, vc: &Vc) -> bool {
     engine.op(op).is_none_or(|o| {
+        let slot = o.slot();
         if write {
-            o.completion(rank).is_some_and(|e| vc.covers(e))
+            slot.completion(rank).is_some_and(|e| vc.covers(e))
         } else {
-            o.sources_released().is_some_and(|e| vc.covers(e))
+            let released = slot.sources_released(o.read_done(), o.issuer().rank);
+            released.is_some_and(|e| vc.covers(e))
         }
     })
 }

@@ -11,6 +11,7 @@ use super::addr::{address, check_align, lane_fault, mem_fault, shared_loc, threa
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::Res;
+use super::hazard::CopySlot;
 use super::lanes::{lanes, WARP};
 use super::park::{record, Settle};
 use super::warp::AsyncWait;
@@ -20,7 +21,7 @@ use crate::ir::{Flags, Op, Operand, Space, Type};
 use crate::latency::OpClass;
 use crate::mem::copy::Engine;
 use crate::mem::copy::{ArriveOn, Completion, Issuer, Loc, Notice, OpId, OpSpec, Seg, Spaces};
-use crate::mem::hb::{Epoch, Vc};
+use crate::mem::hb::Vc;
 use crate::mem::{self};
 use crate::trace::What;
 
@@ -144,15 +145,6 @@ fn global_range(cx: &mut Ctx<'_, '_>, addr: u64, len: u64, write: bool, lane: us
     r.map_err(|e| mem_fault(e, thread_of(cx, lane)))
 }
 
-fn describe(cx: &Ctx<'_, '_>, l: Loc) -> String {
-    match l {
-        Loc::Global(a) => cx.global.describe(a),
-        Loc::Shared { rank, off } if rank == cx.rank => format!("shared+{off:#x}"),
-        Loc::Shared { rank, off } => format!("shared+{off:#x} of CTA rank {rank}"),
-        Loc::Fill => "fill".into(),
-    }
-}
-
 /// Issues `segs` as one operation, pieces starting where `pieces` says, through `staging`.
 pub(super) fn issue(
     cx: &mut Ctx<'_, '_>,
@@ -184,54 +176,14 @@ pub(super) fn issue_with(
     let on_chip = segs
         .iter()
         .all(|s| !matches!(s.src, Loc::Global(_)) && !matches!(s.dst, Loc::Global(_)));
-    let ends = |f: fn(&Seg) -> Loc| -> String {
-        let mut locs = segs.iter().map(f).filter(|l| *l != Loc::Fill);
-        match (locs.next(), locs.next_back()) {
-            (Some(a), Some(b)) if a != b => format!("{} .. {}", describe(cx, a), describe(cx, b)),
-            (Some(a), _) => describe(cx, a),
-            (None, _) => "fill".into(),
-        }
-    };
-    let (src_desc, mut dst_desc) = (ends(|s| s.src), ends(|s| s.dst));
-    if class == OpClass::Wgmma {
-        dst_desc = "accumulator registers".into();
-    }
-    let kind = cx.ins.op.name();
-    // Operations an async-group tracks complete in the order of the issuing warp's sequence.
-    let group_epochs = match (&completion, cx.hb.as_mut()) {
-        (Completion::Group, Some(hb)) => {
-            let w = hb.warp(cx.rank, cx.warp_index);
-            if class == OpClass::Wgmma {
-                // A wgmma reads its operands until it completes: one epoch for both.
-                w.wg_issued += 1;
-                let e = Epoch {
-                    agent: w.wg,
-                    clock: w.wg_issued,
-                };
-                Some((e, e))
-            } else if class == OpClass::CpAsync {
-                w.cp_issued += 1;
-                let e = Epoch {
-                    agent: w.cp,
-                    clock: w.cp_issued,
-                };
-                Some((e, e))
-            } else {
-                w.bulk_issued += 1;
-                let n = w.bulk_issued;
-                Some((
-                    Epoch {
-                        agent: w.bulk,
-                        clock: n,
-                    },
-                    Epoch {
-                        agent: w.bulk_read,
-                        clock: n,
-                    },
-                ))
-            }
-        }
-        _ => None,
+    let kind = cx.ins.op;
+    let slot = match cx.hb.as_mut() {
+        Some(hb) => hb.copy_slot(
+            (cx.rank, cx.warp_index),
+            class,
+            completion == Completion::Group,
+        ),
+        None => CopySlot::default(),
     };
     let tx_phases = match &completion {
         Completion::Mbarrier(t) => t
@@ -245,12 +197,6 @@ pub(super) fn issue_with(
             .collect(),
         _ => Vec::new(),
     };
-    // st.async / red.async: complete-tx has .release semantics at cluster scope (PTX ISA 9.0
-    // section 9.7.9.12), so it releases what the issuer did before the issue.
-    let release = match (class, cx.hb.as_mut()) {
-        (OpClass::Remote, Some(hb)) => hb.warp(cx.rank, cx.warp_index).vc.clone(),
-        _ => Vc::new(),
-    };
     let spec = OpSpec {
         class,
         kind,
@@ -262,14 +208,11 @@ pub(super) fn issue_with(
         f32,
         issuer: issuer(cx, lanes),
         on_chip,
-        src_desc,
-        dst_desc,
-        group_epochs,
         tx_phases,
-        release,
+        slot,
     };
     let now = cx.clock;
-    let op = cx.engine.issue(spec, now, cx.trace);
+    let op = cx.engine.issue(spec, now, cx.trace, cx.global);
     let site = cx.site(lanes.trailing_zeros().min(31) as usize);
     if let Some(hb) = cx.hb.as_mut() {
         hb.op_issue(&*cx.engine, &*cx.global, op, site, lanes);
@@ -457,17 +400,9 @@ pub(super) fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
         }
     }
     // The waiting warp observed these completions (and, for `.read`, the end of their reads).
-    let (rank, warp) = (cx.rank, cx.warp_index);
     if let Some(hb) = cx.hb.as_mut() {
-        let w = hb.warp(rank, warp);
-        for &o in &observed {
-            if let Some((done, read)) = cx.engine.op(o).and_then(|o| o.group_epochs()) {
-                w.vc.raise(read.agent, read.clock);
-                if !read_only {
-                    w.vc.raise(done.agent, done.clock);
-                }
-            }
-        }
+        let (rank, warp) = (cx.rank, cx.warp_index);
+        hb.groups_observed(&*cx.engine, (rank, warp), &observed, read_only);
     }
     let what = match cx.ins.op {
         Op::CpAsyncWaitAll => "cp.async.wait_all".to_string(),
@@ -790,14 +725,7 @@ mod tests {
 
     /// A 4-byte global-to-shared copy tracked by the issuing thread's async-group.
     fn copy(src: u64) -> OpSpec {
-        crate::mem::copy::test_spec(
-            OpClass::CpAsync,
-            "cp.async.ca",
-            src,
-            0,
-            4,
-            Completion::Group,
-        )
+        crate::mem::copy::test_spec(OpClass::CpAsync, Op::CpAsync, src, 0, 4, Completion::Group)
     }
 
     /// A thread that never commits (its copies tracked by arrive-ons) keeps a bounded list of
@@ -813,7 +741,7 @@ mod tests {
         let mut lane = LaneGroups::default();
         let mut longest = 0;
         for now in 0..10_000u64 {
-            let op = e.issue(copy(a), now, &mut tr);
+            let op = e.issue(copy(a), now, &mut tr, &g);
             lane.push(op, &e);
             longest = longest.max(lane.uncommitted.len());
             let mut sp = Spaces {

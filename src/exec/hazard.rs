@@ -2,5 +2,5 @@
 //! it builds for them. The checker lives in `check/` and never imports the executor back.
 
 pub(crate) use crate::check::{
-    describe, Access, Checker, HazardKey, Region, Site, FENCE_GLOBAL, FENCE_SHARED,
+    describe, Access, Checker, CopySlot, HazardKey, Region, Site, FENCE_GLOBAL, FENCE_SHARED,
 };

@@ -19,7 +19,7 @@ use crate::ir::{Flags, Op, Space, Type};
 use crate::mem::copy::{Notice, OpId};
 use crate::mem::hb::Vc;
 use crate::mem::mbarrier::{MbarError, Mbarrier};
-use crate::trace::What;
+use crate::trace::{Place, What};
 
 /// The (rank, offset) of the mbarrier at `addr` in `space` (generic if `None`): 8-byte aligned
 /// and inside shared memory.
@@ -104,9 +104,9 @@ fn trace_mbar(cx: &mut Ctx<'_, '_>, action: &'static str, rank: u32, off: u64, c
         .get(&(off as u32))
         .map_or((0, 0, 0), |b| (b.phase, b.pending, b.tx));
     let addr = if rank == cx.rank {
-        format!("shared+{off:#x}")
+        Place::Shared(off)
     } else {
-        format!("cta{rank}+{off:#x}")
+        Place::PeerMbarrier { rank, off }
     };
     record(
         cx,

@@ -552,7 +552,7 @@ pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     if let Some(hb) = cx.hb.as_mut() {
         let w = hb.warp(rank, warp);
         for &o in &observed {
-            if let Some((done, _)) = cx.engine.op(o).and_then(|o| o.group_epochs()) {
+            if let Some((done, _)) = cx.engine.op(o).and_then(|o| o.slot().group_epochs()) {
                 w.vc.raise(done.agent, done.clock);
             }
         }

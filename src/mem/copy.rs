@@ -12,20 +12,26 @@
 //! Address ranges are checked when the operation is issued, so later reads and writes cannot
 //! fail; the errors here are mbarrier misuse found at completion.
 //!
-//! Memory follows what is in flight: an operation's whole record (segments, staging bytes,
-//! descriptions) lives only until it completes. What the happens-before checker and its reports
-//! still need of it afterwards (its name, issuer and completion epochs) is kept as a small
-//! [`Done`] summary, and only when something checks (`Engine::new`); summaries of earlier
-//! clusters' operations that no shadow entry names any more are dropped (`Engine::forget_done`),
-//! so that they stay proportional to the shadow, not to the running time.
+//! Memory follows what is in flight: an operation's whole record (segments, staging bytes)
+//! lives only until it completes. What the happens-before checker and its reports still need of
+//! it afterwards (its instruction, issuer and checker slot) is kept as a small [`Done`] summary,
+//! and only when something checks (`Engine::new`); summaries of earlier clusters' operations
+//! that no shadow entry names any more are dropped (`Engine::forget_done`), so that they stay
+//! proportional to the shadow, not to the running time.
+//!
+//! The engine carries the checker's record of each operation as an opaque
+//! [`CopySlot`](crate::check::slot::CopySlot), whose hooks it calls at complete-tx and at the
+//! completion, and records trace events as typed data (the opcode, `trace::Place`s): it builds
+//! them only when a trace is kept, and only the trace's writers turn them into text.
 
 use super::hb::{Epoch, Vc};
 use super::mbarrier::MbarError;
 use super::{Global, Smem};
+use crate::check::slot::CopySlot;
 use crate::ir::mods::SubOp;
-use crate::ir::Type;
+use crate::ir::{Op as Opcode, Type};
 use crate::latency::{LatencyModel, OpClass, OpDesc, Timing};
-use crate::trace::{Event, Trace, What};
+use crate::trace::{Event, Place, Signal, Span, Trace, What};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -75,6 +81,88 @@ pub struct Issuer {
     pub cuda: Option<(u32, u32)>,
 }
 
+impl Issuer {
+    /// A trace event at cycle `t` of the issuer's CTA, on `warp`'s track (`None`: the copy
+    /// engine's), at the issuing instruction.
+    fn event(&self, t: u64, warp: Option<u32>, what: What) -> Event {
+        Event {
+            cycle: t,
+            cta: self.cta,
+            warp,
+            lanes: self.lanes,
+            line: self.line,
+            cuda: self.cuda,
+            what,
+        }
+    }
+
+    /// Offset `off` of CTA `rank`'s shared memory, as a place in the issuer's CTA's events.
+    fn shared(&self, rank: u32, off: u64) -> Place {
+        if rank == self.rank {
+            Place::Shared(off)
+        } else {
+            Place::Peer { rank, off }
+        }
+    }
+
+    /// An end of a segment as a place in the issuer's CTA's events (`global` names the
+    /// allocations, in `trace`'s table).
+    fn place(&self, l: Loc, global: &Global, trace: &mut Trace) -> Place {
+        match l {
+            Loc::Global(a) => match global.named(a) {
+                Some((name, off)) => Place::Global {
+                    name: trace.alloc_id(name),
+                    off,
+                },
+                None => Place::Address(a),
+            },
+            Loc::Shared { rank, off } => self.shared(rank, off),
+            Loc::Fill => Place::Fill,
+        }
+    }
+}
+
+/// The trace event of an operation's issue: its instruction, its bytes, the first and last
+/// place of its sources and its destinations (`fill` where none), and how it completes.
+fn issue_event(spec: &OpSpec, op: OpId, bytes: u64, global: &Global, trace: &mut Trace) -> What {
+    let iss = spec.issuer;
+    let mut span = |end: fn(&Seg) -> Loc| {
+        let mut locs = spec.segs.iter().map(end).filter(|l| *l != Loc::Fill);
+        let (first, last) = (locs.next(), locs.next_back());
+        let Some(first) = first else {
+            return Span::one(Place::Fill);
+        };
+        Span {
+            first: iss.place(first, global, trace),
+            last: last
+                .filter(|l| *l != first)
+                .map(|l| iss.place(l, global, trace)),
+        }
+    };
+    let src = span(|s| s.src);
+    let dst = match spec.class {
+        OpClass::Wgmma => Span::one(Place::Accumulators),
+        _ => span(|s| s.dst),
+    };
+    let completion = match &spec.completion {
+        Completion::Group if spec.class == OpClass::Wgmma => Signal::WgmmaGroup,
+        Completion::Group => Signal::Group,
+        Completion::Mbarrier(t) => Signal::CompleteTx(
+            t.iter()
+                .map(|&(r, o, b)| (iss.shared(r, u64::from(o)), b))
+                .collect(),
+        ),
+    };
+    What::Issue {
+        op,
+        kind: spec.kind,
+        bytes,
+        src,
+        dst,
+        completion,
+    }
+}
+
 /// What a tensor copy through an f32 map does to elements (the map's flavour, measured on an
 /// H100: `mem::tensormap::F32Mode`).
 #[derive(Debug, Clone, Copy)]
@@ -89,8 +177,8 @@ pub struct F32Rules {
 #[derive(Debug, Clone)]
 pub struct OpSpec {
     pub class: OpClass,
-    /// The instruction name, for traces (`cp.async.cg`, `cp.async.bulk`, ...).
-    pub kind: &'static str,
+    /// The instruction that issued it (`cp.async`, `cp.async.bulk`, ...), for traces and reports.
+    pub kind: Opcode,
     pub segs: Vec<Seg>,
     /// Index of the first segment of each piece (piece `i` is `pieces[i]..pieces[i+1]`).
     pub pieces: Vec<u32>,
@@ -103,18 +191,13 @@ pub struct OpSpec {
     pub f32: Option<F32Rules>,
     pub issuer: Issuer,
     pub on_chip: bool,
-    /// Descriptions for traces.
-    pub src_desc: String,
-    pub dst_desc: String,
-    /// For the happens-before checker, an operation tracked by an async-group: the epochs of
-    /// its completion and of the end of its source reads on the issuing warp's group clocks.
-    pub group_epochs: Option<(Epoch, Epoch)>,
     /// Per complete-tx target, the mbarrier's phase when the operation was issued (`None` if it
-    /// was not initialized yet): its bytes must count towards that phase.
+    /// was not initialized yet): its bytes must count towards that phase (mbarrier misuse the
+    /// engine reports itself, checking or not).
     pub tx_phases: Vec<Option<u32>>,
-    /// What its complete-tx releases (`st.async`/`red.async`: the issuer's clock at the issue;
-    /// empty for copies, whose complete-tx releases nothing of the issuer's).
-    pub release: Vc,
+    /// The happens-before checker's record of the operation, carried and never read here: the
+    /// engine only calls its hooks at complete-tx and at completion.
+    pub slot: CopySlot,
 }
 
 /// An operation in flight.
@@ -122,9 +205,6 @@ pub struct OpSpec {
 pub struct Op {
     pub spec: OpSpec,
     pub read_done: bool,
-    /// Per destination CTA rank, the completion epoch of the mbarrier phase its complete-tx
-    /// counted towards (set at completion).
-    pub mbar_epochs: Vec<(u32, Epoch)>,
 }
 
 impl Op {
@@ -139,27 +219,27 @@ impl Op {
 }
 
 /// What is kept of a completed operation: enough for the checker to judge later accesses
-/// against it (its completion epochs) and for reports to name it (its instruction and issuer).
+/// against it (its slot) and for reports to name it (its instruction and issuer).
 #[derive(Debug, Clone)]
 pub struct Done {
-    pub kind: &'static str,
+    pub kind: Opcode,
     pub class: OpClass,
     pub issuer: Issuer,
     /// Tracked by an async-group (else by mbarriers, or by nothing).
     pub by_group: bool,
-    pub group_epochs: Option<(Epoch, Epoch)>,
-    pub mbar_epochs: Vec<(u32, Epoch)>,
+    pub slot: CopySlot,
 }
 
 impl Done {
     fn of(op: Op) -> Done {
+        let mut slot = op.spec.slot;
+        slot.completed();
         Done {
             kind: op.spec.kind,
             class: op.spec.class,
             issuer: op.spec.issuer,
             by_group: op.spec.completion == Completion::Group,
-            group_epochs: op.spec.group_epochs,
-            mbar_epochs: op.mbar_epochs,
+            slot,
         }
     }
 }
@@ -175,8 +255,8 @@ impl OpRef<'_> {
     /// The instruction name (`cp.async.cg`, ...).
     pub fn kind(self) -> &'static str {
         match self {
-            OpRef::Live(o) => o.spec.kind,
-            OpRef::Done(d) => d.kind,
+            OpRef::Live(o) => o.spec.kind.name(),
+            OpRef::Done(d) => d.kind.name(),
         }
     }
 
@@ -187,7 +267,6 @@ impl OpRef<'_> {
         }
     }
 
-    /// Whether an async-group tracks it.
     /// What moves the bytes (bulk and tensor copies read their source until `wait_group.read`).
     pub fn class(self) -> OpClass {
         match self {
@@ -196,6 +275,7 @@ impl OpRef<'_> {
         }
     }
 
+    /// Whether an async-group tracks it.
     pub fn by_group(self) -> bool {
         match self {
             OpRef::Live(o) => o.spec.completion == Completion::Group,
@@ -203,40 +283,21 @@ impl OpRef<'_> {
         }
     }
 
-    /// For the checker, an operation tracked by an async-group: the epochs of its completion and
-    /// of the end of its source reads on the issuing warp's group clocks.
-    pub fn group_epochs(self) -> Option<(Epoch, Epoch)> {
+    /// Whether its sources have been read (always, once it completed).
+    pub fn read_done(self) -> bool {
         match self {
-            OpRef::Live(o) => o.spec.group_epochs,
-            OpRef::Done(d) => d.group_epochs,
-        }
-    }
-
-    /// The epoch a wait must have observed for the operation's writes to CTA `rank` (or to
-    /// global memory, any rank) to be visible; `None` while it is in flight.
-    pub fn completion(self, rank: u32) -> Option<Epoch> {
-        let OpRef::Done(d) = self else {
-            return None;
-        };
-        if let Some((done, _)) = d.group_epochs {
-            return Some(done);
-        }
-        d.mbar_epochs
-            .iter()
-            .find(|(r, _)| *r == rank)
-            .or(d.mbar_epochs.first())
-            .map(|(_, e)| *e)
-    }
-
-    /// The epoch after which its sources may be written again; `None` until it is observable.
-    pub fn sources_released(self) -> Option<Epoch> {
-        let read_done = match self {
             OpRef::Live(o) => o.read_done,
             OpRef::Done(_) => true,
-        };
-        match self.group_epochs() {
-            Some((_, read)) if read_done => Some(read),
-            _ => self.completion(self.issuer().rank),
+        }
+    }
+}
+
+impl<'a> OpRef<'a> {
+    /// The checker's record of it.
+    pub fn slot(self) -> &'a CopySlot {
+        match self {
+            OpRef::Live(o) => &o.spec.slot,
+            OpRef::Done(d) => &d.slot,
         }
     }
 }
@@ -434,8 +495,9 @@ impl Engine {
         self.queue.peek().map(|Reverse((t, ..))| *t)
     }
 
-    /// Issues an operation at cycle `now`; returns its id.
-    pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace) -> OpId {
+    /// Issues an operation at cycle `now` (`global`: to name its places in the trace); returns
+    /// its id.
+    pub fn issue(&mut self, spec: OpSpec, now: u64, trace: &mut Trace, global: &Global) -> OpId {
         let id = self.next;
         self.next += 1;
         let npieces = spec.pieces.len().max(1);
@@ -469,37 +531,10 @@ impl Engine {
         for l in t.land.iter_mut() {
             *l = (*l).clamp(read_at, complete_at);
         }
-        trace.push(Event {
-            cycle: now,
-            cta: spec.issuer.cta,
-            warp: Some(spec.issuer.warp),
-            lanes: spec.issuer.lanes,
-            line: spec.issuer.line,
-            cuda: spec.issuer.cuda,
-            what: What::Issue {
-                op: id,
-                kind: spec.kind.to_string(),
-                bytes,
-                src: spec.src_desc.clone(),
-                dst: spec.dst_desc.clone(),
-                completion: match &spec.completion {
-                    Completion::Group if spec.class == OpClass::Wgmma => "wgmma-group".to_string(),
-                    Completion::Group => "async-group".to_string(),
-                    Completion::Mbarrier(t) => t
-                        .iter()
-                        .map(|&(r, o, b)| {
-                            let at = if r == spec.issuer.rank {
-                                String::new()
-                            } else {
-                                format!(" of CTA rank {r}")
-                            };
-                            format!("complete-tx {b} bytes on the mbarrier at shared+{o:#x}{at}")
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                },
-            },
-        });
+        if trace.enabled {
+            let what = issue_event(&spec, id, bytes, global, trace);
+            trace.push(spec.issuer.event(now, Some(spec.issuer.warp), what));
+        }
         let push = |q: &mut BinaryHeap<_>, seq: &mut u64, time: u64, ev: Ev| {
             q.push(Reverse((time, *seq, id, ev)));
             *seq += 1;
@@ -514,7 +549,6 @@ impl Engine {
             Op {
                 spec,
                 read_done: false,
-                mbar_epochs: Vec::new(),
             },
         );
         self.peak_live = self.peak_live.max(self.live.len());
@@ -566,15 +600,7 @@ impl Engine {
             return Ok(());
         };
         let iss = op.spec.issuer;
-        let event = |what| Event {
-            cycle: t,
-            cta: iss.cta,
-            warp: None,
-            lanes: iss.lanes,
-            line: iss.line,
-            cuda: iss.cuda,
-            what,
-        };
+        let event = |what| iss.event(t, None, what);
         match ev {
             Ev::Read => {
                 let OpSpec {
@@ -636,15 +662,7 @@ impl Engine {
             return Ok(());
         };
         let iss = op.spec.issuer;
-        trace.push(Event {
-            cycle: t,
-            cta: iss.cta,
-            warp: None,
-            lanes: iss.lanes,
-            line: iss.line,
-            cuda: iss.cuda,
-            what: What::Complete { op: id },
-        });
+        trace.push(iss.event(t, None, What::Complete { op: id }));
         notices.push(Notice::Op {
             rank: iss.rank,
             warp: iss.warp,
@@ -693,10 +711,10 @@ impl Engine {
                 .get_mut(rank as usize)
                 .and_then(|s| s.mbars.get_mut(&off))
             {
-                b.release(&op.spec.release);
+                op.spec.slot.complete_tx(b);
             }
             let e = complete_tx(mem, (rank, off, bytes), Some(id), t, iss, trace, notices)?;
-            op.mbar_epochs.push((rank, e));
+            op.spec.slot.counted(rank, e);
         }
         Ok(())
     }
@@ -740,14 +758,19 @@ impl Engine {
     }
 }
 
-fn read(mem: &Spaces<'_>, src: Loc, out: &mut [u8]) {
+/// The `n` bytes at offset `off` of CTA `rank`'s shared memory (`None` if they are not there).
+fn shared_bytes(smem: &mut [Smem], rank: u32, off: u64, n: usize) -> Option<&mut [u8]> {
+    let start = usize::try_from(off).ok()?;
+    smem.get_mut(rank as usize)?
+        .bytes
+        .get_mut(start..start.checked_add(n)?)
+}
+
+fn read(mem: &mut Spaces<'_>, src: Loc, out: &mut [u8]) {
     let n = out.len();
     let bytes = match src {
         Loc::Global(a) => mem.global.read(a, n).ok(),
-        Loc::Shared { rank, off } => mem
-            .smem
-            .get(rank as usize)
-            .and_then(|s| s.bytes.get(off as usize..off as usize + n)),
+        Loc::Shared { rank, off } => shared_bytes(mem.smem, rank, off, n).map(|b| &*b),
         Loc::Fill => None,
     };
     if let Some(b) = bytes {
@@ -765,10 +788,7 @@ fn write(
     let n = data.len();
     let place = match dst {
         Loc::Global(a) => mem.global.write(a, n).ok(),
-        Loc::Shared { rank, off } => mem
-            .smem
-            .get_mut(rank as usize)
-            .and_then(|s| s.bytes.get_mut(off as usize..off as usize + n)),
+        Loc::Shared { rank, off } => shared_bytes(mem.smem, rank, off, n),
         Loc::Fill => None,
     };
     if let Some(p) = place {
@@ -801,7 +821,7 @@ fn same_phase(
             crate::check::HazardKind::TxCountUnderflow,
             format!(
                 "the {} was issued during phase {p} of the mbarrier at shared+{off:#x}, but phase {p} completed before its {bytes} bytes arrived: the phase's expect-tx announced fewer bytes than its copies deliver, and the surplus counts towards phase {q}",
-                op.spec.kind
+                op.spec.kind.name()
             ),
             op.spec.issuer,
         )),
@@ -853,15 +873,15 @@ pub fn complete_tx(
         iss,
         rank,
         off,
-        state: (b.phase, b.pending, b.tx),
         op,
     };
-    smem.sync_mbar(off);
-    notices.push(Notice::Mbar { rank, off });
-    event.push(trace, "complete_tx", bytes as i64);
-    if completed {
-        event.push(trace, "phase-complete", 0);
-    }
+    event.record(
+        mem,
+        ("complete_tx", bytes as i64),
+        completed,
+        trace,
+        notices,
+    );
     Ok(epoch)
 }
 
@@ -900,18 +920,10 @@ pub fn arrive(
         iss: a.issuer,
         rank: a.rank,
         off: a.off,
-        state: (b.phase, b.pending, b.tx),
         op,
     };
-    mem.smem[a.rank as usize].sync_mbar(a.off);
-    notices.push(Notice::Mbar {
-        rank: a.rank,
-        off: a.off,
-    });
-    event.push(trace, "arrive-on", i64::from(a.count));
-    if r.completed {
-        event.push(trace, "phase-complete", 0);
-    }
+    let count = i64::from(a.count);
+    event.record(mem, ("arrive-on", count), r.completed, trace, notices);
     Ok(())
 }
 
@@ -919,49 +931,64 @@ fn mbar_failure(e: &MbarError, iss: Issuer) -> EngineError {
     mbar_error(e.kind(), e.to_string(), iss)
 }
 
-/// An mbarrier event on the copy engine's track: when, on whose behalf, which mbarrier, its
-/// state after the event (phase, pending arrivals, tx-count) and the operation that caused it.
+/// An mbarrier event on the copy engine's track: when, on whose behalf, which mbarrier, and
+/// the operation that caused it.
 struct MbarEvent {
     t: u64,
     iss: Issuer,
     rank: u32,
     off: u32,
-    state: (u32, u32, i64),
     op: Option<OpId>,
 }
 
 impl MbarEvent {
-    /// Records the event `action` (with its count) on `trace`.
-    fn push(&self, trace: &mut Trace, action: &'static str, count: i64) {
+    /// The engine changed the mbarrier (`action`, with its count; `completed`: its phase
+    /// completed): its bytes in shared memory follow, its waiters get a notice, and the trace
+    /// records the event with the mbarrier's state after it.
+    fn record(
+        &self,
+        mem: &mut Spaces<'_>,
+        (action, count): (&'static str, i64),
+        completed: bool,
+        trace: &mut Trace,
+        notices: &mut Vec<Notice>,
+    ) {
+        let (rank, off) = (self.rank, self.off);
+        let Some(smem) = mem.smem.get_mut(rank as usize) else {
+            return;
+        };
+        let state = smem.mbars.get(&off).map(|b| (b.phase, b.pending, b.tx));
+        smem.sync_mbar(off);
+        notices.push(Notice::Mbar { rank, off });
+        if let (true, Some(state)) = (trace.enabled, state) {
+            self.push(trace, action, count, state);
+            if completed {
+                self.push(trace, "phase-complete", 0, state);
+            }
+        }
+    }
+
+    /// Records the event `action` (with its count) on `trace`, the mbarrier's phase, pending
+    /// arrivals and tx-count being `state`.
+    fn push(&self, trace: &mut Trace, action: &'static str, count: i64, state: (u32, u32, i64)) {
         let MbarEvent {
             t,
             iss,
             rank,
             off,
-            state: (phase, pending, tx),
             op,
         } = *self;
-        trace.push(Event {
-            cycle: t,
-            cta: iss.cta,
-            warp: None,
-            lanes: iss.lanes,
-            line: iss.line,
-            cuda: iss.cuda,
-            what: What::Mbarrier {
-                action,
-                addr: if rank == iss.rank {
-                    format!("shared+{off:#x}")
-                } else {
-                    format!("shared+{off:#x} of CTA rank {rank}")
-                },
-                count,
-                phase,
-                pending,
-                tx,
-                op,
-            },
-        });
+        let (phase, pending, tx) = state;
+        let what = What::Mbarrier {
+            action,
+            addr: iss.shared(rank, u64::from(off)),
+            count,
+            phase,
+            pending,
+            tx,
+            op,
+        };
+        trace.push(iss.event(t, None, what));
     }
 }
 
@@ -970,7 +997,7 @@ impl MbarEvent {
 #[cfg(test)]
 pub(crate) fn test_spec(
     class: OpClass,
-    kind: &'static str,
+    kind: Opcode,
     src: u64,
     dst_off: u64,
     len: u32,
@@ -995,11 +1022,8 @@ pub(crate) fn test_spec(
         f32: None,
         issuer: Issuer::default(),
         on_chip: false,
-        src_desc: String::new(),
-        dst_desc: String::new(),
-        group_epochs: None,
         tx_phases: Vec::new(),
-        release: Vc::new(),
+        slot: CopySlot::default(),
     }
 }
 
@@ -1019,7 +1043,7 @@ mod tests {
     fn spec(src: u64, dst_off: u64, len: u32, completion: Completion) -> OpSpec {
         test_spec(
             OpClass::Bulk,
-            "cp.async.bulk",
+            Opcode::CpAsyncBulk,
             src,
             dst_off,
             len,
@@ -1046,6 +1070,7 @@ mod tests {
             spec(a, 0, 64, Completion::Mbarrier(vec![(0, 128, 64)])),
             10,
             &mut tr,
+            &g,
         );
         let mut notices = Vec::new();
         let mut sp = Spaces {
@@ -1074,7 +1099,7 @@ mod tests {
         smem[0].mbars.insert(32, Mbarrier::new(1).unwrap());
         let mut e = Engine::new(Box::new(Fixed(10)), true);
         let mut tr = Trace::default();
-        let id = e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr);
+        let id = e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr, &g);
         let pending = e.arrive_on(ArriveOn {
             rank: 0,
             off: 32,
@@ -1101,7 +1126,7 @@ mod tests {
         let mut smem = vec![Smem::new(32)];
         let mut e = Engine::new(Box::new(Immediate), true);
         let mut tr = Trace::default();
-        let id = e.issue(spec(a, 0, 32, Completion::Group), 4, &mut tr);
+        let id = e.issue(spec(a, 0, 32, Completion::Group), 4, &mut tr, &g);
         let mut sp = Spaces {
             global: &mut g,
             smem: &mut smem,
@@ -1121,7 +1146,7 @@ mod tests {
         let mut notices = Vec::new();
         let mut run = |e: &mut Engine, n: u32| -> Vec<OpId> {
             let ids = (0..n)
-                .map(|_| e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr))
+                .map(|_| e.issue(spec(a, 0, 16, Completion::Group), 0, &mut tr, &g))
                 .collect();
             let mut sp = Spaces {
                 global: &mut g,

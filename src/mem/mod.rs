@@ -310,13 +310,18 @@ impl Global {
 
     /// `buffer+offset` for a global address, for reports.
     pub fn describe(&self, addr: u64) -> String {
-        let i = self.allocs.partition_point(|a| a.base <= addr);
-        match i.checked_sub(1).map(|i| &self.allocs[i]) {
-            Some(a) if addr < a.base + a.data.len() as u64 + GAP => {
-                format!("{}+{:#x}", a.name, addr - a.base)
-            }
-            _ => format!("global {addr:#x}"),
+        match self.named(addr) {
+            Some((name, off)) => format!("{name}+{off:#x}"),
+            None => format!("global {addr:#x}"),
         }
+    }
+
+    /// The allocation `addr` is in (or in the gap just past) and its offset there: what
+    /// [`Global::describe`] writes as `NAME+0xOFF`.
+    pub fn named(&self, addr: u64) -> Option<(&str, u64)> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        let a = &self.allocs[i.checked_sub(1)?];
+        (addr < a.base + a.data.len() as u64 + GAP).then(|| (a.name.as_str(), addr - a.base))
     }
 }
 

@@ -21,7 +21,7 @@
 //!   the wait's start, or where the wait started before the issue, at the issue's cycle, with
 //!   nothing allowed to sit on that wait (a flow must not end before it starts).
 
-use super::{cuda_str, fields, Event, Files, What};
+use super::{cuda_str, fields, Event, Names, What};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -88,12 +88,12 @@ pub(super) struct Layout {
 }
 
 /// An event's arguments on its slice: its fields, PTX line, lanes and CUDA line.
-fn event_args(e: &Event, files: Files<'_>) -> Map<String, Value> {
-    let mut args = fields(&e.what);
+fn event_args(e: &Event, names: Names<'_>) -> Map<String, Value> {
+    let mut args = fields(&e.what, names.allocs);
     args.insert("line".into(), json!(e.line));
     args.insert("lanes".into(), json!(format!("{:#010x}", e.lanes)));
     if let Some(c) = e.cuda {
-        args.insert("cuda".into(), cuda_str(files, Some(c)));
+        args.insert("cuda".into(), cuda_str(names.files, Some(c)));
     }
     args
 }
@@ -105,7 +105,7 @@ type Emit<'f> = dyn FnMut(&Value) -> std::io::Result<()> + 'f;
 /// metadata of the CTAs and threads it introduces, slices, flows, async slices, instants.
 pub(super) fn segment(
     events: &[Event],
-    files: Files<'_>,
+    names: Names<'_>,
     layout: &mut Layout,
     emit: &mut Emit<'_>,
 ) -> std::io::Result<()> {
@@ -135,7 +135,7 @@ pub(super) fn segment(
             v["dur"] = json!(s.dur);
         }
         match s.args {
-            Args::Event(k) => v["args"] = Value::Object(event_args(&events[k], files)),
+            Args::Event(k) => v["args"] = Value::Object(event_args(&events[k], names)),
             Args::NotExited => v["args"] = json!({"exited": false}),
             Args::None => {}
         }
@@ -160,7 +160,7 @@ pub(super) fn segment(
                         "pid": b.pid, "tid": track(to), "ts": at}),
         )?;
     }
-    emit_copies(events, ctas, &g, emit)?;
+    emit_copies(events, ctas, &g, names.allocs, emit)?;
     for i in (0..slices.len()).filter(instant) {
         emit(&event(i))?;
     }
@@ -210,11 +210,11 @@ impl<'e> Gathered<'e> {
                 }
             }
             What::Issue { op, kind, .. } => {
-                let name = Cow::Borrowed(kind.as_str());
+                let name = Cow::Borrowed(kind.name());
                 self.slices
                     .push(slice(tid, e.cycle, 1, name, "issue", Nest::Leaf));
                 self.issues
-                    .insert(*op, (self.slices.len() - 1, kind.as_str()));
+                    .insert(*op, (self.slices.len() - 1, kind.name()));
                 end += 1;
                 self.copies.push(k);
             }
@@ -366,6 +366,7 @@ fn emit_copies(
     events: &[Event],
     ctas: &BTreeMap<[u32; 3], u64>,
     g: &Gathered<'_>,
+    allocs: &[String],
     emit: &mut Emit<'_>,
 ) -> std::io::Result<()> {
     for &k in &g.copies {
@@ -373,8 +374,8 @@ fn emit_copies(
         let p = ctas.get(&e.cta).copied().unwrap_or(0);
         let v = match &e.what {
             What::Issue { op, kind, .. } => {
-                json!({"ph": "b", "name": kind, "cat": "copy", "id2": {"local": op},
-                       "pid": p, "tid": ENGINE_TID, "ts": e.cycle, "args": fields(&e.what)})
+                json!({"ph": "b", "name": kind.name(), "cat": "copy", "id2": {"local": op},
+                       "pid": p, "tid": ENGINE_TID, "ts": e.cycle, "args": fields(&e.what, allocs)})
             }
             What::Complete { op } => {
                 let kind = g.issues.get(op).map_or("", |x| x.1);
@@ -443,7 +444,7 @@ fn assign_lanes(slices: &[Slice]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::sample;
-    use super::super::{write_chrome, Trace};
+    use super::super::{write_chrome, Place, Signal, Span, Trace};
     use super::*;
 
     #[test]
@@ -537,8 +538,8 @@ mod tests {
                 kind: "fence".into(),
             },
         ));
-        let (kind, src, dst, completion) = ("cp".into(), "a".into(), "b".into(), "none".into());
-        let (op, bytes) = (0, 16);
+        let (src, dst) = (Span::one(Place::Address(0)), Span::one(Place::Shared(0)));
+        let (op, kind, bytes, completion) = (0, crate::ir::Op::CpAsync, 16, Signal::Group);
         t.push(ev(
             6,
             1,

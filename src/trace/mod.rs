@@ -1,6 +1,7 @@
 //! Traces of a run (`--trace FILE`): what every warp and every copy engine did, on the virtual
-//! clock. Earlier stages record [`Event`]s (plain data: cycles, ids, PTX lines, strings); this
-//! module only stores and writes them, as JSON Lines (`jsonl`, one event per line) or as the
+//! clock. Earlier stages record [`Event`]s (plain data: cycles, ids, PTX lines, opcodes, places
+//! as [`Place`]s naming global allocations by an id into the trace's table of names); this
+//! module stores them and its writers alone turn them into text, as JSON Lines (`jsonl`, one event per line) or as the
 //! Trace Event Format of chrome://tracing and Perfetto (`chrome`, laid out in [`chrome`]): one
 //! process per CTA, tracks per warp and one for the CTA's copy engine, each asynchronous
 //! operation an async slice from issue to completion, and flow arrows from the instruction that
@@ -8,7 +9,9 @@
 //! cycles written as microseconds (1 us on the timeline = 1 cycle). The same launch and seed give
 //! the same bytes.
 
+use crate::ir::Op;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -28,6 +31,9 @@ pub struct Trace {
     /// Where each segment held ends (not streaming).
     ends: Vec<usize>,
     sink: Option<(TraceSink, FileNames)>,
+    /// The names of the global allocations events name ([`Place::Global`]), by id.
+    allocs: Vec<String>,
+    allocs_by_name: BTreeMap<String, u32>,
 }
 
 /// The module's `.file` names, for CUDA lines in a streamed trace.
@@ -90,12 +96,12 @@ impl Format {
         &mut self,
         out: &mut dyn Write,
         events: &[Event],
-        files: Files<'_>,
+        names: Names<'_>,
     ) -> std::io::Result<()> {
         self.start(out)?;
         if self.chrome {
             let written = &mut self.written;
-            chrome::segment(events, files, &mut self.layout, &mut |v| {
+            chrome::segment(events, names, &mut self.layout, &mut |v| {
                 if *written > 0 {
                     out.write_all(b",")?;
                 }
@@ -104,7 +110,7 @@ impl Format {
             })?;
         } else {
             for e in events {
-                serde_json::to_writer(&mut *out, &jsonl_line(e, files))?;
+                serde_json::to_writer(&mut *out, &jsonl_line(e, names))?;
                 out.write_all(b"\n")?;
                 self.written += 1;
             }
@@ -180,11 +186,12 @@ pub enum What {
     /// jumps (adversarial schedules complete when everyone waits).
     Issue {
         op: u32,
-        kind: String,
+        /// The instruction that issued it.
+        kind: Op,
         bytes: u64,
-        src: String,
-        dst: String,
-        completion: String,
+        src: Span,
+        dst: Span,
+        completion: Signal,
     },
     Read {
         op: u32,
@@ -211,7 +218,7 @@ pub enum What {
     },
     Mbarrier {
         action: &'static str,
-        addr: String,
+        addr: Place,
         count: i64,
         phase: u32,
         pending: u32,
@@ -225,6 +232,55 @@ pub enum What {
     Fence {
         kind: String,
     },
+}
+
+/// A place an event names: one end of an asynchronous operation's bytes, or an mbarrier. Only
+/// the writers turn it into text (`place_text`), relative to the CTA of the event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// `off` bytes into (or just past) the global allocation whose name has id `name` in the
+    /// trace's table ([`Trace::alloc_id`]): `NAME+0xOFF`.
+    Global { name: u32, off: u64 },
+    /// A global address in no allocation: `global 0xADDR`.
+    Address(u64),
+    /// Shared memory of the event's CTA: `shared+0xOFF`.
+    Shared(u64),
+    /// Shared memory of another CTA of the cluster: `shared+0xOFF of CTA rank R`.
+    Peer { rank: u32, off: u64 },
+    /// The same, as the mbarrier instructions' events spell it: `ctaR+0xOFF`.
+    PeerMbarrier { rank: u32, off: u64 },
+    /// No source: the staging bytes were pre-filled (`fill`).
+    Fill,
+    /// A `wgmma`'s accumulator registers.
+    Accumulators,
+}
+
+/// The bytes an operation reads or writes, by the first and the last of its places (`last` is
+/// `None` when they are the same place): `FIRST .. LAST`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub first: Place,
+    pub last: Option<Place>,
+}
+
+impl Span {
+    pub fn one(p: Place) -> Span {
+        Span {
+            first: p,
+            last: None,
+        }
+    }
+}
+
+/// How an operation signals its completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signal {
+    /// The issuing thread's async-group (`async-group`).
+    Group,
+    /// The issuing warp's wgmma-group (`wgmma-group`).
+    WgmmaGroup,
+    /// complete-tx of these bytes on these mbarriers.
+    CompleteTx(Vec<(Place, u64)>),
 }
 
 impl What {
@@ -255,6 +311,18 @@ impl Trace {
         }
     }
 
+    /// The id of the global allocation named `name` in the trace's table of names, for
+    /// [`Place::Global`].
+    pub fn alloc_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.allocs_by_name.get(name) {
+            return id;
+        }
+        let id = self.allocs.len() as u32;
+        self.allocs.push(name.to_string());
+        self.allocs_by_name.insert(name.to_string(), id);
+        id
+    }
+
     /// Writes each segment to `sink` as it ends (`files`: the module's `.file` names).
     pub fn stream_to(&mut self, sink: TraceSink, files: &[(u32, String)]) {
         self.sink = Some((sink, files.into()));
@@ -275,7 +343,11 @@ impl Trace {
         match &self.sink {
             Some((sink, files)) => {
                 if !self.events.is_empty() {
-                    sink.with(|f, out| f.segment(out, &self.events, files));
+                    let names = Names {
+                        files,
+                        allocs: &self.allocs,
+                    };
+                    sink.with(|f, out| f.segment(out, &self.events, names));
                     self.events.clear();
                 }
             }
@@ -311,8 +383,12 @@ impl Trace {
     fn write(&self, chrome: bool, files: Files<'_>) -> String {
         let mut out: Vec<u8> = Vec::new();
         let mut f = Format::new(chrome);
+        let names = Names {
+            files,
+            allocs: &self.allocs,
+        };
         for seg in self.segments() {
-            let _ = f.segment(&mut out, seg, files);
+            let _ = f.segment(&mut out, seg, names);
         }
         let _ = f.close(&mut out);
         String::from_utf8(out).unwrap_or_default()
@@ -327,6 +403,56 @@ pub fn write_chrome(t: &Trace, files: Files<'_>) -> String {
 /// File names of `.file` indices, to write CUDA lines as `file:line`.
 pub type Files<'a> = &'a [(u32, String)];
 
+/// What the writers turn the ids in events into text with: the module's `.file` names and the
+/// trace's table of global allocations' names.
+#[derive(Clone, Copy)]
+struct Names<'a> {
+    files: Files<'a>,
+    allocs: &'a [String],
+}
+
+/// A place as text, in an event of a CTA.
+fn place_text(p: Place, allocs: &[String]) -> String {
+    match p {
+        Place::Global { name, off } => {
+            let name = allocs.get(name as usize).map_or("?", String::as_str);
+            format!("{name}+{off:#x}")
+        }
+        Place::Address(a) => format!("global {a:#x}"),
+        Place::Shared(off) => format!("shared+{off:#x}"),
+        Place::Peer { rank, off } => format!("shared+{off:#x} of CTA rank {rank}"),
+        Place::PeerMbarrier { rank, off } => format!("cta{rank}+{off:#x}"),
+        Place::Fill => "fill".into(),
+        Place::Accumulators => "accumulator registers".into(),
+    }
+}
+
+fn span_text(s: Span, allocs: &[String]) -> String {
+    match s.last {
+        Some(last) => format!(
+            "{} .. {}",
+            place_text(s.first, allocs),
+            place_text(last, allocs)
+        ),
+        None => place_text(s.first, allocs),
+    }
+}
+
+fn signal_text(s: &Signal, allocs: &[String]) -> String {
+    match s {
+        Signal::Group => "async-group".into(),
+        Signal::WgmmaGroup => "wgmma-group".into(),
+        Signal::CompleteTx(t) => t
+            .iter()
+            .map(|&(at, bytes)| {
+                let at = place_text(at, allocs);
+                format!("complete-tx {bytes} bytes on the mbarrier at {at}")
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 fn cuda_str(files: Files<'_>, c: Option<(u32, u32)>) -> Value {
     match c {
         Some((f, l)) => {
@@ -340,7 +466,7 @@ fn cuda_str(files: Files<'_>, c: Option<(u32, u32)>) -> Value {
     }
 }
 
-fn fields(w: &What) -> Map<String, Value> {
+fn fields(w: &What, allocs: &[String]) -> Map<String, Value> {
     let v = match w {
         What::WarpStart | What::WarpExit => json!({}),
         What::Instr { text } => json!({ "text": text }),
@@ -352,7 +478,9 @@ fn fields(w: &What) -> Map<String, Value> {
             dst,
             completion,
         } => {
-            json!({ "op": op, "kind": kind, "bytes": bytes, "src": src, "dst": dst, "completion": completion })
+            let (src, dst) = (span_text(*src, allocs), span_text(*dst, allocs));
+            let completion = signal_text(completion, allocs);
+            json!({ "op": op, "kind": kind.name(), "bytes": bytes, "src": src, "dst": dst, "completion": completion })
         }
         What::Read { op } | What::Complete { op } => json!({ "op": op }),
         What::Land { op, piece, bytes } => json!({ "op": op, "piece": piece, "bytes": bytes }),
@@ -371,8 +499,10 @@ fn fields(w: &What) -> Map<String, Value> {
             pending,
             tx,
             op,
-        } => json!({ "action": action, "addr": addr, "count": count, "phase": phase,
-                     "pending": pending, "tx_count": tx, "op": op }),
+        } => {
+            json!({ "action": action, "addr": place_text(*addr, allocs), "count": count, "phase": phase,
+                     "pending": pending, "tx_count": tx, "op": op })
+        }
         What::Barrier { action, id } => json!({ "action": action, "id": id }),
         What::Fence { kind } => json!({ "kind": kind }),
     };
@@ -388,7 +518,7 @@ pub fn write_jsonl(t: &Trace, files: Files<'_>) -> String {
 }
 
 /// An event as a line of JSON Lines.
-fn jsonl_line(e: &Event, files: Files<'_>) -> Value {
+fn jsonl_line(e: &Event, names: Names<'_>) -> Value {
     {
         let mut m = Map::new();
         m.insert("cycle".into(), json!(e.cycle));
@@ -397,8 +527,8 @@ fn jsonl_line(e: &Event, files: Files<'_>) -> Value {
         m.insert("warp".into(), json!(e.warp));
         m.insert("lanes".into(), json!(format!("{:#010x}", e.lanes)));
         m.insert("line".into(), json!(e.line));
-        m.insert("cuda".into(), cuda_str(files, e.cuda));
-        m.extend(fields(&e.what));
+        m.insert("cuda".into(), cuda_str(names.files, e.cuda));
+        m.extend(fields(&e.what, names.allocs));
         Value::Object(m)
     }
 }
@@ -421,17 +551,18 @@ mod tests {
 
     pub(super) fn sample() -> Trace {
         let mut t = Trace::new(true, false);
+        let x = t.alloc_id("x");
         t.push(ev(0, Some(0), What::WarpStart));
         t.push(ev(
             3,
             Some(0),
             What::Issue {
                 op: 0,
-                kind: "cp.async".into(),
+                kind: Op::CpAsync,
                 bytes: 16,
-                src: "x+0x0".into(),
-                dst: "shared+0x0".into(),
-                completion: "async-group".into(),
+                src: Span::one(Place::Global { name: x, off: 0 }),
+                dst: Span::one(Place::Shared(0)),
+                completion: Signal::Group,
             },
         ));
         t.push(ev(9, None, What::Complete { op: 0 }));
@@ -459,6 +590,11 @@ mod tests {
         assert_eq!(lines.len(), 5);
         assert_eq!(lines[1]["event"], "async-issue");
         assert_eq!(lines[1]["cuda"], "k.cu:42");
+        assert_eq!(
+            (&lines[1]["kind"], &lines[1]["src"], &lines[1]["dst"]),
+            (&json!("cp.async"), &json!("x+0x0"), &json!("shared+0x0"))
+        );
+        assert_eq!(lines[1]["completion"], "async-group");
         assert_eq!(lines[3]["observed"], json!([0]));
         assert!(!Trace::new(false, true).instructions);
     }
