@@ -199,3 +199,78 @@ fn no_check_reports_what_stops_the_run_and_nothing_else() {
         assert_eq!(run(sample), vec![kind.to_string()], "{sample}");
     }
 }
+
+const GLOBAL_RACE: &str = "\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 g)
+{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<2>;
+\t.reg .pred %p<2>;
+\tld.param.u64 %rd1, [g];
+\tcvta.to.global.u64 %rd1, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tsetp.ne.u32 %p1, %r1, 0;
+\t@%p1 bra READ;
+\tst.global.u32 [%rd1], %r1; // warp 0 writes
+\tret;
+READ:
+\tsetp.ne.u32 %p1, %r1, 32;
+\t@%p1 bra DONE;
+\tld.global.u32 %r2, [%rd1]; // warp 1 reads, unordered
+DONE:
+\tret;
+}
+";
+
+/// The messages of [`GLOBAL_RACE`]'s hazards when its buffer is called `name`.
+fn race_messages(name: &str) -> Vec<(String, Option<String>)> {
+    let module = Module::parse(GLOBAL_RACE).expect("the module parses");
+    let kernel = module.kernel(Some("k")).expect("kernel k");
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        buffers: vec![Buffer {
+            name: name.into(),
+            ty: Type::U32,
+            data: vec![0; 4],
+        }],
+        args: vec![Arg::buffer(0)],
+        ..Launch::default()
+    };
+    let report = kernel
+        .launch(&launch, &RunOptions::default())
+        .expect("the launch runs");
+    report
+        .diagnostics()
+        .into_iter()
+        .map(|d| (d.message, d.address))
+        .collect()
+}
+
+/// A message quotes a buffer's name as it is, even one that reads like a placeholder: the
+/// related line is a typed part of the message, not text replaced after the message is written
+/// (which once turned a buffer named `{L}` into the line number).
+#[test]
+fn a_buffer_named_like_a_placeholder_keeps_its_name_in_messages() {
+    let plain = race_messages("g");
+    let odd = race_messages("{L}");
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    let (message, address) = &odd[0];
+    assert!(message.contains("{L}+0x0"), "{message}");
+    assert!(message.contains(" at line "), "{message}");
+    assert_eq!(address.as_deref(), Some("{L}+0x0 (4 bytes)"));
+    let renamed: Vec<(String, Option<String>)> = odd
+        .iter()
+        .map(|(m, a)| {
+            (
+                m.replace("{L}", "g"),
+                a.as_ref().map(|a| a.replace("{L}", "g")),
+            )
+        })
+        .collect();
+    assert_eq!(renamed, plain);
+}

@@ -9,7 +9,7 @@
 //! `write-before-complete`, `source-modified-before-complete` (9.7.9.25.1).
 
 use super::kind::HazardKind;
-use super::report::Finding;
+use super::report::{Finding, Msg};
 use super::scopes::distance;
 use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Region, Site};
 use super::state::{after_op, op_name, Checker};
@@ -191,17 +191,23 @@ impl Checker {
         let (kind, message, help) = match (prev_write, write) {
             (true, false) => (
                 HazardKind::ReadBeforeComplete,
-                format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
+                Msg::text(format!("read of {address}, which the {name} at line "))
+                    .related_line()
+                    .then(" writes, before that operation completes"),
                 tracked.to_string(),
             ),
             (true, true) => (
                 HazardKind::WriteBeforeComplete,
-                format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
+                Msg::text(format!("write to {address}, which the {name} at line "))
+                    .related_line()
+                    .then(" also writes, before that operation completes"),
                 tracked.to_string(),
             ),
             _ => (
                 HazardKind::SourceModifiedBeforeComplete,
-                format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
+                Msg::text(format!("write to {address}, which the {name} at line "))
+                    .related_line()
+                    .then(" reads, before that operation has finished reading it"),
                 "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
             ),
         };
@@ -247,15 +253,18 @@ impl Checker {
             Some(note) => note,
             None => {
                 let (why, help) = race_note(severity, same_warp);
-                (why.to_string(), help.to_string())
+                (Msg::text(why), help.to_string())
             }
         };
-        let message = format!(
-            "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
+        let message = Msg::text(format!(
+            "{} of {address} races with {} {} by {warp} at line ",
             access_name(write, atomic),
             if prev_atomic { "an" } else { "a" },
             access_name(prev_write, prev_atomic),
-        );
+        ))
+        .related_line()
+        .then(": ")
+        .then_msg(why);
         self.record(Finding {
             severity,
             kind: HazardKind::DataRace,
@@ -278,7 +287,7 @@ impl Checker {
         prev: Stamp,
         strong: Option<Scope>,
         prev_atomic: bool,
-    ) -> Option<(String, String)> {
+    ) -> Option<(Msg, String)> {
         let apart = distance(self.place(at.agent), Some(site.rank));
         let between = match apart {
             Scope::Cta => "the same CTA",
@@ -293,7 +302,7 @@ impl Checker {
             let narrow = prev.scope().min(scope);
             if narrow < apart {
                 return Some((
-                    format!("both are strong, but the {} scope does not include both threads ({between}), so they are not morally strong (PTX ISA 9.0 8.7): neither atomicity nor order is promised between them", narrow.name()),
+                    Msg::text(format!("both are strong, but the {} scope does not include both threads ({between}), so they are not morally strong (PTX ISA 9.0 8.7): neither atomicity nor order is promised between them", narrow.name())),
                     format!("give both accesses a scope that holds both threads: {fix}"),
                 ));
             }
@@ -304,7 +313,9 @@ impl Checker {
             return None;
         }
         Some((
-            format!("a release/acquire pair through the atomic read at line {} ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", self.line(f, pc), scope.name()),
+            Msg::text("a release/acquire pair through the atomic read at line ")
+                .line_of(f, pc)
+                .then(format!(" ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", scope.name())),
             format!("give the release (or the fence before a relaxed write) and the acquire a scope that holds both threads: {fix}"),
         ))
     }
