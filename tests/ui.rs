@@ -4,7 +4,7 @@
 //! (the checker's shadow once packed the function index into 8 bits: such a race said "line 0").
 
 use ptxrun::api::Type;
-use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions};
+use ptxrun::api::{Arg, Buffer, Diagnostic, Launch, Module, RunOptions};
 use ptxrun::launchfile::{self, Settings, DEFAULT_LATENCY};
 use std::path::Path;
 
@@ -61,18 +61,18 @@ fn line_of(text: &str, start: usize, needle: &str) -> usize {
     hits[0]
 }
 
-/// Runs `ptx`'s kernel `k` on one CTA of 64 threads with a 256-byte global buffer `g`; its
-/// diagnostics as (kind, line, related lines).
-fn diagnostics(ptx: &str) -> Vec<(String, usize, Vec<usize>)> {
+/// Runs `ptx`'s kernel `k` on one CTA of 64 threads with a global buffer `name` of `bytes`
+/// bytes; its diagnostics.
+fn launch_k(ptx: &str, name: &str, bytes: usize) -> Vec<Diagnostic> {
     let module = Module::parse(ptx).expect("the generated module parses");
     let kernel = module.kernel(Some("k")).expect("kernel k");
     let launch = Launch {
         grid: [1, 1, 1],
         block: [64, 1, 1],
         buffers: vec![Buffer {
-            name: "g".into(),
+            name: name.into(),
             ty: Type::U32,
-            data: vec![0; 256],
+            data: vec![0; bytes],
         }],
         args: vec![Arg::buffer(0)],
         ..Launch::default()
@@ -80,8 +80,13 @@ fn diagnostics(ptx: &str) -> Vec<(String, usize, Vec<usize>)> {
     let report = kernel
         .launch(&launch, &RunOptions::default())
         .expect("the launch runs");
-    report
-        .diagnostics()
+    report.diagnostics()
+}
+
+/// Runs `ptx`'s kernel `k` with a 256-byte global buffer `g`; its diagnostics as (kind, line,
+/// related lines).
+fn diagnostics(ptx: &str) -> Vec<(String, usize, Vec<usize>)> {
+    launch_k(ptx, "g", 256)
         .into_iter()
         .map(|d| (d.kind, d.line, d.related.iter().map(|r| r.line).collect()))
         .collect()
@@ -226,26 +231,9 @@ DONE:
 }
 ";
 
-/// The messages of [`GLOBAL_RACE`]'s hazards when its buffer is called `name`.
+/// The messages and addresses of [`GLOBAL_RACE`]'s hazards when its buffer is called `name`.
 fn race_messages(name: &str) -> Vec<(String, Option<String>)> {
-    let module = Module::parse(GLOBAL_RACE).expect("the module parses");
-    let kernel = module.kernel(Some("k")).expect("kernel k");
-    let launch = Launch {
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        buffers: vec![Buffer {
-            name: name.into(),
-            ty: Type::U32,
-            data: vec![0; 4],
-        }],
-        args: vec![Arg::buffer(0)],
-        ..Launch::default()
-    };
-    let report = kernel
-        .launch(&launch, &RunOptions::default())
-        .expect("the launch runs");
-    report
-        .diagnostics()
+    launch_k(GLOBAL_RACE, name, 4)
         .into_iter()
         .map(|d| (d.message, d.address))
         .collect()
