@@ -152,30 +152,30 @@ impl Checker {
             true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
             false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
         };
-        let (kind, message, help) = match (prev_write, write) {
+        let (kind, access, rest, help) = match (prev_write, write) {
             (true, false) => (
                 HazardKind::ReadBeforeComplete,
-                Msg::text(format!("read of {address}, which the {name} at line "))
-                    .related_line()
-                    .then(" writes, before that operation completes"),
-                tracked.to_string(),
+                "read of",
+                " writes, before that operation completes",
+                tracked,
             ),
             (true, true) => (
                 HazardKind::WriteBeforeComplete,
-                Msg::text(format!("write to {address}, which the {name} at line "))
-                    .related_line()
-                    .then(" also writes, before that operation completes"),
-                tracked.to_string(),
+                "write to",
+                " also writes, before that operation completes",
+                tracked,
             ),
             _ => (
                 HazardKind::SourceModifiedBeforeComplete,
-                Msg::text(format!("write to {address}, which the {name} at line "))
-                    .related_line()
-                    .then(" reads, before that operation has finished reading it"),
-                "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
+                "write to",
+                " reads, before that operation has finished reading it",
+                "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first",
             ),
         };
-        self.report(kind, site, message, &help, address, related);
+        let message = Msg::text(format!("{access} {address}, which the {name} at line "))
+            .related_line()
+            .then(rest);
+        self.report(kind, site, message, help, address, related);
     }
 
     /// Reports a race of an access (`write`, `strong`) at `site` with an earlier access of a
