@@ -4,7 +4,7 @@
 //! (the checker's shadow once packed the function index into 8 bits: such a race said "line 0").
 
 use ptxrun::api::Type;
-use ptxrun::api::{Arg, Buffer, Launch, Module, RunOptions};
+use ptxrun::api::{Arg, Buffer, Diagnostic, Launch, Module, RunOptions};
 use ptxrun::launchfile::{self, Settings, DEFAULT_LATENCY};
 use std::path::Path;
 
@@ -61,18 +61,18 @@ fn line_of(text: &str, start: usize, needle: &str) -> usize {
     hits[0]
 }
 
-/// Runs `ptx`'s kernel `k` on one CTA of 64 threads with a 256-byte global buffer `g`; its
-/// diagnostics as (kind, line, related lines).
-fn diagnostics(ptx: &str) -> Vec<(String, usize, Vec<usize>)> {
+/// Runs `ptx`'s kernel `k` on one CTA of 64 threads with a global buffer `name` of `bytes`
+/// bytes; its diagnostics.
+fn launch_k(ptx: &str, name: &str, bytes: usize) -> Vec<Diagnostic> {
     let module = Module::parse(ptx).expect("the generated module parses");
     let kernel = module.kernel(Some("k")).expect("kernel k");
     let launch = Launch {
         grid: [1, 1, 1],
         block: [64, 1, 1],
         buffers: vec![Buffer {
-            name: "g".into(),
+            name: name.into(),
             ty: Type::U32,
-            data: vec![0; 256],
+            data: vec![0; bytes],
         }],
         args: vec![Arg::buffer(0)],
         ..Launch::default()
@@ -80,8 +80,13 @@ fn diagnostics(ptx: &str) -> Vec<(String, usize, Vec<usize>)> {
     let report = kernel
         .launch(&launch, &RunOptions::default())
         .expect("the launch runs");
-    report
-        .diagnostics()
+    report.diagnostics()
+}
+
+/// Runs `ptx`'s kernel `k` with a 256-byte global buffer `g`; its diagnostics as (kind, line,
+/// related lines).
+fn diagnostics(ptx: &str) -> Vec<(String, usize, Vec<usize>)> {
+    launch_k(ptx, "g", 256)
         .into_iter()
         .map(|d| (d.kind, d.line, d.related.iter().map(|r| r.line).collect()))
         .collect()
@@ -198,4 +203,62 @@ fn no_check_reports_what_stops_the_run_and_nothing_else() {
     ] {
         assert_eq!(run(sample), vec![kind.to_string()], "{sample}");
     }
+}
+
+const GLOBAL_RACE: &str = "\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(.param .u64 g)
+{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<2>;
+\t.reg .pred %p<2>;
+\tld.param.u64 %rd1, [g];
+\tcvta.to.global.u64 %rd1, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tsetp.ne.u32 %p1, %r1, 0;
+\t@%p1 bra READ;
+\tst.global.u32 [%rd1], %r1; // warp 0 writes
+\tret;
+READ:
+\tsetp.ne.u32 %p1, %r1, 32;
+\t@%p1 bra DONE;
+\tld.global.u32 %r2, [%rd1]; // warp 1 reads, unordered
+DONE:
+\tret;
+}
+";
+
+/// The messages and addresses of [`GLOBAL_RACE`]'s hazards when its buffer is called `name`.
+fn race_messages(name: &str) -> Vec<(String, Option<String>)> {
+    launch_k(GLOBAL_RACE, name, 4)
+        .into_iter()
+        .map(|d| (d.message, d.address))
+        .collect()
+}
+
+/// A message quotes a buffer's name as it is, even one that reads like a placeholder: the
+/// related line is a typed part of the message, not text replaced after the message is written
+/// (which once turned a buffer named `{L}` into the line number).
+#[test]
+fn a_buffer_named_like_a_placeholder_keeps_its_name_in_messages() {
+    let plain = race_messages("g");
+    let odd = race_messages("{L}");
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    let (message, address) = &odd[0];
+    assert!(message.contains("{L}+0x0"), "{message}");
+    assert!(message.contains(" at line "), "{message}");
+    assert_eq!(address.as_deref(), Some("{L}+0x0 (4 bytes)"));
+    let renamed: Vec<(String, Option<String>)> = odd
+        .iter()
+        .map(|(m, a)| {
+            (
+                m.replace("{L}", "g"),
+                a.as_ref().map(|a| a.replace("{L}", "g")),
+            )
+        })
+        .collect();
+    assert_eq!(renamed, plain);
 }

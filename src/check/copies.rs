@@ -11,6 +11,7 @@
 
 use super::kind::HazardKind;
 use super::proxies::Side;
+use super::report::Msg;
 use super::site::{describe, Region, Site};
 use super::slot::CopySlot;
 use super::state::{after_op, op_name, Checker};
@@ -269,14 +270,14 @@ impl Checker {
                 if prev_write {
                     (
                         HazardKind::DataRace,
-                        format!("the {name} {} {address}, written by {warp} at line {{L}} with nothing ordering that store before the copy's issue", if write { "writes" } else { "reads" }),
+                        Msg::text(format!("the {name} {} {address}, written by {warp} at line ", if write { "writes" } else { "reads" })).related_line().then(" with nothing ordering that store before the copy's issue"),
                         "order the store before the copy's issue (bar.sync, or an mbarrier arrive/wait pair)",
                         (f, pc, format!("the unordered store ({warp})")),
                     )
                 } else {
                     (
                         HazardKind::AsyncWriteAfterRead,
-                        format!("the {name} writes {address}, which {warp} reads at line {{L}}, and that read is not ordered before the copy's issue: it may read the new bytes"),
+                        Msg::text(format!("the {name} writes {address}, which {warp} reads at line ")).related_line().then(", and that read is not ordered before the copy's issue: it may read the new bytes"),
                         "make every reader finish before the copy is issued: a bar.sync (or an mbarrier the readers arrive on and the issuer waits on) between the last read and the refill",
                         (f, pc, format!("the read ({warp}) not ordered before the issue")),
                     )
@@ -303,7 +304,7 @@ impl Checker {
                 };
                 (
                     kind,
-                    format!("the {name} {verb} {pname} at line {{L}} {} ({address})", if prev_write { "writes" } else { "reads" }),
+                    Msg::text(format!("the {name} {verb} {pname} at line ")).related_line().then(format!(" {} ({address})", if prev_write { "writes" } else { "reads" })),
                     "wait for the earlier operation (its async-group or mbarrier phase) before issuing this one",
                     (iss.func, iss.pc, format!("the in-flight {pname}")),
                 )

@@ -6,6 +6,7 @@
 //! the run stop it in the executor (`memops`).
 
 use super::kind::HazardKind;
+use super::report::Msg;
 use super::site::Site;
 use super::state::{op_name, Checker, SmemOp};
 use crate::latency::OpClass;
@@ -53,7 +54,7 @@ impl Checker {
             self.report(
                 HazardKind::DsmemAccessAfterExit,
                 site,
-                format!("access to shared+{off:#x} of CTA rank {rank} (distributed shared memory) that nothing orders before CTA rank {rank} exits at line {{L}}: it may happen after that CTA's shared memory is gone (the H100 fails the launch)"),
+                Msg::text(format!("access to shared+{off:#x} of CTA rank {rank} (distributed shared memory) that nothing orders before CTA rank {rank} exits at line ")).related_line().then(": it may happen after that CTA's shared memory is gone (the H100 fails the launch)"),
                 "keep the CTA running until its peers are done with its shared memory: barrier.cluster.arrive + barrier.cluster.wait (cluster.sync()) by every thread before it exits",
                 format!("shared+{off:#x} of CTA rank {rank}"),
                 Some((exit.func, exit.pc, format!("CTA rank {rank} exits here"))),
@@ -131,7 +132,7 @@ impl Checker {
             self.report(
                 HazardKind::DsmemAccessAfterExit,
                 exit,
-                format!("{who} exits while the {name} at line {{L}}, which {verb} its shared memory (shared+{:#x}), may still be in flight: nothing orders the exit after that access, and the memory is freed at the exit", m.off),
+                Msg::text(format!("{who} exits while the {name} at line ")).related_line().then(format!(", which {verb} its shared memory (shared+{:#x}), may still be in flight: nothing orders the exit after that access, and the memory is freed at the exit", m.off)),
                 wait,
                 address,
                 Some((

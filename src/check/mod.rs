@@ -59,7 +59,7 @@ mod sync;
 pub use kind::HazardKind;
 pub(crate) use proxies::{FENCE_GLOBAL, FENCE_SHARED};
 pub use report::Hazard;
-pub(crate) use report::HazardKey;
+pub(crate) use report::{HazardKey, Msg};
 pub(crate) use site::{describe, Access, Region, Site};
 pub(crate) use slot::CopySlot;
 pub(crate) use state::Checker;

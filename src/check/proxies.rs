@@ -7,6 +7,7 @@
 //! `.acquire` of its 128 bytes: else `missing-tensormap-proxy-fence`.
 
 use super::kind::HazardKind;
+use super::report::Msg;
 use super::site::{describe, Region, Site};
 use super::state::op_name;
 use super::state::Checker;
@@ -66,7 +67,7 @@ impl Checker {
             self.report(
                 HazardKind::MissingProxyFence,
                 site,
-                format!("the {name} (async proxy) {what} {address}, last written by an ordinary store at line {{L}} that no fence.proxy.async orders before it"),
+                Msg::text(format!("the {name} (async proxy) {what} {address}, last written by an ordinary store at line ")).related_line().then(" that no fence.proxy.async orders before it"),
                 "after the ordinary stores, execute fence.proxy.async (cuda::ptx::fence_proxy_async) in the writing threads, before the barrier that orders them before the bulk copy",
                 address,
                 Some((f, pc, "the ordinary store (generic proxy)".into())),
@@ -161,7 +162,7 @@ impl Checker {
             self.report(
                 HazardKind::MissingTensormapProxyFence,
                 site,
-                format!("the tensor copy uses the tensor map at {}, last written by an ordinary store at line {{L}}{more} with no fence.proxy.tensormap::generic release (by the writer) and acquire (by this thread) between them: it may use a stale map", global.describe(map)),
+                Msg::text(format!("the tensor copy uses the tensor map at {}, last written by an ordinary store at line ", global.describe(map))).related_line().then(format!("{more} with no fence.proxy.tensormap::generic release (by the writer) and acquire (by this thread) between them: it may use a stale map")),
                 "after writing the map: fence.proxy.tensormap::generic.release.gpu in the writing thread; before the tensor copy: fence.proxy.tensormap::generic.acquire.gpu [map], 128 in the thread that issues it (CUDA: cuda::ptx::fence_proxy_tensormap_generic)",
                 format!("{} (128 bytes)", global.describe(map)),
                 Some((f, pc, "the ordinary store of the tensor map (generic proxy)".into())),

@@ -9,26 +9,20 @@
 //! `write-before-complete`, `source-modified-before-complete` (9.7.9.25.1).
 
 use super::kind::HazardKind;
-use super::report::Finding;
+use super::report::{Finding, Msg};
 use super::scopes::distance;
 use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Region, Site};
 use super::state::{after_op, op_name, Checker};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
-use crate::mem::hb::{Agent, Epoch, Scope};
+use crate::mem::hb::{Agent, Epoch, Scope, WarpClock};
 use crate::mem::shadow::{Lanes, Stamp, Who};
 use crate::mem::Global;
+use std::collections::BTreeMap;
 
 impl Checker {
     /// An ordinary, atomic or volatile access by a warp at `site` ([`Access`]).
     pub fn access(&mut self, engine: &Engine, global: &Global, site: Site, a: Access<'_>) {
-        let Access {
-            region,
-            len,
-            write,
-            strong,
-            lanes,
-        } = a;
         self.collect_if_full();
         let Checker {
             warps,
@@ -42,63 +36,39 @@ impl Checker {
             ..
         } = self;
         let w = &warps[site.rank as usize][site.warp as usize];
-        let me = w.me;
-        let vc = &w.vc;
-        let atomic = strong.is_some();
-        let mut new = Stamp::warp(w.now(), atomic, site.func, site.pc).by_lane(site.lane);
-        if let Some(scope) = strong {
+        let mut new =
+            Stamp::warp(w.now(), a.strong.is_some(), site.func, site.pc).by_lane(site.lane);
+        if let Some(scope) = a.strong {
             new = new.scoped(scope);
         }
-        // Two strong accesses are morally strong (they do not race) when each one's scope
-        // includes the other's thread.
-        let morally_strong = |prev: &Stamp, new: &Stamp, agent: Agent| {
-            let apart = distance(place_in(rank_agents, *agents_end, agent), Some(site.rank));
-            apart <= prev.scope() && apart <= new.scope()
-        };
-        let dst_rank = match region {
-            Region::Shared(r, _) => r,
-            Region::Global(_) => site.rank,
-        };
-        let mut met = Vec::new();
-        let Some((shadow, off)) = Self::shadow(shared, globals, global, meter, region, len) else {
+        let Some((shadow, off)) = Self::shadow(shared, globals, global, meter, a.region, a.len)
+        else {
             return;
         };
+        let order = Order {
+            engine,
+            warp: w,
+            observed,
+            agents: (rank_agents, *agents_end),
+            site,
+            access: a,
+            off,
+        };
         let pieces = Lanes {
-            pieces: lanes,
-            base: addr_key(region) - off as u64,
+            pieces: a.lanes,
+            base: addr_key(a.region) - off as u64,
             shift_ok: w.lanes_alike(),
         };
+        let mut met: Vec<Met> = Vec::new();
         shadow.access(
             events,
-            (off, len),
+            (off, a.len),
             new,
             pieces,
-            write,
+            a.write,
             &mut |prev, prev_write, conflict, byte, new| {
-                let ok = match prev.who() {
-                    Who::Warp { at, atomic: a } => {
-                        (a && atomic && morally_strong(prev, new, at.agent))
-                            || if at.agent == me {
-                                w.lane_knows(new.lane(), prev.lane(), at.clock)
-                            } else {
-                                vc.covers(at)
-                            }
-                            || (a && prev_write && {
-                                // A strong read of this word saw that write: what follows it in the
-                                // reader's program order is ordered after the write.
-                                let key = word_key(region_at(region, (byte - off) as u64));
-                                observed
-                                    .get(&(me, key))
-                                    .is_some_and(|o| o.agent == at.agent && o.clock >= at.clock)
-                            })
-                    }
-                    Who::Op { op, reduce } => {
-                        // (An operation the engine no longer knows cannot be judged: no report.)
-                        (reduce && atomic) || after_op(engine, op, prev_write, dst_rank, vc)
-                    }
-                };
-                if !ok && conflict && !met.iter().any(|m: &(Stamp, bool, usize, u32)| m.0 == *prev)
-                {
+                let ok = order.ordered(prev, prev_write, byte, new);
+                if !ok && conflict && !met.iter().any(|m| m.0 == *prev) {
                     met.push((*prev, prev_write, byte, new.lane()));
                 }
                 ok
@@ -107,8 +77,8 @@ impl Checker {
         self.report_met(engine, global, site, a, off, met);
     }
 
-    /// Reports the earlier accesses `met` (stamp, whether it wrote, shadow byte, lane that met
-    /// it) that access `a` at `site` conflicts with unordered; `off` is `a`'s shadow offset.
+    /// Reports the earlier accesses `met` that access `a` at `site` conflicts with unordered;
+    /// `off` is `a`'s shadow offset.
     fn report_met(
         &mut self,
         engine: &Engine,
@@ -116,32 +86,26 @@ impl Checker {
         site: Site,
         a: Access<'_>,
         off: usize,
-        met: Vec<(Stamp, bool, usize, u32)>,
+        met: Vec<Met>,
     ) {
-        let Access {
-            region,
-            len,
-            write,
-            strong,
-            lanes,
-        } = a;
+        let base = addr_key(a.region);
         for (prev, prev_write, byte, lane) in met {
             // Report the lane whose own access met the conflict, and the bytes it accessed.
-            let addr = addr_key(region_at(region, byte as u64 - off as u64));
-            let (start, end) = lanes
+            let addr = addr_key(region_at(a.region, byte as u64 - off as u64));
+            let (start, end) = a
+                .lanes
                 .iter()
                 .find(|&&(s, e, l)| l == lane && s <= addr && addr < e)
-                .map_or((addr_key(region), addr_key(region) + len as u64), |p| {
-                    (p.0, p.1)
-                });
+                .map_or((base, base + a.len as u64), |p| (p.0, p.1));
             let at = Site { lane, ..site };
             let address = describe(
                 global,
-                region_at(region, start - addr_key(region)),
+                region_at(a.region, start - base),
                 (end - start) as usize,
                 site.rank,
             );
-            self.thread_conflict(engine, at, (write, strong), prev, prev_write, address);
+            let mine = (a.write, a.strong);
+            self.thread_conflict(engine, at, mine, prev, prev_write, address);
         }
     }
 
@@ -188,24 +152,30 @@ impl Checker {
             true => "wait for its group (cp.async.wait_group / cp.async.bulk.wait_group) in the issuing thread, then order the access after that wait (bar.sync)",
             false => "wait on the mbarrier phase that tracks it (mbarrier.try_wait / test_wait until it returns true) before the access",
         };
-        let (kind, message, help) = match (prev_write, write) {
+        let (kind, access, rest, help) = match (prev_write, write) {
             (true, false) => (
                 HazardKind::ReadBeforeComplete,
-                format!("read of {address}, which the {name} at line {{L}} writes, before that operation completes"),
-                tracked.to_string(),
+                "read of",
+                " writes, before that operation completes",
+                tracked,
             ),
             (true, true) => (
                 HazardKind::WriteBeforeComplete,
-                format!("write to {address}, which the {name} at line {{L}} also writes, before that operation completes"),
-                tracked.to_string(),
+                "write to",
+                " also writes, before that operation completes",
+                tracked,
             ),
             _ => (
                 HazardKind::SourceModifiedBeforeComplete,
-                format!("write to {address}, which the {name} at line {{L}} reads, before that operation has finished reading it"),
-                "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first".to_string(),
+                "write to",
+                " reads, before that operation has finished reading it",
+                "keep the source unchanged until the copy has read it: cp.async.wait_group (non-bulk), cp.async.bulk.wait_group.read (bulk stores) or the mbarrier phase (bulk loads) first",
             ),
         };
-        self.report(kind, site, message, &help, address, related);
+        let message = Msg::text(format!("{access} {address}, which the {name} at line "))
+            .related_line()
+            .then(rest);
+        self.report(kind, site, message, help, address, related);
     }
 
     /// Reports a race of an access (`write`, `strong`) at `site` with an earlier access of a
@@ -247,15 +217,18 @@ impl Checker {
             Some(note) => note,
             None => {
                 let (why, help) = race_note(severity, same_warp);
-                (why.to_string(), help.to_string())
+                (Msg::text(why), help.to_string())
             }
         };
-        let message = format!(
-            "{} of {address} races with {} {} by {warp} at line {{L}}: {why}",
+        let message = Msg::text(format!(
+            "{} of {address} races with {} {} by {warp} at line ",
             access_name(write, atomic),
             if prev_atomic { "an" } else { "a" },
             access_name(prev_write, prev_atomic),
-        );
+        ))
+        .related_line()
+        .then(": ")
+        .then_msg(why);
         self.record(Finding {
             severity,
             kind: HazardKind::DataRace,
@@ -278,7 +251,7 @@ impl Checker {
         prev: Stamp,
         strong: Option<Scope>,
         prev_atomic: bool,
-    ) -> Option<(String, String)> {
+    ) -> Option<(Msg, String)> {
         let apart = distance(self.place(at.agent), Some(site.rank));
         let between = match apart {
             Scope::Cta => "the same CTA",
@@ -293,7 +266,7 @@ impl Checker {
             let narrow = prev.scope().min(scope);
             if narrow < apart {
                 return Some((
-                    format!("both are strong, but the {} scope does not include both threads ({between}), so they are not morally strong (PTX ISA 9.0 8.7): neither atomicity nor order is promised between them", narrow.name()),
+                    Msg::text(format!("both are strong, but the {} scope does not include both threads ({between}), so they are not morally strong (PTX ISA 9.0 8.7): neither atomicity nor order is promised between them", narrow.name())),
                     format!("give both accesses a scope that holds both threads: {fix}"),
                 ));
             }
@@ -304,9 +277,90 @@ impl Checker {
             return None;
         }
         Some((
-            format!("a release/acquire pair through the atomic read at line {} ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", self.line(f, pc), scope.name()),
+            Msg::text("a release/acquire pair through the atomic read at line ")
+                .line_of(f, pc)
+                .then(format!(" ({} scope) would order them, but the release it read from (or the fence before a relaxed write) or this read has a scope that does not hold both threads ({between})", scope.name())),
             format!("give the release (or the fence before a relaxed write) and the acquire a scope that holds both threads: {fix}"),
         ))
+    }
+}
+
+/// An earlier access that an access met unordered: its stamp, whether it wrote, the shadow byte
+/// and the lane whose access met it.
+type Met = (Stamp, bool, usize, u32);
+
+/// What decides whether an earlier access of a byte is ordered before a warp's `access` at
+/// `site`, or needs no order with it.
+struct Order<'c> {
+    engine: &'c Engine,
+    /// The accessing warp's clocks.
+    warp: &'c WarpClock,
+    /// The checker's record of atomic writes that strong reads observed.
+    observed: &'c BTreeMap<(Agent, (u32, u64)), Epoch>,
+    /// The first agent of each CTA rank and the agent after the last warp's ([`place_in`]).
+    agents: (&'c [Agent], Agent),
+    site: Site,
+    access: Access<'c>,
+    /// The access's offset in its shadow.
+    off: usize,
+}
+
+impl Order<'_> {
+    /// Whether the earlier access `prev` (a write or not) of shadow byte `byte` may precede
+    /// `new` unordered: ordered before it, morally strong with it, or an operation's reduction
+    /// met by an atomic.
+    fn ordered(&self, prev: &Stamp, prev_write: bool, byte: usize, new: &Stamp) -> bool {
+        let atomic = self.access.strong.is_some();
+        match prev.who() {
+            Who::Warp {
+                at,
+                atomic: prev_atomic,
+            } => {
+                (prev_atomic && atomic && self.morally_strong(prev, new, at.agent))
+                    || self.happened_before(at, prev, new)
+                    || (prev_atomic && prev_write && self.observed(at, byte))
+            }
+            Who::Op { op, reduce } => {
+                // (An operation the engine no longer knows cannot be judged: no report.)
+                (reduce && atomic)
+                    || after_op(self.engine, op, prev_write, self.dst_rank(), &self.warp.vc)
+            }
+        }
+    }
+
+    /// Two strong accesses are morally strong (they do not race) when each one's scope
+    /// includes the other's thread.
+    fn morally_strong(&self, prev: &Stamp, new: &Stamp, agent: Agent) -> bool {
+        let (starts, end) = self.agents;
+        let apart = distance(place_in(starts, end, agent), Some(self.site.rank));
+        apart <= prev.scope() && apart <= new.scope()
+    }
+
+    /// Whether the warp access `prev`, made at `at`, happened before `new`: by lane order
+    /// within the accessing warp, by the warp's vector clock otherwise.
+    fn happened_before(&self, at: Epoch, prev: &Stamp, new: &Stamp) -> bool {
+        if at.agent == self.warp.me {
+            self.warp.lane_knows(new.lane(), prev.lane(), at.clock)
+        } else {
+            self.warp.vc.covers(at)
+        }
+    }
+
+    /// Whether a strong read of the word holding shadow byte `byte` saw the write at `at`: what
+    /// follows that read in the reader's program order is ordered after the write.
+    fn observed(&self, at: Epoch, byte: usize) -> bool {
+        let key = word_key(region_at(self.access.region, (byte - self.off) as u64));
+        self.observed
+            .get(&(self.warp.me, key))
+            .is_some_and(|o| o.agent == at.agent && o.clock >= at.clock)
+    }
+
+    /// The CTA rank whose memory the access touches (where an operation's completion counts).
+    fn dst_rank(&self) -> u32 {
+        match self.access.region {
+            Region::Shared(r, _) => r,
+            Region::Global(_) => self.site.rank,
+        }
     }
 }
 

@@ -3,7 +3,10 @@
 //! [`Reports::record`] decides whether it is new (one dedupe key, [`Hazard::key`], shared with
 //! the grid's merge of clusters and the explorer's merge of schedules) and [`render`]s it into
 //! the [`Hazard`] a report prints: the message with the related instruction's PTX line, the
-//! help text and the severity. Repeats are counted, never rendered again.
+//! help text and the severity. Repeats are counted, never rendered again. A rule writes its
+//! message as a [`Msg`], text with typed places for PTX lines, which only [`render`] turns into
+//! a string (from the checker's line table): no text a message quotes (a buffer's name, a
+//! register) is ever read back as a placeholder.
 
 use super::kind::HazardKind;
 use super::site::Site;
@@ -61,13 +64,83 @@ impl Hazard {
     }
 }
 
-/// What a rule found, before it becomes a [`Hazard`]: `{L}` in the message stands for the
-/// related instruction's PTX line, which only [`render`] knows.
+/// A hazard's message as a rule writes it: text and the places where PTX lines go, which only
+/// [`render`] knows. Built in order: `Msg::text("... at line ").related_line().then(": ...")`;
+/// a plain `String` is a message without lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Msg(Vec<Part>);
+
+/// A piece of a [`Msg`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    /// Text, printed as it is.
+    Text(String),
+    /// The PTX line of the finding's related instruction (0 if it names none).
+    RelatedLine,
+    /// The PTX line of instruction (function, pc).
+    LineOf(u32, u32),
+}
+
+impl Msg {
+    /// A message that starts with `text`.
+    pub(crate) fn text(text: impl Into<String>) -> Msg {
+        Msg(vec![Part::Text(text.into())])
+    }
+
+    /// The message followed by `text`.
+    pub(crate) fn then(mut self, text: impl Into<String>) -> Msg {
+        self.0.push(Part::Text(text.into()));
+        self
+    }
+
+    /// The message followed by the related instruction's PTX line.
+    pub(crate) fn related_line(mut self) -> Msg {
+        self.0.push(Part::RelatedLine);
+        self
+    }
+
+    /// The message followed by the PTX line of instruction `pc` of function `func`.
+    pub(crate) fn line_of(mut self, func: u32, pc: u32) -> Msg {
+        self.0.push(Part::LineOf(func, pc));
+        self
+    }
+
+    /// The message followed by another.
+    pub(crate) fn then_msg(mut self, more: Msg) -> Msg {
+        self.0.extend(more.0);
+        self
+    }
+
+    /// The text, with `line` giving the PTX line of an instruction (function, pc) and `related`
+    /// the related instruction.
+    fn render(&self, related: Option<(u32, u32)>, line: impl Fn(u32, u32) -> u32) -> String {
+        let mut out = String::new();
+        for part in &self.0 {
+            match part {
+                Part::Text(t) => out.push_str(t),
+                Part::RelatedLine => {
+                    let n = related.map_or(0, |(f, pc)| line(f, pc));
+                    out.push_str(&n.to_string());
+                }
+                Part::LineOf(f, pc) => out.push_str(&line(*f, *pc).to_string()),
+            }
+        }
+        out
+    }
+}
+
+impl From<String> for Msg {
+    fn from(text: String) -> Msg {
+        Msg::text(text)
+    }
+}
+
+/// What a rule found, before it becomes a [`Hazard`].
 pub(crate) struct Finding<'h> {
     pub severity: Severity,
     pub kind: HazardKind,
     pub site: Site,
-    pub message: String,
+    pub message: Msg,
     pub help: &'h str,
     pub address: String,
     /// The related instruction (function, pc) and how the report labels it.
@@ -92,15 +165,14 @@ pub(crate) struct Reports {
 impl Reports {
     /// Records a finding as a hazard, or counts a repeat of one already recorded. `line` gives
     /// the PTX line of instruction (function, pc).
-    pub(crate) fn record(&mut self, f: Finding<'_>, line: impl FnOnce(u32, u32) -> u32) {
+    pub(crate) fn record(&mut self, f: Finding<'_>, line: impl Fn(u32, u32) -> u32) {
         let key = f.key();
         if let Some(&i) = self.seen.get(&key) {
             self.hazards[i].count += 1;
             return;
         }
-        let related_line = f.related.as_ref().map_or(0, |r| line(r.0, r.1));
         self.seen.insert(key, self.hazards.len());
-        self.hazards.push(render(f, related_line));
+        self.hazards.push(render(f, line));
     }
 
     /// The hazards recorded, leaving none.
@@ -110,13 +182,14 @@ impl Reports {
     }
 }
 
-/// The one place a finding becomes the hazard reports print: its message with the related
-/// instruction's line in place of `{L}`, its help text, its severity, and the thread and
-/// instructions it names.
-fn render(f: Finding<'_>, related_line: u32) -> Hazard {
+/// The one place a finding becomes the hazard reports print: its message with the PTX lines it
+/// names (`line` gives the line of instruction (function, pc)), its help text, its severity,
+/// and the thread and instructions it names.
+fn render(f: Finding<'_>, line: impl Fn(u32, u32) -> u32) -> Hazard {
+    let related = f.related.as_ref().map(|r| (r.0, r.1));
     Hazard {
         kind: f.kind,
-        message: f.message.replace("{L}", &related_line.to_string()),
+        message: f.message.render(related, line),
         help: f.help.to_string(),
         at: (FuncId(f.site.func), f.site.pc),
         cta: f.site.cta,
@@ -152,7 +225,9 @@ mod tests {
                 warp: 2,
                 lane: 3,
             },
-            message: "read of x races with a write at line {L}: unordered".into(),
+            message: Msg::text("read of x races with a write at line ")
+                .related_line()
+                .then(": unordered"),
             help: "order them",
             address: "x (4 bytes)".into(),
             related: Some((1, related_pc, "the write".into())),
@@ -190,5 +265,37 @@ mod tests {
         assert!(reports.take().is_empty(), "taking leaves none");
         reports.record(finding(5, 7), line);
         assert_eq!(reports.take()[0].count, 1, "and forgets what it saw");
+    }
+
+    /// Text a message quotes (a buffer named `{L}` by its launch) is printed as it is: only the
+    /// message's typed places become lines.
+    #[test]
+    fn quoted_text_that_looks_like_a_placeholder_is_kept() {
+        let mut reports = Reports::default();
+        let mut f = finding(5, 7);
+        f.message = Msg::text("read of {L}+0x4 races with the write of `{L}` at line ")
+            .related_line()
+            .then(" and line ")
+            .line_of(2, 3)
+            .then(": {L} {{L}}");
+        reports.record(f, |f, pc| 100 * f + pc);
+        assert_eq!(
+            reports.take()[0].message,
+            "read of {L}+0x4 races with the write of `{L}` at line 107 and line 203: {L} {{L}}"
+        );
+    }
+
+    #[test]
+    fn a_message_without_a_related_instruction_says_line_0() {
+        let mut reports = Reports::default();
+        let mut f = finding(5, 7);
+        f.related = None;
+        reports.record(f, |_, _| 9);
+        let h = &reports.take()[0];
+        assert_eq!(
+            h.message,
+            "read of x races with a write at line 0: unordered"
+        );
+        assert!(h.related.is_empty());
     }
 }

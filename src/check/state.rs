@@ -6,7 +6,7 @@
 //! findings to the one report place (`report.rs`). The rules live in the files by concern.
 
 use super::kind::HazardKind;
-use super::report::{Finding, Hazard, Reports};
+use super::report::{Finding, Hazard, Msg, Reports};
 use super::scopes::{Place, Published};
 use super::site::{place_in, Region, Site};
 use crate::diag::Severity;
@@ -97,11 +97,6 @@ impl Checker {
             next_agent: 1,
             ..Checker::default()
         }
-    }
-
-    /// The PTX line of instruction `pc` of function `f`.
-    pub(super) fn line(&self, f: u32, pc: u32) -> u32 {
-        line_in(&self.lines, f, pc)
     }
 
     /// A cluster starts: fresh agents for its warps, empty shared shadows and barriers.
@@ -204,7 +199,7 @@ impl Checker {
         &mut self,
         kind: HazardKind,
         site: Site,
-        message: String,
+        message: impl Into<Msg>,
         help: &str,
         address: String,
         related: Option<(u32, u32, String)>,
@@ -213,7 +208,7 @@ impl Checker {
             severity: Severity::Error,
             kind,
             site,
-            message,
+            message: message.into(),
             help,
             address,
             related,
@@ -293,7 +288,7 @@ impl Checker {
 
 /// The PTX line of instruction `pc` of function `f`, given every function's lines (0 when
 /// unknown).
-pub(super) fn line_in(lines: &[Vec<u32>], f: u32, pc: u32) -> u32 {
+fn line_in(lines: &[Vec<u32>], f: u32, pc: u32) -> u32 {
     lines
         .get(f as usize)
         .and_then(|l| l.get(pc as usize))

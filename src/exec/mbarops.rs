@@ -61,7 +61,7 @@ pub(crate) fn with_mbar<T>(
             hb.report(
                 crate::check::HazardKind::UninitializedMbarrier,
                 site,
-                format!("`{what}` on the mbarrier at shared+{off:#x}, whose mbarrier.init at line {{L}} is not ordered before it"),
+                crate::check::Msg::text(format!("`{what}` on the mbarrier at shared+{off:#x}, whose mbarrier.init at line ")).related_line().then(" is not ordered before it"),
                 "order the initialization before every use: mbarrier.init, then fence.mbarrier_init / bar.sync (or the cluster barrier) before other threads touch it",
                 format!("shared+{off:#x} (8 bytes)"),
                 Some((f, pc, "the mbarrier.init".into())),

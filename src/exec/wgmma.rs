@@ -608,9 +608,10 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
     let w = state(cx);
     let found = if !w.fenced {
         Some((
-            "the warp's first `wgmma.mma_async` has no `wgmma.fence` before it: its accumulator \
-             and A registers are not ordered with the accesses before"
-                .to_string(),
+            crate::check::Msg::text(
+                "the warp's first `wgmma.mma_async` has no `wgmma.fence` before it: its \
+                 accumulator and A registers are not ordered with the accesses before",
+            ),
             None,
         ))
     } else if w.frame == job.frame {
@@ -622,11 +623,12 @@ fn check_fence(cx: &mut Ctx<'_, '_>, job: &Job) {
                     "A"
                 };
                 (
-                    format!(
-                        "{role} register `{}` of this `wgmma.mma_async` was accessed at line {{L}} \
-                         after the last `wgmma.fence`",
+                    crate::check::Msg::text(format!(
+                        "{role} register `{}` of this `wgmma.mma_async` was accessed at line ",
                         reg_name(code, r.0)
-                    ),
+                    ))
+                    .related_line()
+                    .then(" after the last `wgmma.fence`"),
                     Some(pc),
                 )
             })

@@ -121,7 +121,7 @@ pub(crate) fn reg_name(func: &Function, r: u32) -> String {
 /// A finding of [`watch`]: hazard kind, message, the related instruction and its label.
 pub(crate) type Finding = (
     crate::check::HazardKind,
-    String,
+    crate::check::Msg,
     u32,
     &'static str,
     &'static str,
@@ -186,11 +186,12 @@ pub(crate) fn watch(
     let (r, at) = hit?;
     Some((
         crate::check::HazardKind::WgmmaRegisterBeforeWait,
-        format!(
-            "register `{}` belongs to the `wgmma.mma_async` at line {{L}}, which is still in flight: \
-             no `wgmma.wait_group` has observed its completion",
+        crate::check::Msg::text(format!(
+            "register `{}` belongs to the `wgmma.mma_async` at line ",
             reg_name(func, r)
-        ),
+        ))
+        .related_line()
+        .then(", which is still in flight: no `wgmma.wait_group` has observed its completion"),
         at,
         "the wgmma.mma_async",
         "wait with `wgmma.wait_group` for the group of the `wgmma.mma_async` before accessing its \
