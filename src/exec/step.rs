@@ -355,7 +355,10 @@ fn guarded(ins: &Instr, frame: &Frame, mask: u32) -> u32 {
         return mask;
     };
     let mut set = 0u32;
-    for (lane, &p) in frame.regs[gd.reg.0 as usize * WARP..][..WARP].iter().enumerate() {
+    for (lane, &p) in frame.regs[gd.reg.0 as usize * WARP..][..WARP]
+        .iter()
+        .enumerate()
+    {
         set |= u32::from(p != 0) << lane;
     }
     match gd.negated {
