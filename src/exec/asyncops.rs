@@ -404,16 +404,17 @@ pub(super) fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
         let (rank, warp) = (cx.rank, cx.warp_index);
         hb.groups_observed(&*cx.engine, (rank, warp), &observed, read_only);
     }
-    let what = match cx.ins.op {
+    // Named for traces only: no string is made for every wait of an untraced run.
+    let what = cx.trace.enabled.then(|| match cx.ins.op {
         Op::CpAsyncWaitAll => "cp.async.wait_all".to_string(),
         Op::CpAsyncWaitGroup => format!("cp.async.wait_group {n}"),
         _ if read_only => format!("cp.async.bulk.wait_group.read {n}"),
         _ => format!("cp.async.bulk.wait_group {n}"),
-    };
+    });
     Settle {
         done,
         wait: Some(AsyncWait::Groups),
-        what: Some(what),
+        what,
         observed,
         result: true,
         ..Settle::default()

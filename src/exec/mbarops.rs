@@ -406,16 +406,19 @@ fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     for lane in lanes(done) {
         cx.dst(0, lane, u64::from(ok & (1 << lane) != 0));
     }
-    let target = match seen.first_want {
-        Some(WaitFor::Parity(p)) => format!(" (parity {p})"),
-        Some(WaitFor::Phase(n)) => format!(" (phase {n})"),
-        None => String::new(),
-    };
-    let what = format!("{}{target}", crate::ir::print_opcode(cx.func, cx.pc));
+    // Named for traces only: no string is made for every wait of an untraced run.
+    let what = cx.trace.enabled.then(|| {
+        let target = match seen.first_want {
+            Some(WaitFor::Parity(p)) => format!(" (parity {p})"),
+            Some(WaitFor::Phase(n)) => format!(" (phase {n})"),
+            None => String::new(),
+        };
+        format!("{}{target}", crate::ir::print_opcode(cx.func, cx.pc))
+    });
     Ok(Settle {
         done,
         wait: seen.park_on,
-        what: Some(what),
+        what,
         observed: seen.ops,
         result: done == ok,
         notices: Vec::new(),

@@ -560,7 +560,7 @@ pub(crate) fn wait(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
     Ok(Settle {
         done,
         wait: Some(AsyncWait::Groups),
-        what: Some(format!("wgmma.wait_group {n}")),
+        what: cx.trace.enabled.then(|| format!("wgmma.wait_group {n}")),
         observed,
         result: true,
         ..Settle::default()
