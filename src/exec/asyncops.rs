@@ -109,7 +109,7 @@ fn too_many(cx: &mut Ctx<'_, '_>, lane: usize, bulk: bool) -> Res<()> {
 
 /// Who issues the current instruction, for the engine.
 pub(crate) fn issuer(cx: &Ctx<'_, '_>, lanes: u32) -> Issuer {
-    let src = cx.func.srcs.get(cx.pc as usize);
+    let (line, cuda) = cx.func.lines_at(cx.pc);
     Issuer {
         rank: cx.rank,
         cta: cx.cta,
@@ -117,8 +117,8 @@ pub(crate) fn issuer(cx: &Ctx<'_, '_>, lanes: u32) -> Issuer {
         lanes,
         func: cx.frame.func.0,
         pc: cx.pc,
-        line: src.map_or(0, |s| s.line),
-        cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+        line,
+        cuda,
     }
 }
 

@@ -53,14 +53,14 @@ pub(crate) fn record(cx: &mut Ctx<'_, '_>, what: What) {
     if !cx.trace.enabled {
         return;
     }
-    let src = cx.func.srcs.get(cx.pc as usize);
+    let (line, cuda) = cx.func.lines_at(cx.pc);
     let ev = Event {
         cycle: cx.clock,
         cta: cx.cta,
         warp: Some(cx.warp_index),
         lanes: cx.active,
-        line: src.map_or(0, |s| s.line),
-        cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+        line,
+        cuda,
         what,
     };
     cx.trace.push(ev);
@@ -78,14 +78,14 @@ pub(crate) fn settle(mc: &mut Machine<'_>, cl: &mut Cluster, w: WarpRef<'_>, s: 
     g.timed_out = false;
     if let (Some(what), true) = (&s.what, s.done != 0 && mc.trace.enabled) {
         let f = &mc.m.functions[warp.frames[g.frame as usize].func.0 as usize];
-        let src = f.srcs.get(g.pc as usize);
+        let (line, cuda) = f.lines_at(g.pc);
         mc.trace.push(Event {
             cycle: clock,
             cta: id,
             warp: Some(index),
             lanes: s.done,
-            line: src.map_or(0, |x| x.line),
-            cuda: src.and_then(|x| x.loc).map(|(f, l, _)| (f, l)),
+            line,
+            cuda,
             what: What::Wait {
                 what: what.clone(),
                 since: g.since.unwrap_or(clock.saturating_sub(1)),

@@ -176,8 +176,7 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
         let id = cl.ctas[ci].id;
         step(mc, cl, ci, wi, g).map_err(|f| with_cta(f, id))?;
         merge_groups(&mut cl.ctas[ci].warps[wi]);
-        mc.now = mc.now.max(cl.ctas[ci].warps[wi].clock);
-        if mc.engine.next_time().is_some_and(|t| t <= mc.now) {
+        if event_due(&mut mc.now, &mc.engine, cl.ctas[ci].warps[wi].clock) {
             super::park::pump(mc, cl)?;
         }
     }
@@ -244,13 +243,20 @@ fn straight_run(
         }
         g.pc += 1;
         ran += 1;
-        mc.now = mc.now.max(*clock);
-        if mc.engine.next_time().is_some_and(|t| t <= mc.now) {
+        if event_due(&mut mc.now, &mc.engine, *clock) {
             super::park::pump(mc, cl)?;
             break;
         }
     }
     Ok(ran)
+}
+
+/// After a warp instruction: the cluster's clock `now` catches up with the warp's `clock`, and
+/// whether an asynchronous event falls due by then (the caller pumps the engine).
+#[inline(always)]
+fn event_due(now: &mut u64, engine: &crate::mem::copy::Engine, clock: u64) -> bool {
+    *now = (*now).max(clock);
+    engine.next_time().is_some_and(|t| t <= *now)
 }
 
 /// What every executed warp instruction costs: the warp's clock moves on (saturating: a library
@@ -369,7 +375,7 @@ fn guarded(ins: &Instr, frame: &Frame, mask: u32) -> u32 {
 
 /// Records the instruction `w` executes in an instruction trace.
 fn trace_instr(mc: &mut Machine<'_>, cl: &Cluster, w: WarpRef<'_>, pc: u32) {
-    let src = w.func.srcs.get(pc as usize);
+    let (line, cuda) = w.func.lines_at(pc);
     let text = crate::ir::print_instr(mc.m, w.func, pc);
     let cta = &cl.ctas[w.ci];
     let warp = &cta.warps[w.wi];
@@ -378,8 +384,8 @@ fn trace_instr(mc: &mut Machine<'_>, cl: &Cluster, w: WarpRef<'_>, pc: u32) {
         cta: cta.id,
         warp: Some(warp.index),
         lanes: w.active,
-        line: src.map_or(0, |s| s.line),
-        cuda: src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+        line,
+        cuda,
         what: What::Instr { text },
     });
 }

@@ -203,6 +203,16 @@ pub struct Function {
 }
 
 impl Function {
+    /// Where instruction `pc` stands, for traces and the engine's records: its PTX line (0 when
+    /// none) and the CUDA `.loc` in force (file index, line).
+    pub fn lines_at(&self, pc: u32) -> (u32, Option<(u32, u32)>) {
+        let src = self.srcs.get(pc as usize);
+        (
+            src.map_or(0, |s| s.line),
+            src.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+        )
+    }
+
     pub fn ops(&self, i: &Instr) -> &[Operand] {
         &self.operands[i.ops.start as usize..i.ops.start as usize + i.ops.len as usize]
     }
