@@ -319,6 +319,11 @@ pub struct RunOptions {
     pub trace_to: Option<crate::trace::TraceSink>,
     /// Use the warp-wide fast forms (only tests turn this off, to compare).
     pub fast: bool,
+    /// Compile a straight run of fast forms to native code (Cranelift) once its instructions
+    /// have been interpreted this many times each on average ([`JIT_AFTER`] by default; 0
+    /// compiles at once); `None` interprets everything. Outputs, reports and traces are the
+    /// same either way.
+    pub jit: Option<u32>,
     /// Threads to run clusters on; results do not depend on it.
     pub jobs: usize,
     /// Set from another thread to stop the run (an `interrupted` fault).
@@ -380,6 +385,7 @@ impl Default for RunOptions {
             trace_instructions: false,
             trace_to: None,
             fast: true,
+            jit: Some(JIT_AFTER),
             jobs: 1,
             cancel: None,
             timeout: None,
@@ -422,6 +428,10 @@ pub const DEFAULT_LATENCY: &str = "bandwidth";
 
 /// The step limit unless told otherwise (see `exec::DEFAULT_MAX_STEPS`).
 pub const DEFAULT_MAX_STEPS: u64 = exec::DEFAULT_MAX_STEPS;
+
+/// How many times, on average, a straight run's instructions are interpreted before the JIT
+/// compiles it, unless told otherwise ([`RunOptions::jit`]).
+pub const JIT_AFTER: u32 = exec::JIT_AFTER;
 
 /// A launch laid out in memory, ready to run (any number of times, under any schedule).
 #[derive(Clone)]
@@ -848,6 +858,7 @@ impl Prepared {
             trace_to: o.trace_to.clone(),
             check: o.check,
             fast: o.fast,
+            jit: o.jit,
             jobs: o.jobs.max(1),
             cancel: o.cancel.clone(),
             deadline: o

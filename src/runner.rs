@@ -43,6 +43,9 @@ pub struct Settings {
     pub check: bool,
     /// Use the fast forms of hot instructions (only tests turn this off, to compare).
     pub fast: bool,
+    /// Compile a straight run once its instructions have been interpreted this many times
+    /// each on average (`None`, `--no-jit`: interpret all).
+    pub jit: Option<u32>,
     /// Threads to run clusters on (`--jobs`); the results do not depend on it.
     pub jobs: usize,
     /// `--deny warnings` and `--suppressions`; a launch file's `[check] allow` is added to it.
@@ -78,6 +81,7 @@ impl Settings {
             trace_to: None,
             check: true,
             fast: true,
+            jit: Some(api::JIT_AFTER),
             jobs: 1,
             policy: crate::report::Policy::default(),
             allow_paths: Vec::new(),
@@ -108,6 +112,7 @@ impl Settings {
             trace_instructions: self.trace_instructions,
             trace_to: self.trace_to.clone(),
             fast: self.fast,
+            jit: self.jit,
             jobs: self.jobs.max(1),
             cancel: self.cancel.clone(),
             timeout: self.timeout,

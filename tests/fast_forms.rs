@@ -1,7 +1,8 @@
 //! The fast forms of hot instructions (`src/exec/fast.rs`, `memfast.rs`) must compute exactly
 //! what the general handlers compute. One generated kernel applies every fast form (and, guarded
 //! by a per-lane predicate, a second time to half-active warps) to operands drawn from edge
-//! values and random bits; it runs with fast forms on and off and every output byte must agree.
+//! values and random bits; it runs with fast forms on and off, and with every straight run
+//! compiled by the JIT, and every output byte must agree.
 //! That the kernel is made of fast forms at all is checked beside the executor, in
 //! `src/exec/coverage_tests.rs`.
 
@@ -55,9 +56,12 @@ fn with_inputs(p: &Prepared, a: &[u32], b: &[u64], c: &[u32]) -> Prepared {
     p
 }
 
-fn outputs(p: &Prepared, fast: bool) -> Vec<Vec<u8>> {
+/// The kernel's outputs with fast forms on or off, and with every straight run compiled by the
+/// JIT on its first entry (`jit`: Some(0)) or none (`None`).
+fn outputs(p: &Prepared, fast: bool, jit: Option<u32>) -> Vec<Vec<u8>> {
     let mut s = Settings::for_test(0, "immediate");
     s.fast = fast;
+    s.jit = jit;
     s.check = false;
     let o = execute(p, &s).unwrap();
     assert!(o.fault.is_none(), "{:?}", o.fault);
@@ -128,6 +132,8 @@ proptest! {
         let (dir, _) = launch_dir();
         let p = prepare(&dir.join("launch.toml"), &Settings::for_test(0, "bandwidth")).unwrap();
         let p = with_inputs(&p, &a, &b, &c);
-        prop_assert_eq!(outputs(&p, true), outputs(&p, false));
+        let general = outputs(&p, false, None);
+        prop_assert_eq!(&outputs(&p, true, None), &general);
+        prop_assert_eq!(&outputs(&p, true, Some(0)), &general);
     }
 }

@@ -45,6 +45,24 @@ fn every_golden_sample_matches_without_fast_forms() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The JIT (`src/exec/jit`) compiles every straight run the first time it is entered: every
+/// golden sample still gives the GPU's bytes and every buggy one its hazard. (The test above
+/// runs the default, compiling after a few entries; the one before, no fast forms and no JIT.)
+#[test]
+fn every_golden_sample_matches_with_every_straight_run_compiled() {
+    let launches = find_launches(&[PathBuf::from("ptx-samples")]);
+    let mut settings = Settings::for_test(0, ptxrun::launchfile::DEFAULT_LATENCY);
+    settings.jit = Some(0);
+    let failures: Vec<String> = launches
+        .iter()
+        .filter_map(|l| match test_with(l, &settings) {
+            Verdict::Pass => None,
+            Verdict::Fail(m) | Verdict::Error(m) => Some(format!("{}: {m}", l.display())),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn correct_kernels_give_the_same_bytes_under_every_seed() {
     for sample in [

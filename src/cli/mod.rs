@@ -68,6 +68,14 @@ struct Limits {
     /// the least of physical memory, `ulimit -v` and the cgroup limit.
     #[arg(long, value_name = "SIZE", value_parser = crate::mem::budget::parse_size)]
     memory_limit: Option<u64>,
+    /// Interpret every instruction: do not compile straight runs of arithmetic to native code
+    /// (the JIT). Outputs, reports and traces are the same either way.
+    #[arg(long, conflicts_with = "jit_after")]
+    no_jit: bool,
+    /// Compile a straight run of arithmetic once the interpreter has run its instructions N
+    /// times each on average (default 4000, about what compiling costs; 0 compiles at once).
+    #[arg(long, value_name = "N")]
+    jit_after: Option<u32>,
 }
 
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
@@ -86,6 +94,11 @@ impl Limits {
         s.allow_paths = self.allow_path.clone();
         s.timeout = self.timeout;
         s.memory_limit = self.memory_limit;
+        if self.no_jit {
+            s.jit = None;
+        } else if let Some(n) = self.jit_after {
+            s.jit = Some(n);
+        }
         s.cancel = Some(interrupt::flag());
     }
 }

@@ -24,6 +24,9 @@ pub(crate) fn switch_to<'m>(mc: &mut Machine<'m>, entry: FuncId) -> Res<FuncId> 
             std::mem::replace(&mut mc.fast, f),
         );
         mc.cdp.layouts.insert(was.0, old);
+        if let Some(jit) = mc.jit.as_mut() {
+            jit.switch_kernel(was.0, entry.0);
+        }
         mc.entry = entry;
     }
     Ok(was)

@@ -29,6 +29,10 @@ pub struct Options {
     /// Run the hot instructions through their warp-wide fast forms (`fast.rs`); off only to
     /// compare them with the general handlers.
     pub fast: bool,
+    /// Compile a straight run of fast forms (`jit/`) once the interpreter has run its
+    /// instructions this many times each on average; `None`: interpret everything. Outputs,
+    /// reports and traces are the same.
+    pub jit: Option<u32>,
     /// Threads to run clusters on (`grid.rs`): results are the same as with one.
     pub jobs: usize,
     /// Set from another thread to stop the run with an `interrupted` fault (a Python caller's
@@ -57,6 +61,11 @@ pub const MALLOC_HEAP_BYTES: u64 = 8 << 20;
 /// Output", "Limitations").
 pub const PRINTF_FIFO_BYTES: u64 = 1 << 20;
 
+/// How many times, on average, the interpreter runs the instructions of a straight run before
+/// the JIT (`jit/`) compiles it, unless the options say otherwise: about what compiling costs
+/// (see `jit/mod.rs`), so code that runs less is never compiled and hot loops soon are.
+pub const JIT_AFTER: u32 = 4000;
+
 /// How often (in warp instructions, a power of two) a run looks at `Options::cancel`.
 pub const CANCEL_EVERY: u64 = 1 << 12;
 
@@ -72,6 +81,7 @@ impl Default for Options {
             trace_to: None,
             check: true,
             fast: true,
+            jit: Some(JIT_AFTER),
             jobs: 1,
             cancel: None,
             deadline: None,

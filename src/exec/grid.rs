@@ -296,6 +296,7 @@ fn worker_options(opts: &Options) -> Options {
         trace_to: None,
         check: opts.check,
         fast: opts.fast,
+        jit: opts.jit,
         jobs: 1,
         cancel: opts.cancel.clone(),
         deadline: opts.deadline,

@@ -83,6 +83,8 @@ pub(crate) struct Machine<'m> {
     pub hb: Option<super::hazard::Checker>,
     /// Per function, the fast form of each instruction (`fast.rs`); empty when turned off.
     pub fast: Vec<Vec<super::fast::Fast>>,
+    /// The JIT of straight runs of fast forms (`jit/`), unless turned off.
+    pub jit: Option<Box<super::jit::Jit>>,
     /// Proves spin loops endless (`spin.rs`).
     pub spin: super::spin::Spin,
     /// Bytes of trace charged to the memory budget so far.
@@ -231,6 +233,10 @@ impl<'m> Machine<'m> {
             hb: opts
                 .check
                 .then(|| super::hazard::Checker::new(m, std::sync::Arc::clone(&opts.meter))),
+            jit: match opts.fast {
+                true => opts.jit.and_then(super::jit::Jit::new).map(Box::new),
+                false => None,
+            },
             fast,
             spin: super::spin::Spin::default(),
             trace_charged: 0,

@@ -66,6 +66,7 @@ mod fp;
 mod grid;
 mod hazard;
 mod heap;
+mod jit;
 mod lanes;
 mod layout;
 mod machine;
@@ -100,7 +101,9 @@ mod wgmma_sp;
 mod wgstate;
 mod wmma;
 
-pub use config::{Grid, Options, Outcome, DEFAULT_MAX_STEPS, MALLOC_HEAP_BYTES, PRINTF_FIFO_BYTES};
+pub use config::{
+    Grid, Options, Outcome, DEFAULT_MAX_STEPS, JIT_AFTER, MALLOC_HEAP_BYTES, PRINTF_FIFO_BYTES,
+};
 pub use coop::{resident_ctas, SMS};
 pub use fault::{Fault, FaultKind, Hazard};
 pub use grid::run;

@@ -185,13 +185,15 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
 
 /// Runs, for at most `budget` instructions, the warp-wide arithmetic fast forms (`fast.rs`)
 /// that follow one another from the pc of warp `wi` of CTA `ci`, when the warp is one lane
-/// group: how many it ran (0 when the next instruction is not one). It does for each exactly
-/// what [`step`] and [`run_quantum`] do (the counters, the clock, the guard, the fast form, the
-/// asynchronous events that fall due), without picking and merging groups, building a
-/// [`WarpRef`] or looking the function up again for every instruction: straight-line integer
-/// and `f32` code is most of what kernels execute. It stops before an instruction that would
-/// reach the step limit or the cancel check, before anything traced or watched, and when an
-/// asynchronous event falls due (after handling it), so that `step` handles those as always.
+/// group: how many it ran (0 when the next instruction is not one). The result is exactly what
+/// [`step`] and [`run_quantum`] give instruction by instruction (the counters, the clock, the
+/// guard, the fast form, the asynchronous events that fall due), but the bookkeeping is done
+/// once for the whole stretch: how far the stretch may go is known before it starts (the
+/// budget, the step limit, the next cancel check and the first asynchronous event that falls
+/// due, all fixed while only registers change), so the loop itself only reads the guard and
+/// runs the form. It stops before an instruction that would reach the step limit or the cancel
+/// check, before anything traced or watched, and when an asynchronous event falls due (after
+/// handling it), so that `step` handles those as always.
 fn straight_run(
     mc: &mut Machine<'_>,
     cl: &mut Cluster,
@@ -219,36 +221,149 @@ fn straight_run(
     let Some(fast) = mc.fast.get(frame.func.0 as usize) else {
         return Ok(0);
     };
-    let mut ran = 0;
-    while ran < budget {
-        let pc = g.pc as usize;
-        let (Some(&form), Some(ins)) = (fast.get(pc), func.code.get(pc)) else {
-            break;
-        };
-        let next = mc.stats.warp_instructions + 1;
-        if form == Fast::Slow || form.is_mem() || next > mc.max_steps {
+    let pc0 = g.pc as usize;
+    if !fast.get(pc0).is_some_and(|&f| straight(f)) {
+        return Ok(0);
+    }
+    let limit = Stretch {
+        done: mc.stats.warp_instructions,
+        max_steps: mc.max_steps,
+        now: mc.now,
+        clock: *clock,
+        cycles: mc.instruction_cycles,
+        event: mc.engine.next_time(),
+    };
+    let (most, due_after) = limit.most(budget);
+    let end = (pc0 + most as usize).min(fast.len()).min(func.code.len());
+    let lanes = Lanes {
+        func: frame.func.0 as usize,
+        forms: fast,
+        code: &func.code,
+        mask: g.mask,
+    };
+    let (ran, threads) = run_forms(mc.jit.as_deref_mut(), lanes, frame, pc0..end);
+    if ran == 0 {
+        return Ok(0);
+    }
+    mc.stats.warp_instructions += u64::from(ran);
+    *steps += u64::from(ran);
+    g.last = *steps;
+    g.pc += ran;
+    *clock = clock.saturating_add(u64::from(ran).saturating_mul(mc.instruction_cycles));
+    mc.stats.cycles = mc.stats.cycles.max(*clock);
+    mc.stats.thread_instructions += threads;
+    mc.now = mc.now.max(*clock);
+    if due_after == Some(ran) {
+        super::park::pump(mc, cl)?;
+    }
+    Ok(ran)
+}
+
+/// Whether a fast form belongs in a straight run (arithmetic: no memory, not the general path).
+#[inline(always)]
+fn straight(form: Fast) -> bool {
+    form != Fast::Slow && !form.is_mem()
+}
+
+/// The code a straight run runs: function `func`'s fast forms and instructions, for a warp of
+/// lanes `mask`.
+struct Lanes<'a> {
+    func: usize,
+    forms: &'a [Fast],
+    code: &'a [Instr],
+    mask: u32,
+}
+
+/// Runs the straight forms of `pcs` (stopping before any other) on `frame`'s registers, through
+/// the JIT's compiled code where it has some, else form by form: how many ran, and the thread
+/// instructions they count.
+fn run_forms(
+    mut jit: Option<&mut super::jit::Jit>,
+    l: Lanes<'_>,
+    frame: &mut Frame,
+    pcs: std::ops::Range<usize>,
+) -> (u32, u64) {
+    let (mut pc, end) = (pcs.start, pcs.end);
+    let mut threads = 0u64;
+    // Below this pc, the JIT has said to interpret.
+    let mut interpret_to = pc;
+    while pc < end {
+        let (form, ins) = (l.forms[pc], &l.code[pc]);
+        if !straight(form) {
             break;
         }
-        if next.is_multiple_of(super::config::CANCEL_EVERY) {
-            break;
+        if let Some(jit) = jit.as_deref_mut().filter(|_| pc >= interpret_to) {
+            let at = super::jit::At {
+                func: l.func,
+                forms: l.forms,
+                code: l.code,
+                pc,
+                most: end - pc,
+                mask: l.mask,
+            };
+            match jit.run(at, &mut frame.regs) {
+                super::jit::Ran::Compiled(n) => {
+                    threads += n as u64 * u64::from(l.mask.count_ones());
+                    pc += n;
+                    continue;
+                }
+                super::jit::Ran::Interpret(n) => interpret_to = pc + n,
+            }
         }
         debug_assert_eq!(super::spin::effect(ins), super::spin::Effect::None);
-        mc.stats.warp_instructions = next;
-        *steps += 1;
-        g.last = *steps;
-        let active = guarded(ins, frame, g.mask);
-        charge(&mut mc.stats, clock, mc.instruction_cycles, active);
+        let active = match ins.guard {
+            None => l.mask,
+            Some(_) => guarded(ins, frame, l.mask),
+        };
+        threads += u64::from(active.count_ones());
         if active != 0 {
             super::fast::exec(form, &mut frame.regs, active);
         }
-        g.pc += 1;
-        ran += 1;
-        if event_due(&mut mc.now, &mc.engine, *clock) {
-            super::park::pump(mc, cl)?;
-            break;
-        }
+        pc += 1;
     }
-    Ok(ran)
+    ((pc - pcs.start) as u32, threads)
+}
+
+/// What bounds a straight run before it starts: the warp instructions done so far, the step
+/// limit, the cluster's clock, the warp's clock and its cycles per instruction, and the time of
+/// the next asynchronous event (none of which a fast form changes).
+struct Stretch {
+    done: u64,
+    max_steps: u64,
+    now: u64,
+    clock: u64,
+    cycles: u64,
+    event: Option<u64>,
+}
+
+impl Stretch {
+    /// How many instructions a straight run may execute within `budget`, and after which of
+    /// them (if any within that count) an asynchronous event falls due. Instruction `j` (from
+    /// 1) is the run's `done + j`-th: it may run while that number is within the step limit and
+    /// not a multiple of the cancel interval; after it the warp's clock is `clock + j * cycles`
+    /// and the cluster's `max(now, that)`, and the event at `t` is due once that reaches `t`.
+    fn most(&self, budget: u32) -> (u32, Option<u32>) {
+        let every = super::config::CANCEL_EVERY;
+        let to_cancel = every - 1 - self.done % every;
+        let to_limit = self.max_steps.saturating_sub(self.done);
+        let mut most = u64::from(budget).min(to_cancel).min(to_limit);
+        let due = self.event.map(|t| {
+            let first = self.clock.saturating_add(self.cycles);
+            if t <= self.now.max(first) {
+                1
+            } else {
+                (t - self.clock).div_ceil(self.cycles.max(1))
+            }
+        });
+        if let Some(j) = due {
+            most = most.min(j);
+        }
+        let most = most as u32;
+        (
+            most,
+            due.filter(|&j| j <= u64::from(most)).map(|j| j as u32),
+        )
+    }
 }
 
 /// After a warp instruction: the cluster's clock `now` catches up with the warp's `clock`, and

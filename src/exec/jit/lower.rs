@@ -1,0 +1,434 @@
+//! One fast form (`fast.rs`) as Cranelift IR over two lanes at a time. The register file is
+//! `regs[r * 32 + lane]`, a u64 per lane, so lanes `2c` and `2c + 1` of register `r` are the
+//! `i64x2` at byte `(r * 32 + 2c) * 8`: a fragment loads its sources there, computes, and
+//! stores its destination there, for every pair of lanes in turn. Each arm reproduces the pure
+//! function of `sem/` that the fast form and the general handler call (PTX ISA 9.0 sections
+//! 9.7.1, 9.7.3, 9.7.7-9.7.9 as `fast.rs` lists them): 32-bit results are the low word
+//! zero-extended, shift counts saturate at the width, `f32` results have their NaNs made
+//! canonical. Which forms have a fragment is [`lowerable`]; `jit/tests.rs` compares every one
+//! with `fast::exec` on random registers, full and partial masks.
+
+use super::super::fast::{FOp, Fast, IntOp, Key, Rel, Src, Widen};
+use super::super::lanes::WARP;
+use crate::ir::mods::Cmp;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
+
+/// Bytes of one register's row.
+pub(super) const ROW: i32 = (WARP * 8) as i32;
+const LOW: i64 = 0xffff_ffff;
+const SIGN: i64 = i64::MIN;
+
+/// Whether `form` has a fragment here (`fma`: the host has fused multiply-add, which the
+/// fragment of `fma.rn.f32` needs to round once).
+pub(super) fn lowerable(form: Fast, fma: bool) -> bool {
+    match form {
+        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => false,
+        Fast::Fma32 { .. } => fma,
+        _ => true,
+    }
+}
+
+/// The registers `form` reads and the one it writes.
+pub(super) fn registers(form: Fast) -> (Vec<u32>, Option<u32>) {
+    let regs = |s: &[Src]| {
+        s.iter()
+            .filter_map(|s| match *s {
+                Src::Reg(r) => Some(r),
+                Src::Imm(_) => None,
+            })
+            .collect()
+    };
+    match form {
+        Fast::I32 { d, a, b, .. }
+        | Fast::I64 { d, a, b, .. }
+        | Fast::MulWide { d, a, b, .. }
+        | Fast::Setp { d, a, b, .. }
+        | Fast::F32 { d, a, b, .. }
+        | Fast::SetpF32 { d, a, b, .. } => (regs(&[a, b]), Some(d)),
+        Fast::Mad32 { d, a, b, c }
+        | Fast::Mad64 { d, a, b, c }
+        | Fast::MadWide { d, a, b, c, .. }
+        | Fast::Fma32 { d, a, b, c } => (regs(&[a, b, c]), Some(d)),
+        Fast::Selp { d, a, b, p } => (regs(&[a, b, Src::Reg(p)]), Some(d)),
+        Fast::Mov { d, a } | Fast::Cvt { d, a, .. } => (regs(&[a]), Some(d)),
+        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => (Vec::new(), None),
+    }
+}
+
+/// Emits, at the builder's position, `form` for the two lanes at `base` (the address of lane
+/// `2c` of register 0); `keep` is the lane mask of a partial warp (all ones in a lane that
+/// executes), whose other lanes keep their value. `form` must be [`lowerable`].
+pub(super) fn fragment(b: &mut FunctionBuilder<'_>, form: Fast, base: Value, keep: Option<Value>) {
+    let mut l = Lanes { b, base };
+    let (d, v) = match form {
+        Fast::I32 { op, d, a, b } => (d, l.int32(op, a, b)),
+        Fast::I64 { op, d, a, b } => (d, l.int64(op, a, b)),
+        Fast::MulWide { signed, d, a, b } => {
+            let (x, y) = (l.src(a), l.src(b));
+            let (x, y) = (l.ext32(x, signed), l.ext32(y, signed));
+            (d, l.b.ins().imul(x, y))
+        }
+        Fast::Mad32 { d, a, b, c } => {
+            let (x, y, z) = (l.src(a), l.src(b), l.src(c));
+            let p = l.b.ins().imul(x, y);
+            let s = l.b.ins().iadd(p, z);
+            (d, l.low(s))
+        }
+        Fast::Mad64 { d, a, b, c } => {
+            let (x, y, z) = (l.src(a), l.src(b), l.src(c));
+            let p = l.b.ins().imul(x, y);
+            (d, l.b.ins().iadd(p, z))
+        }
+        Fast::MadWide { signed, d, a, b, c } => {
+            let (x, y, z) = (l.src(a), l.src(b), l.src(c));
+            let (x, y) = (l.ext32(x, signed), l.ext32(y, signed));
+            let p = l.b.ins().imul(x, y);
+            (d, l.b.ins().iadd(p, z))
+        }
+        Fast::Setp { key, rel, d, a, b } => (d, l.setp(key, rel, a, b)),
+        Fast::Selp { d, a, b, p } => {
+            let (x, y, q) = (l.src(a), l.src(b), l.reg(p));
+            let zero = l.splat(0);
+            let set = l.b.ins().icmp(IntCC::NotEqual, q, zero);
+            (d, l.b.ins().bitselect(set, x, y))
+        }
+        Fast::Mov { d, a } => (d, l.src(a)),
+        Fast::Cvt { w, d, a } => {
+            let x = l.src(a);
+            match w {
+                Widen::Zext | Widen::Trunc => (d, l.low(x)),
+                Widen::Sext => (d, l.sext32(x)),
+            }
+        }
+        Fast::F32 { op, d, a, b } => (d, l.f32_bin(op, a, b)),
+        Fast::Fma32 { d, a, b, c } => (d, l.f32_fma(a, b, c)),
+        Fast::SetpF32 { cmp, d, a, b } => (d, l.setp_f32(cmp, a, b)),
+        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => return,
+    };
+    l.put(d, v, keep);
+}
+
+/// The two lanes being built, at `base`.
+struct Lanes<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    base: Value,
+}
+
+/// Register rows never trap (their bounds are checked before the call), and may be 8-byte
+/// aligned only.
+fn flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// A lane reinterpretation on this little-endian layout.
+fn little() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+impl Lanes<'_, '_> {
+    fn reg(&mut self, r: u32) -> Value {
+        let off = r as i32 * ROW;
+        self.b.ins().load(I64X2, flags(), self.base, off)
+    }
+
+    fn splat(&mut self, v: i64) -> Value {
+        let s = self.b.ins().iconst(I64, v);
+        self.b.ins().splat(I64X2, s)
+    }
+
+    fn src(&mut self, s: Src) -> Value {
+        match s {
+            Src::Reg(r) => self.reg(r),
+            Src::Imm(v) => self.splat(v as i64),
+        }
+    }
+
+    fn put(&mut self, d: u32, v: Value, keep: Option<Value>) {
+        let v = match keep {
+            Some(m) => {
+                let old = self.reg(d);
+                self.b.ins().bitselect(m, v, old)
+            }
+            None => v,
+        };
+        self.b.ins().store(flags(), v, self.base, d as i32 * ROW);
+    }
+
+    /// The low 32 bits, zero-extended.
+    fn low(&mut self, v: Value) -> Value {
+        let m = self.splat(LOW);
+        self.b.ins().band(v, m)
+    }
+
+    /// The low 32 bits, sign-extended.
+    fn sext32(&mut self, v: Value) -> Value {
+        let up = self.b.ins().ishl_imm_u(v, 32);
+        self.b.ins().sshr_imm_u(up, 32)
+    }
+
+    fn ext32(&mut self, v: Value, signed: bool) -> Value {
+        match signed {
+            true => self.sext32(v),
+            false => self.low(v),
+        }
+    }
+
+    /// `sem::int::w32`/`sem::bits::w32` on the low words, zero-extended.
+    fn int32(&mut self, op: IntOp, a: Src, b: Src) -> Value {
+        let (x, y) = (self.src(a), self.src(b));
+        let v = match op {
+            IntOp::Add => self.b.ins().iadd(x, y),
+            IntOp::Sub => self.b.ins().isub(x, y),
+            IntOp::MulLo => self.mul_lo32(x, y),
+            IntOp::MulHiS | IntOp::MulHiU => {
+                let signed = op == IntOp::MulHiS;
+                let (x, y) = (self.ext32(x, signed), self.ext32(y, signed));
+                let p = self.b.ins().imul(x, y);
+                return self.b.ins().ushr_imm_u(p, 32);
+            }
+            IntOp::And => self.b.ins().band(x, y),
+            IntOp::Or => self.b.ins().bor(x, y),
+            IntOp::Xor => self.b.ins().bxor(x, y),
+            IntOp::Shl | IntOp::ShrU | IntOp::ShrS => return self.shift(op, 32, x, b),
+            IntOp::MinS | IntOp::MaxS | IntOp::MinU | IntOp::MaxU => {
+                let signed = matches!(op, IntOp::MinS | IntOp::MaxS);
+                let (x, y) = (self.ext32(x, signed), self.ext32(y, signed));
+                let v = self.pick(matches!(op, IntOp::MinS | IntOp::MinU), x, y);
+                return self.low(v);
+            }
+        };
+        self.low(v)
+    }
+
+    /// The low 32 bits of a product: `pmulld` on the low words (the high words' products
+    /// land in the lanes `low` clears).
+    fn mul_lo32(&mut self, x: Value, y: Value) -> Value {
+        let (x4, y4) = (
+            self.b.ins().bitcast(I32X4, little(), x),
+            self.b.ins().bitcast(I32X4, little(), y),
+        );
+        let p = self.b.ins().imul(x4, y4);
+        self.b.ins().bitcast(I64X2, little(), p)
+    }
+
+    /// `sem::int::w64`/`sem::bits::w64`.
+    fn int64(&mut self, op: IntOp, a: Src, b: Src) -> Value {
+        let (x, y) = (self.src(a), self.src(b));
+        match op {
+            IntOp::Add => self.b.ins().iadd(x, y),
+            IntOp::Sub => self.b.ins().isub(x, y),
+            IntOp::MulLo => self.b.ins().imul(x, y),
+            IntOp::MulHiS => self.per_lane(x, y, |b, p, q| b.ins().smulhi(p, q)),
+            IntOp::MulHiU => self.per_lane(x, y, |b, p, q| b.ins().umulhi(p, q)),
+            IntOp::And => self.b.ins().band(x, y),
+            IntOp::Or => self.b.ins().bor(x, y),
+            IntOp::Xor => self.b.ins().bxor(x, y),
+            IntOp::Shl | IntOp::ShrU | IntOp::ShrS => self.shift(op, 64, x, b),
+            IntOp::MinS | IntOp::MinU => self.min_max64(op, x, y, true),
+            IntOp::MaxS | IntOp::MaxU => self.min_max64(op, x, y, false),
+        }
+    }
+
+    fn min_max64(&mut self, op: IntOp, x: Value, y: Value, min: bool) -> Value {
+        if matches!(op, IntOp::MinU | IntOp::MaxU) {
+            // Unsigned order is signed order with the sign bits flipped.
+            let s = self.splat(SIGN);
+            let (fx, fy) = (self.b.ins().bxor(x, s), self.b.ins().bxor(y, s));
+            let lt = self.b.ins().icmp(IntCC::SignedLessThan, fx, fy);
+            return match min {
+                true => self.b.ins().bitselect(lt, x, y),
+                false => self.b.ins().bitselect(lt, y, x),
+            };
+        }
+        self.pick(min, x, y)
+    }
+
+    /// The smaller (`min`) or larger of two signed (or zero-extended) values.
+    fn pick(&mut self, min: bool, x: Value, y: Value) -> Value {
+        let lt = self.b.ins().icmp(IntCC::SignedLessThan, x, y);
+        match min {
+            true => self.b.ins().bitselect(lt, x, y),
+            false => self.b.ins().bitselect(lt, y, x),
+        }
+    }
+
+    /// A shift of a `bits`-wide value by the low 32 bits of `count`: 0 (or the sign) once the
+    /// count reaches the width. A constant count is decided here; a register count lane by lane.
+    fn shift(&mut self, op: IntOp, bits: u32, x: Value, count: Src) -> Value {
+        let x = match (bits, op) {
+            (32, IntOp::ShrS) => self.sext32(x),
+            (32, _) => self.low(x),
+            _ => x,
+        };
+        let v = match count {
+            Src::Imm(n) => {
+                let n = (n & LOW as u64) as u32;
+                match op {
+                    IntOp::Shl if n < bits => self.b.ins().ishl_imm_u(x, i64::from(n)),
+                    IntOp::ShrU if n < bits => self.b.ins().ushr_imm_u(x, i64::from(n)),
+                    IntOp::ShrS => self.b.ins().sshr_imm_u(x, i64::from(n.min(bits - 1))),
+                    _ => self.splat(0),
+                }
+            }
+            Src::Reg(r) => {
+                let n = self.reg(r);
+                self.per_lane(x, n, |b, v, n| {
+                    let n = b.ins().band_imm_u(n, LOW);
+                    let limit = b.ins().iconst(I64, i64::from(bits - 1));
+                    let big = b.ins().icmp(IntCC::UnsignedGreaterThan, n, limit);
+                    match op {
+                        IntOp::ShrS => {
+                            let n = b.ins().select(big, limit, n);
+                            b.ins().sshr(v, n)
+                        }
+                        _ => {
+                            let s = match op {
+                                IntOp::Shl => b.ins().ishl(v, n),
+                                _ => b.ins().ushr(v, n),
+                            };
+                            let zero = b.ins().iconst(I64, 0);
+                            b.ins().select(big, zero, s)
+                        }
+                    }
+                })
+            }
+        };
+        match bits {
+            32 => self.low(v),
+            _ => v,
+        }
+    }
+
+    /// `f(lane of x, lane of y)` for both lanes, as scalars.
+    fn per_lane(
+        &mut self,
+        x: Value,
+        y: Value,
+        f: impl Fn(&mut FunctionBuilder<'_>, Value, Value) -> Value,
+    ) -> Value {
+        let (x0, y0) = (
+            self.b.ins().extractlane(x, 0),
+            self.b.ins().extractlane(y, 0),
+        );
+        let (x1, y1) = (
+            self.b.ins().extractlane(x, 1),
+            self.b.ins().extractlane(y, 1),
+        );
+        let (r0, r1) = (f(self.b, x0, y0), f(self.b, x1, y1));
+        let v = self.b.ins().scalar_to_vector(I64X2, r0);
+        self.b.ins().insertlane(v, r1, 1)
+    }
+
+    /// Integer `setp`: the operands as `sem::int::order_key` reads them, compared signed
+    /// (a key's unsigned order is the signed order of the key with its sign bit flipped).
+    fn setp(&mut self, key: Key, rel: Rel, a: Src, b: Src) -> Value {
+        let (x, y) = (self.src(a), self.src(b));
+        let (x, y) = match key {
+            Key::S32 => (self.sext32(x), self.sext32(y)),
+            Key::U32 => (self.low(x), self.low(y)),
+            Key::S64 => (x, y),
+            Key::U64 => {
+                let s = self.splat(SIGN);
+                (self.b.ins().bxor(x, s), self.b.ins().bxor(y, s))
+            }
+        };
+        let cc = match rel {
+            Rel::Eq => IntCC::Equal,
+            Rel::Ne => IntCC::NotEqual,
+            Rel::Lt => IntCC::SignedLessThan,
+            Rel::Le => IntCC::SignedLessThanOrEqual,
+            Rel::Gt => IntCC::SignedGreaterThan,
+            Rel::Ge => IntCC::SignedGreaterThanOrEqual,
+        };
+        let set = self.b.ins().icmp(cc, x, y);
+        let one = self.splat(1);
+        self.b.ins().band(set, one)
+    }
+
+    /// The low word of a source as the even lanes of an `f32x4` (the odd lanes, the high
+    /// words, are computed and cleared after).
+    fn floats(&mut self, s: Src) -> Value {
+        let v = self.src(s);
+        self.b.ins().bitcast(F32X4, little(), v)
+    }
+
+    /// `sem::float::bin_rn_f32`: rounded once by the host, then [`Self::canonical`].
+    fn f32_bin(&mut self, op: FOp, a: Src, b: Src) -> Value {
+        let (x, y) = (self.floats(a), self.floats(b));
+        let r = match op {
+            FOp::Add => self.b.ins().fadd(x, y),
+            FOp::Sub => self.b.ins().fsub(x, y),
+            FOp::Mul => self.b.ins().fmul(x, y),
+        };
+        self.canonical(r)
+    }
+
+    /// `sem::float::fma_rn_f32`: the host's fused multiply-add, then [`Self::canonical`].
+    fn f32_fma(&mut self, a: Src, b: Src, c: Src) -> Value {
+        let (x, y, z) = (self.floats(a), self.floats(b), self.floats(c));
+        let r = self.b.ins().fma(x, y, z);
+        self.canonical(r)
+    }
+
+    /// `sem::float::canon_f32` on the even lanes of `r`: a NaN becomes `0x7fffffff`; the
+    /// result zero-extended.
+    fn canonical(&mut self, r: Value) -> Value {
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+        let bits = self.b.ins().bitcast(I32X4, little(), r);
+        let canon = self
+            .b
+            .ins()
+            .iconst(I32, i64::from(crate::sem::float::NAN_F32));
+        let canon = self.b.ins().splat(I32X4, canon);
+        let v = self.b.ins().bitselect(nan, canon, bits);
+        let v = self.b.ins().bitcast(I64X2, little(), v);
+        self.low(v)
+    }
+
+    /// `setp.cmp.f32` (`sem::float::compare`): the low words compared as `f32`, the result
+    /// the low bit of each even lane's mask.
+    fn setp_f32(&mut self, cmp: Cmp, a: Src, b: Src) -> Value {
+        let (x, y) = (self.floats(a), self.floats(b));
+        // x86 compares vectors with `ueq` and `one` only as two comparisons.
+        let set = match cmp {
+            Cmp::Equ => {
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+                let eq = self.b.ins().fcmp(FloatCC::Equal, x, y);
+                self.b.ins().bor(nan, eq)
+            }
+            Cmp::Ne => {
+                let num = self.b.ins().fcmp(FloatCC::Ordered, x, y);
+                let ne = self.b.ins().fcmp(FloatCC::NotEqual, x, y);
+                self.b.ins().band(num, ne)
+            }
+            _ => self.b.ins().fcmp(float_cc(cmp), x, y),
+        };
+        let set = self.b.ins().bitcast(I64X2, little(), set);
+        let one = self.splat(1);
+        self.b.ins().band(set, one)
+    }
+}
+
+/// The Cranelift condition that is `sem::float::compare`'s: `eq`..`ge` ordered (false on
+/// NaN; `lo`..`hs` read as `lt`..`ge`), `equ`..`geu` true on NaN, `ne` ordered, `neu` not.
+fn float_cc(cmp: Cmp) -> FloatCC {
+    match cmp {
+        Cmp::Eq => FloatCC::Equal,
+        Cmp::Ne => FloatCC::OrderedNotEqual,
+        Cmp::Lt | Cmp::Lo => FloatCC::LessThan,
+        Cmp::Le | Cmp::Ls => FloatCC::LessThanOrEqual,
+        Cmp::Gt | Cmp::Hi => FloatCC::GreaterThan,
+        Cmp::Ge | Cmp::Hs => FloatCC::GreaterThanOrEqual,
+        Cmp::Equ => FloatCC::UnorderedOrEqual,
+        Cmp::Neu => FloatCC::NotEqual,
+        Cmp::Ltu => FloatCC::UnorderedOrLessThan,
+        Cmp::Leu => FloatCC::UnorderedOrLessThanOrEqual,
+        Cmp::Gtu => FloatCC::UnorderedOrGreaterThan,
+        Cmp::Geu => FloatCC::UnorderedOrGreaterThanOrEqual,
+        Cmp::Num => FloatCC::Ordered,
+        Cmp::Nan => FloatCC::Unordered,
+    }
+}
