@@ -354,23 +354,30 @@ fn check_limits(mc: &mut Machine<'_>) -> Res<()> {
 }
 
 /// The lanes of `mask` whose guard predicate lets them execute `ins`. Every lane's predicate is
-/// read, without a branch per lane (the loop vectorises), and the mask applied after.
+/// read, without a branch per lane, and the mask applied after.
 #[inline]
 fn guarded(ins: &Instr, frame: &Frame, mask: u32) -> u32 {
     let Some(gd) = ins.guard else {
         return mask;
     };
-    let mut set = 0u32;
-    for (lane, &p) in frame.regs[gd.reg.0 as usize * WARP..][..WARP]
-        .iter()
-        .enumerate()
-    {
-        set |= u32::from(p != 0) << lane;
-    }
+    let preds = frame.regs[gd.reg.0 as usize * WARP..][..WARP].try_into();
+    let set = preds.map_or(0, true_lanes);
     match gd.negated {
         true => !set & mask,
         false => set & mask,
     }
+}
+
+/// The lanes whose predicate value is true (not zero). Built for baseline x86-64 the loop
+/// compares one lane at a time (SSE2 has no 64-bit compare); a copy built with AVX2, chosen at
+/// run time, compares four lanes to an instruction.
+#[multiversion::multiversion(targets("x86_64+avx+avx2"))]
+fn true_lanes(preds: &[u64; WARP]) -> u32 {
+    let mut set = 0u32;
+    for (lane, &p) in preds.iter().enumerate() {
+        set |= u32::from(p != 0) << lane;
+    }
+    set
 }
 
 /// Records the instruction `w` executes in an instruction trace.
