@@ -11,27 +11,44 @@ use super::machine::{Machine, WarpRef};
 use super::warp::{branch, branch_to, expected, split, two, Cluster, Cta, RetRec, Wait, Warp, MAX_CALL_DEPTH};
 use crate::ir::{FuncId, Function, Instr, Module, Op, Operand, Symbol};
 
+/// A control-flow instruction or barrier executed by the group of `w`.
+#[inline]
 pub(crate) fn control<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
+    match w.ins.op {
+        // The most frequent by far (every loop's back-edge): kept out of the large function.
+        Op::Bra => bra(mc, cl, w),
+        _ => other(mc, cl, w),
+    }
+}
+
+/// `bra` to a label: the active lanes go to it, the others on; a backward branch taken is
+/// where spin loops are sampled (`stuck.rs`).
+fn bra<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
+    let ((ci, wi, gi), active) = (w.at(), w.active);
+    let Some(Operand::Label(target)) = w.func.ops(w.ins).first().copied() else {
+        return Err(fault(
+            FaultKind::Unsupported,
+            "branch without a label target",
+        ));
+    };
+    let pc = cl.ctas[ci].warps[wi].groups[gi].pc;
+    branch_to(&mut cl.ctas[ci], wi, gi, active, target);
+    if target <= pc && active != 0 {
+        super::stuck::back_edge(mc, cl, (ci, wi), pc, target)?;
+    }
+    Ok(())
+}
+
+/// Every control instruction but `bra`.
+fn other<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     let ((ci, wi, gi), ins, func, active) = (w.at(), w.ins, w.func, w.active);
     let cta = &mut cl.ctas[ci];
     let ops = func.ops(ins);
-    // Only the pc, mask and frame of the group: cloning it (its call stack, its timeouts) on
-    // every branch costs more than the branch.
+    // Only the pc, mask and frame of the group: cloning it (its call stack, its timeouts)
+    // costs more than most of these instructions.
     let g = &cta.warps[wi].groups[gi];
     let (pc, mask, frame) = (g.pc, g.mask, g.frame);
     match ins.op {
-        Op::Bra => {
-            let Some(Operand::Label(target)) = ops.first().copied() else {
-                return Err(fault(
-                    FaultKind::Unsupported,
-                    "branch without a label target",
-                ));
-            };
-            branch_to(cta, wi, gi, active, target);
-            if target <= pc && active != 0 {
-                super::stuck::back_edge(mc, cl, (ci, wi), pc, target)?;
-            }
-        }
         Op::BrxIdx => {
             let Some(Operand::Targets(t)) = ops.get(1).copied() else {
                 return Err(fault(

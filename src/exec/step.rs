@@ -173,8 +173,7 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
         let warp = &mut cl.ctas[ci].warps[wi];
         warp.steps += 1;
         warp.groups[g].last = warp.steps;
-        let id = cl.ctas[ci].id;
-        step(mc, cl, ci, wi, g).map_err(|f| with_cta(f, id))?;
+        step(mc, cl, ci, wi, g).map_err(|f| with_cta(f, cl.ctas[ci].id))?;
         merge_groups(&mut cl.ctas[ci].warps[wi]);
         if event_due(&mut mc.now, &mc.engine, cl.ctas[ci].warps[wi].clock) {
             super::park::pump(mc, cl)?;
@@ -563,6 +562,10 @@ const STARVATION_STEPS: u64 = 256;
 /// first, so that one group spinning on a value another group of its warp will write (a lock,
 /// a flag) cannot starve it: Volta's independent thread scheduling guarantees that progress.
 fn pick_group(w: &Warp) -> Option<usize> {
+    // One group (the common case: no divergence) is the one to run if it is ready.
+    if let [g] = &w.groups[..] {
+        return (g.wait == Wait::Ready).then_some(0);
+    }
     let ready = || {
         w.groups
             .iter()

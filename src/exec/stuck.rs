@@ -77,7 +77,7 @@ pub(crate) fn back_edge(
         return Ok(());
     }
     let epoch = mc.spin.epoch;
-    let ws = mc.spin.warps.entry((ci, wi)).or_default();
+    let ws = mc.spin.warp_mut(ci, wi);
     if ws.epoch != epoch {
         *ws = WarpSpin {
             epoch,
@@ -114,7 +114,7 @@ pub(crate) fn all_stuck(mc: &Machine<'_>, cl: &Cluster) -> Option<Vec<(usize, us
             if w.groups.iter().all(|g| g.wait != Wait::Ready) {
                 continue;
             }
-            let ws = mc.spin.warps.get(&(ci, wi))?;
+            let ws = mc.spin.warp(ci, wi)?;
             match ws.stuck {
                 Some(pc) if ws.epoch == mc.spin.epoch => spinning.push((ci, wi, pc)),
                 _ => return None,
