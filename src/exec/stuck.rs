@@ -56,7 +56,8 @@ pub(crate) fn note_atomic(
 
 /// Warp `wi` of CTA `ci` took a backward branch at `pc` to `target`: samples its state when
 /// the cluster has been quiet long enough, and returns the deadlock once every warp still
-/// running is proven to cycle.
+/// running is proven to cycle. Inlined into the branch: until a sample is due it only counts.
+#[inline]
 pub(crate) fn back_edge(
     mc: &mut Machine<'_>,
     cl: &Cluster,
@@ -88,6 +89,21 @@ pub(crate) fn back_edge(
     if ws.edges < ws.next {
         return Ok(());
     }
+    sample(mc, cl, (ci, wi), pc, target)
+}
+
+/// A sample of warp `wi` of CTA `ci`, due at its backward branch at `pc` to `target`: the same
+/// state as at the previous sample there proves a cycle, then the deadlock if every warp still
+/// running is in one; else the next sample is due after twice as many back-edges.
+#[inline(never)]
+fn sample(
+    mc: &mut Machine<'_>,
+    cl: &Cluster,
+    (ci, wi): (usize, usize),
+    pc: u32,
+    target: u32,
+) -> Result<(), Box<Fault>> {
+    let ws = mc.spin.warp_mut(ci, wi);
     let h = state_hash(&cl.ctas[ci].warps[wi]);
     match ws.samples.iter_mut().find(|(t, _)| *t == target) {
         Some((_, prev)) if *prev == h => ws.stuck = Some(pc),

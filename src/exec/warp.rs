@@ -211,6 +211,7 @@ pub(crate) fn expected(cta: &Cta, b: u8) -> u32 {
 /// Moves the lanes of `active` to `target`, the others past the branch: [`branch`] with one
 /// target for every lane (`bra` to a label), without gathering lanes by target. The common
 /// case, every lane of the group or none of them, only moves its pc.
+#[inline]
 pub(crate) fn branch_to(cta: &mut Cta, wi: usize, gi: usize, active: u32, target: u32) {
     let warp = &mut cta.warps[wi];
     let g = &mut warp.groups[gi];
