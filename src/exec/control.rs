@@ -8,7 +8,9 @@ use super::fault::{fault, Res};
 use super::lanes::{lanes, WARP};
 use super::layout::{func_of, Layout};
 use super::machine::{Machine, WarpRef};
-use super::warp::{branch, branch_to, expected, split, two, Cluster, Cta, RetRec, Wait, Warp, MAX_CALL_DEPTH};
+use super::warp::{
+    branch, branch_to, expected, split, two, Cluster, Cta, RetRec, Wait, Warp, MAX_CALL_DEPTH,
+};
 use crate::ir::{FuncId, Function, Instr, Module, Op, Operand, Symbol};
 
 /// A control-flow instruction or barrier executed by the group of `w`.

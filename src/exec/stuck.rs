@@ -3,7 +3,7 @@
 //! proven to cycle, the run stops with a `deadlock` naming the spinning lines and what the
 //! parked warps wait for (`park.rs`).
 
-use super::fault::{at, fault, with_cta, Fault, FaultKind};
+use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
 use super::lanes::WARP;
 use super::machine::Machine;
 use super::spin::{effect, Effect, WarpSpin, MAX_BACKOFF, QUIET};
@@ -89,20 +89,15 @@ pub(crate) fn back_edge(
     if ws.edges < ws.next {
         return Ok(());
     }
-    sample(mc, cl, (ci, wi), pc, target)
+    sample(mc, cl, (ci, wi, pc, target))
 }
 
 /// A sample of warp `wi` of CTA `ci`, due at its backward branch at `pc` to `target`: the same
 /// state as at the previous sample there proves a cycle, then the deadlock if every warp still
 /// running is in one; else the next sample is due after twice as many back-edges.
 #[inline(never)]
-fn sample(
-    mc: &mut Machine<'_>,
-    cl: &Cluster,
-    (ci, wi): (usize, usize),
-    pc: u32,
-    target: u32,
-) -> Result<(), Box<Fault>> {
+fn sample(mc: &mut Machine<'_>, cl: &Cluster, edge: (usize, usize, u32, u32)) -> Res<()> {
+    let (ci, wi, pc, target) = edge;
     let ws = mc.spin.warp_mut(ci, wi);
     let h = state_hash(&cl.ctas[ci].warps[wi]);
     match ws.samples.iter_mut().find(|(t, _)| *t == target) {
