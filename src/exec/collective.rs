@@ -27,7 +27,7 @@ pub(crate) fn collective<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<
     let grp = &cl.ctas[ci].warps[wi].groups[gi];
     if active != grp.mask {
         let pc = grp.pc;
-        super::warp::branch(&mut cl.ctas[ci], wi, gi, active, |_| pc);
+        super::warp::branch_to(&mut cl.ctas[ci], wi, gi, active, pc);
         return Ok(());
     }
     let live = live_lanes(&cl.ctas[ci], wi);

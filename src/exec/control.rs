@@ -8,27 +8,49 @@ use super::fault::{fault, Res};
 use super::lanes::{lanes, WARP};
 use super::layout::{func_of, Layout};
 use super::machine::{Machine, WarpRef};
-use super::warp::{branch, expected, split, two, Cluster, Cta, RetRec, Wait, Warp, MAX_CALL_DEPTH};
+use super::warp::{
+    branch, branch_to, expected, split, two, Cluster, Cta, RetRec, Wait, Warp, MAX_CALL_DEPTH,
+};
 use crate::ir::{FuncId, Function, Instr, Module, Op, Operand, Symbol};
 
+/// A control-flow instruction or barrier executed by the group of `w`.
+#[inline]
 pub(crate) fn control<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
+    match w.ins.op {
+        // The most frequent by far (every loop's back-edge): kept out of the large function.
+        Op::Bra => bra(mc, cl, w),
+        _ => other(mc, cl, w),
+    }
+}
+
+/// `bra` to a label: the active lanes go to it, the others on; a backward branch taken is
+/// where spin loops are sampled (`stuck.rs`).
+fn bra<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
+    let ((ci, wi, gi), active) = (w.at(), w.active);
+    let Some(Operand::Label(target)) = w.func.ops(w.ins).first().copied() else {
+        return Err(fault(
+            FaultKind::Unsupported,
+            "branch without a label target",
+        ));
+    };
+    let pc = cl.ctas[ci].warps[wi].groups[gi].pc;
+    branch_to(&mut cl.ctas[ci], wi, gi, active, target);
+    if target <= pc && active != 0 {
+        super::stuck::back_edge(mc, cl, (ci, wi), pc, target)?;
+    }
+    Ok(())
+}
+
+/// Every control instruction but `bra`.
+fn other<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>) -> Res<()> {
     let ((ci, wi, gi), ins, func, active) = (w.at(), w.ins, w.func, w.active);
     let cta = &mut cl.ctas[ci];
-    let g = cta.warps[wi].groups[gi].clone();
     let ops = func.ops(ins);
+    // Only the pc, mask and frame of the group: cloning it (its call stack, its timeouts)
+    // costs more than most of these instructions.
+    let g = &cta.warps[wi].groups[gi];
+    let (pc, mask, frame) = (g.pc, g.mask, g.frame);
     match ins.op {
-        Op::Bra => {
-            let Some(Operand::Label(target)) = ops.first().copied() else {
-                return Err(fault(
-                    FaultKind::Unsupported,
-                    "branch without a label target",
-                ));
-            };
-            branch(cta, wi, gi, active, |_| target);
-            if target <= g.pc && active != 0 {
-                super::stuck::back_edge(mc, cl, (ci, wi), g.pc, target)?;
-            }
-        }
         Op::BrxIdx => {
             let Some(Operand::Targets(t)) = ops.get(1).copied() else {
                 return Err(fault(
@@ -38,7 +60,7 @@ pub(crate) fn control<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>
             };
             let (_, range) = func.target_lists[t as usize].clone();
             let targets = func.sub_ops(range);
-            let frame = &cta.warps[wi].frames[g.frame as usize];
+            let frame = &cta.warps[wi].frames[frame as usize];
             let mut per_lane = [0u32; WARP];
             for lane in lanes(active) {
                 let idx = match ops[0] {
@@ -64,13 +86,13 @@ pub(crate) fn control<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>
         Op::Exit => retire(mc, cl, ci, wi, gi, active)?,
         Op::Ret => {
             if active != 0 {
-                if active != g.mask {
-                    split(cta, wi, gi, active, g.pc + 1);
+                if active != mask {
+                    split(cta, wi, gi, active, pc + 1);
                 }
                 let gi = cta.warps[wi]
                     .groups
                     .iter()
-                    .position(|x| x.mask == active && x.pc == g.pc)
+                    .position(|x| x.mask == active && x.pc == pc)
                     .unwrap_or(gi);
                 do_ret(mc, cl, ci, wi, gi, active)?;
             } else {
@@ -414,16 +436,17 @@ fn barrier<'m>(
 ) -> Res<()> {
     use crate::ir::mods::SubOp;
     let ops = func.ops(ins);
-    let g = cta.warps[wi].groups[gi].clone();
+    let g = &cta.warps[wi].groups[gi];
+    let (pc, mask, frame) = (g.pc, g.mask, g.frame);
     // Which operands are the barrier and the thread count was decoded at load.
-    let form = func.form(g.pc).bar().map_err(|why| {
+    let form = func.form(pc).bar().map_err(|why| {
         fault(
             FaultKind::Unsupported,
             format!("`{}`: {why}", ins.op.name()),
         )
     })?;
-    let frame = &cta.warps[wi].frames[g.frame as usize];
-    let first = lanes(g.mask).next().unwrap_or(0);
+    let frame = &cta.warps[wi].frames[frame as usize];
+    let first = lanes(mask).next().unwrap_or(0);
     let val = |o: Option<&Operand>| -> Option<u64> {
         match o? {
             Operand::Reg(r) => Some(frame.regs[r.0 as usize * WARP + first]),
@@ -443,7 +466,7 @@ fn barrier<'m>(
         .and_then(|k| val(ops.get(usize::from(k))))
         .unwrap_or(0) as u32;
     if let Some(hb) = mc.hb.as_mut() {
-        check_arrival(hb, cta, (wi, &g), id, count);
+        check_arrival(hb, cta, (wi, &cta.warps[wi].groups[gi]), id, count);
     }
     let b = &mut cta.bars[id as usize];
     if count != 0 && !count.is_multiple_of(32) {
@@ -458,9 +481,9 @@ fn barrier<'m>(
         b.all = true;
         b.any = false;
     }
-    b.arrived += g.mask.count_ones();
+    b.arrived += mask.count_ones();
     if let (true, Some(c)) = (form.red, ops.last()) {
-        vote(b, c, frame, g.mask);
+        vote(b, c, frame, mask);
     }
     if ins.mods.sub == Some(SubOp::Arrive) {
         cta.warps[wi].groups[gi].pc += 1;

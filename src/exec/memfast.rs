@@ -182,16 +182,34 @@ fn offsets(
     w: u64,
     at: &mut [usize; WARP],
 ) -> u32 {
+    // An aligned access fits when it starts at most `w` bytes before the end: one unsigned
+    // compare per lane (none fits a memory shorter than `w`).
+    let last = limit.checked_sub(w);
+    let last_start = last.unwrap_or(0);
     let mut outside = 0u32;
     for (lane, (at, &a)) in at.iter_mut().zip(addr).enumerate() {
         let a = a & keep;
         let o = a.wrapping_sub(base);
         // `&`, not `&&`: no branch per lane.
-        let fits = (a & (w - 1) == 0) & (o < limit) & (limit.wrapping_sub(o) >= w);
+        let fits = (a & (w - 1) == 0) & (o <= last_start);
         outside |= u32::from(!fits) << lane;
         *at = o as usize;
     }
-    outside
+    match last {
+        Some(_) => outside,
+        None => u32::MAX,
+    }
+}
+
+/// Runs `f` for each lane of `active`, lowest first: a plain count when every lane is active
+/// (the common case, which the compiler unrolls), else lane by lane.
+#[inline(always)]
+fn each_lane(active: u32, f: impl FnMut(usize)) {
+    if active == u32::MAX {
+        (0..WARP).for_each(f);
+    } else {
+        lanes(active).for_each(f);
+    }
 }
 
 /// Moves the lanes' values between their register rows and `mem` at `at`, in lane order.
@@ -207,17 +225,17 @@ fn move_values(
         Fast::St { v, w, .. } => {
             let wu = usize::from(w);
             let vals = row(regs, v);
-            for lane in lanes(active) {
+            each_lane(active, |lane| {
                 mem[at[lane]..at[lane] + wu].copy_from_slice(&vals[lane].to_le_bytes()[..wu]);
-            }
+            });
         }
         Fast::StV { v, n, .. } => {
-            for lane in lanes(active) {
+            each_lane(active, |lane| {
                 for (k, &r) in v[..usize::from(n)].iter().enumerate() {
                     let x = regs[r as usize * WARP + lane].to_le_bytes();
                     mem[at[lane] + k * ew..][..ew].copy_from_slice(&x[..ew]);
                 }
-            }
+            });
         }
         Fast::Ld { d, n, .. } => {
             // Element by element: a register named twice gets the later element, as in lane
@@ -226,13 +244,13 @@ fn move_values(
                 let dst = &mut regs[r as usize * WARP..][..WARP];
                 let k = k * ew;
                 if ew == 4 {
-                    for lane in lanes(active) {
+                    each_lane(active, |lane| {
                         dst[lane] = u64::from(u32::from_le_bytes(bytes(mem, at[lane] + k)));
-                    }
+                    });
                 } else {
-                    for lane in lanes(active) {
+                    each_lane(active, |lane| {
                         dst[lane] = u64::from_le_bytes(bytes(mem, at[lane] + k));
-                    }
+                    });
                 }
             }
         }

@@ -17,7 +17,6 @@
 
 use crate::ir::mods::SubOp;
 use crate::ir::{Instr, Op};
-use std::collections::BTreeMap;
 
 /// Warp instructions without an effect before states are sampled.
 pub(crate) const QUIET: u64 = 1 << 14;
@@ -33,7 +32,10 @@ pub(crate) struct Spin {
     pub(crate) epoch: u64,
     /// `Machine::progress` when the epoch began.
     pub(crate) progress: u64,
-    pub(crate) warps: BTreeMap<(usize, usize), WarpSpin>,
+    /// Per CTA of the running unit, per warp (made on a warp's first sampled back-edge; a
+    /// default entry is a warp never sampled): indexed, not looked up in a map, because a
+    /// warp looping without effects reaches it at every backward branch.
+    warps: Vec<Vec<WarpSpin>>,
 }
 
 #[derive(Debug, Default)]
@@ -85,6 +87,23 @@ impl Spin {
     pub(crate) fn effect(&mut self, now: u64) {
         self.quiet_from = now;
         self.epoch += 1;
+    }
+
+    /// What is known of warp `wi` of CTA `ci`.
+    pub(crate) fn warp(&self, ci: usize, wi: usize) -> Option<&WarpSpin> {
+        self.warps.get(ci)?.get(wi)
+    }
+
+    /// What is known of warp `wi` of CTA `ci`, made on first use.
+    pub(crate) fn warp_mut(&mut self, ci: usize, wi: usize) -> &mut WarpSpin {
+        if self.warps.len() <= ci {
+            self.warps.resize_with(ci + 1, Vec::new);
+        }
+        let cta = &mut self.warps[ci];
+        if cta.len() <= wi {
+            cta.resize_with(wi + 1, WarpSpin::default);
+        }
+        &mut cta[wi]
     }
 
     /// A new cluster starts at warp instruction `now`.

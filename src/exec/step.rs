@@ -173,8 +173,7 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
         let warp = &mut cl.ctas[ci].warps[wi];
         warp.steps += 1;
         warp.groups[g].last = warp.steps;
-        let id = cl.ctas[ci].id;
-        step(mc, cl, ci, wi, g).map_err(|f| with_cta(f, id))?;
+        step(mc, cl, ci, wi, g).map_err(|f| with_cta(f, cl.ctas[ci].id))?;
         merge_groups(&mut cl.ctas[ci].warps[wi]);
         if event_due(&mut mc.now, &mc.engine, cl.ctas[ci].warps[wi].clock) {
             super::park::pump(mc, cl)?;
@@ -469,23 +468,30 @@ fn check_limits(mc: &mut Machine<'_>) -> Res<()> {
 }
 
 /// The lanes of `mask` whose guard predicate lets them execute `ins`. Every lane's predicate is
-/// read, without a branch per lane (the loop vectorises), and the mask applied after.
+/// read, without a branch per lane, and the mask applied after.
 #[inline]
 fn guarded(ins: &Instr, frame: &Frame, mask: u32) -> u32 {
     let Some(gd) = ins.guard else {
         return mask;
     };
-    let mut set = 0u32;
-    for (lane, &p) in frame.regs[gd.reg.0 as usize * WARP..][..WARP]
-        .iter()
-        .enumerate()
-    {
-        set |= u32::from(p != 0) << lane;
-    }
+    let preds = frame.regs[gd.reg.0 as usize * WARP..][..WARP].try_into();
+    let set = preds.map_or(0, true_lanes);
     match gd.negated {
         true => !set & mask,
         false => set & mask,
     }
+}
+
+/// The lanes whose predicate value is true (not zero). Built for baseline x86-64 the loop
+/// compares one lane at a time (SSE2 has no 64-bit compare); a copy built with AVX2, chosen at
+/// run time, compares four lanes to an instruction.
+#[multiversion::multiversion(targets("x86_64+avx+avx2"))]
+fn true_lanes(preds: &[u64; WARP]) -> u32 {
+    let mut set = 0u32;
+    for (lane, &p) in preds.iter().enumerate() {
+        set |= u32::from(p != 0) << lane;
+    }
+    set
 }
 
 /// Records the instruction `w` executes in an instruction trace.
@@ -671,6 +677,10 @@ const STARVATION_STEPS: u64 = 256;
 /// first, so that one group spinning on a value another group of its warp will write (a lock,
 /// a flag) cannot starve it: Volta's independent thread scheduling guarantees that progress.
 fn pick_group(w: &Warp) -> Option<usize> {
+    // One group (the common case: no divergence) is the one to run if it is ready.
+    if let [g] = &w.groups[..] {
+        return (g.wait == Wait::Ready).then_some(0);
+    }
     let ready = || {
         w.groups
             .iter()

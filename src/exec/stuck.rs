@@ -3,7 +3,7 @@
 //! proven to cycle, the run stops with a `deadlock` naming the spinning lines and what the
 //! parked warps wait for (`park.rs`).
 
-use super::fault::{at, fault, with_cta, Fault, FaultKind};
+use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
 use super::lanes::WARP;
 use super::machine::Machine;
 use super::spin::{effect, Effect, WarpSpin, MAX_BACKOFF, QUIET};
@@ -56,7 +56,8 @@ pub(crate) fn note_atomic(
 
 /// Warp `wi` of CTA `ci` took a backward branch at `pc` to `target`: samples its state when
 /// the cluster has been quiet long enough, and returns the deadlock once every warp still
-/// running is proven to cycle.
+/// running is proven to cycle. Inlined into the branch: until a sample is due it only counts.
+#[inline]
 pub(crate) fn back_edge(
     mc: &mut Machine<'_>,
     cl: &Cluster,
@@ -77,7 +78,7 @@ pub(crate) fn back_edge(
         return Ok(());
     }
     let epoch = mc.spin.epoch;
-    let ws = mc.spin.warps.entry((ci, wi)).or_default();
+    let ws = mc.spin.warp_mut(ci, wi);
     if ws.epoch != epoch {
         *ws = WarpSpin {
             epoch,
@@ -88,6 +89,16 @@ pub(crate) fn back_edge(
     if ws.edges < ws.next {
         return Ok(());
     }
+    sample(mc, cl, (ci, wi, pc, target))
+}
+
+/// A sample of warp `wi` of CTA `ci`, due at its backward branch at `pc` to `target`: the same
+/// state as at the previous sample there proves a cycle, then the deadlock if every warp still
+/// running is in one; else the next sample is due after twice as many back-edges.
+#[inline(never)]
+fn sample(mc: &mut Machine<'_>, cl: &Cluster, edge: (usize, usize, u32, u32)) -> Res<()> {
+    let (ci, wi, pc, target) = edge;
+    let ws = mc.spin.warp_mut(ci, wi);
     let h = state_hash(&cl.ctas[ci].warps[wi]);
     match ws.samples.iter_mut().find(|(t, _)| *t == target) {
         Some((_, prev)) if *prev == h => ws.stuck = Some(pc),
@@ -114,7 +125,7 @@ pub(crate) fn all_stuck(mc: &Machine<'_>, cl: &Cluster) -> Option<Vec<(usize, us
             if w.groups.iter().all(|g| g.wait != Wait::Ready) {
                 continue;
             }
-            let ws = mc.spin.warps.get(&(ci, wi))?;
+            let ws = mc.spin.warp(ci, wi)?;
             match ws.stuck {
                 Some(pc) if ws.epoch == mc.spin.epoch => spinning.push((ci, wi, pc)),
                 _ => return None,
@@ -181,9 +192,30 @@ fn state_hash(w: &Warp) -> u64 {
     }
     for f in &w.frames {
         (f.func.0, f.carry, f.live).hash(&mut h);
-        f.regs.hash(&mut h);
+        (f.regs.len(), hash_words(&f.regs)).hash(&mut h);
         f.params.hash(&mut h);
     }
     (w.exited, w.local_top).hash(&mut h);
+    h.finish()
+}
+
+/// A hash of a register file (kilobytes: most of a sample's cost), in the manner of XXH3's
+/// long-input loop: each word is mixed with a key that differs with its position (so that
+/// exchanged values change the hash) and multiplied half by half into one sum, and added as it
+/// is into another. The loop is one reduction, which vectorises without shuffles (four words
+/// to an instruction in the copy built with AVX2, chosen at run time).
+#[multiversion::multiversion(targets("x86_64+avx+avx2"))]
+fn hash_words(words: &[u64]) -> u64 {
+    const STEP: u64 = 0x9e37_79b9_7f4a_7c15;
+    let (mut prod, mut sum) = (0u64, 0u64);
+    let mut key = 0x243f_6a88_85a3_08d3u64;
+    for &w in words {
+        let x = w ^ key;
+        prod = prod.wrapping_add((x & 0xffff_ffff) * (x >> 32));
+        sum = sum.wrapping_add(w);
+        key = key.wrapping_add(STEP);
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    (prod, sum).hash(&mut h);
     h.finish()
 }

@@ -208,6 +208,32 @@ pub(crate) fn expected(cta: &Cta, b: u8) -> u32 {
     }
 }
 
+/// Moves the lanes of `active` to `target`, the others past the branch: [`branch`] with one
+/// target for every lane (`bra` to a label), without gathering lanes by target. The common
+/// case, every lane of the group or none of them, only moves its pc.
+#[inline]
+pub(crate) fn branch_to(cta: &mut Cta, wi: usize, gi: usize, active: u32, target: u32) {
+    let warp = &mut cta.warps[wi];
+    let g = &mut warp.groups[gi];
+    let fall = g.mask & !active;
+    let next = g.pc + 1;
+    // As `branch` orders them: the lanes falling through stay in the group, the others go.
+    if active == 0 || target == next {
+        g.pc = next;
+    } else if fall == 0 {
+        g.pc = target;
+    } else {
+        g.pc = next;
+        g.mask = fall;
+        let taken = Group {
+            mask: active,
+            pc: target,
+            ..g.clone()
+        };
+        warp.groups.push(taken);
+    }
+}
+
 /// Moves the lanes of `active` to their targets, the others past the branch.
 pub(crate) fn branch(
     cta: &mut Cta,
