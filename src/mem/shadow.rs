@@ -127,6 +127,7 @@ impl Shadow {
     }
 
     /// Word `i` as stored, if its page exists.
+    #[inline(always)]
     fn cell(&self, i: usize) -> Option<&Cell> {
         self.pages.get(i / PAGE)?.as_ref().map(|p| &p[i % PAGE])
     }
@@ -154,6 +155,7 @@ impl Shadow {
     }
 
     /// A stored word as judged.
+    #[inline(always)]
     fn decode(&self, c: &Cell) -> Word {
         let r = if c.r & SPILLED != 0 {
             self.spill[(c.r & !SPILLED) as usize]
@@ -277,10 +279,12 @@ impl Shadow {
         let event = events.intern(&new);
         let events = &*events;
         let (first, last) = (off / 4, (off + len - 1) / 4);
-        // The word before: its shadow before and after, the bytes and the stamp.
-        let mut seen: Option<(Word, u8, Stamp, Word)> = None;
+        // The last word judged in full: its shadow before and after, its bytes and stamp.
+        let mut seen: Option<Judged> = None;
         let mut piece = 0;
-        for i in first..=last.min(self.words - 1) {
+        // The end of piece `piece` (0: not looked at yet).
+        let mut piece_end = 0;
+        for i in first..(last + 1).min(self.words) {
             let lo = if i == first { off % 4 } else { 0 };
             let hi = if i == last { (off + len - 1) % 4 } else { 3 };
             let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
@@ -290,35 +294,35 @@ impl Shadow {
                 ps => {
                     // The first piece that has not ended before this word's first byte.
                     let key = lanes.base + at as u64;
-                    while piece + 1 < ps.len() && ps[piece].1 <= key {
-                        piece += 1;
+                    if piece_end <= key {
+                        while piece + 1 < ps.len() && ps[piece].1 <= key {
+                            piece += 1;
+                        }
+                        piece_end = ps[piece].1;
                     }
                     new.by_lane(ps[piece].2)
                 }
             };
-            if !self.make(i) {
+            // Pages are made a page at a time.
+            if (i == first || i % PAGE == 0) && !self.make(i) {
                 return;
             }
-            let stored = self.cell(i).copied().unwrap_or_default();
-            let before = self.decode(&stored);
-            if let Some((b, m, n, after)) = seen {
-                // Same shadow, bytes and accessor as the word before: same judgement, same
-                // outcome. Where lanes do not change judgements but their equality (the caller
-                // says so), the same up to a shift of every lane also does: the words of a
-                // coalesced access, each written and read by its own lane.
-                if m == mask && n.same_event(&new) {
-                    let d = new.lane().wrapping_sub(n.lane()) & 31;
-                    let alike = match d {
-                        0 => b == before,
-                        _ => lanes.shift_ok && shifted(&b, d) == before,
-                    };
-                    if alike {
-                        let after = if d == 0 { after } else { shifted(&after, d) };
-                        self.store(i, &after, stored.r);
-                        continue;
-                    }
+            let Some(stored) = self.cell(i).copied() else {
+                return;
+            };
+            if let Some(j) = &seen {
+                // Same shadow and bytes as the word judged last, by the same instruction (every
+                // word's stamp is `new` but for the lane): same judgement, same outcome. Where
+                // lanes do not change judgements but their equality (the caller says so), the
+                // same up to a shift of every lane also does: the words of a coalesced access,
+                // each written and read by its own lane.
+                let d = new.lane().wrapping_sub(j.new.lane()) & 31;
+                if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
+                    self.store_shifted(i, stored, &j.after, d);
+                    continue;
                 }
             }
+            let before = self.decode(&stored);
             let mut c = before;
             let ne = entry(event, &new, mask);
             let judge = &mut |p: &Stamp, w, k| ordered(p, w, k, at, &new);
@@ -338,9 +342,60 @@ impl Shadow {
                 read(&mut c, ne, &new, events, judge);
             }
             self.store(i, &c, stored.r);
-            seen = Some((before, mask, new, c));
+            seen = Some(Judged {
+                before,
+                after: c,
+                mask,
+                new,
+            });
         }
     }
+
+    /// Whether the stored word `stored` is the word `j` judged before its access, with every
+    /// lane moved `d` up (read sets compared only where both are in the word or both spilled:
+    /// a spilled word holds two reads or more, an unspilled one at most one).
+    #[inline(always)]
+    fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
+        let b = &j.before;
+        if stored.r & SPILLED == 0 {
+            b.r[1] == 0 && stored.w == shift_lane(b.w, d) && stored.r == shift_lane(b.r[0], d)
+        } else {
+            b.r[1] != 0 && self.decode(stored) == shifted(b, d)
+        }
+    }
+
+    /// Stores word `i` (stored as `stored`) as `after` with every lane moved `d` up, reusing
+    /// its spill slot where both spill, as [`Shadow::store`] does.
+    #[inline(always)]
+    fn store_shifted(&mut self, i: usize, stored: Cell, after: &Word, d: u32) {
+        let spilled = stored.r & SPILLED != 0;
+        let cell = match (spilled, after.r[1] != 0) {
+            (false, false) => Cell {
+                w: shift_lane(after.w, d),
+                r: shift_lane(after.r[0], d),
+            },
+            (true, true) => {
+                self.spill[(stored.r & !SPILLED) as usize] = after.r.map(|e| shift_lane(e, d));
+                Cell {
+                    w: shift_lane(after.w, d),
+                    r: stored.r,
+                }
+            }
+            _ => return self.store(i, &shifted(after, d), stored.r),
+        };
+        if let Some(p) = self.pages[i / PAGE].as_mut() {
+            p[i % PAGE] = cell;
+        }
+    }
+}
+
+/// A word judged in full during one access: its shadow before and after, the bytes the access
+/// touched there and its stamp.
+struct Judged {
+    before: Word,
+    after: Word,
+    mask: u8,
+    new: Stamp,
 }
 
 /// Drops the events no shadow names any more and renumbers the rest (see `stamp`); call it
@@ -362,6 +417,7 @@ pub fn collect(events: &mut Events, shadows: &mut [&mut Shadow]) {
 }
 
 /// A word with the lane of every warp's access moved `d` lanes up (modulo 32).
+#[inline(always)]
 fn shifted(c: &Word, d: u32) -> Word {
     Word {
         w: shift_lane(c.w, d),
