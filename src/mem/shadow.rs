@@ -281,26 +281,25 @@ impl Shadow {
         let (first, last) = (off / 4, (off + len - 1) / 4);
         // The last word judged in full: its shadow before and after, its bytes and stamp.
         let mut seen: Option<Judged> = None;
+        let own = new.lane();
         let mut piece = 0;
-        // The end of piece `piece` (0: not looked at yet).
-        let mut piece_end = 0;
+        // The end of piece `piece`.
+        let mut piece_end = lanes.pieces.first().map_or(0, |p| p.1);
         for i in first..(last + 1).min(self.words) {
             let lo = if i == first { off % 4 } else { 0 };
             let hi = if i == last { (off + len - 1) % 4 } else { 3 };
             let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
             let at = (i * 4 + lo).max(off);
-            let new = match lanes.pieces {
-                [] => new,
+            let lane = match lanes.pieces {
+                [] => own,
                 ps => {
                     // The first piece that has not ended before this word's first byte.
                     let key = lanes.base + at as u64;
-                    if piece_end <= key {
-                        while piece + 1 < ps.len() && ps[piece].1 <= key {
-                            piece += 1;
-                        }
+                    while piece_end <= key && piece + 1 < ps.len() {
+                        piece += 1;
                         piece_end = ps[piece].1;
                     }
-                    new.by_lane(ps[piece].2)
+                    ps[piece].2 & 31
                 }
             };
             // Pages are made a page at a time.
@@ -316,12 +315,13 @@ impl Shadow {
                 // lanes do not change judgements but their equality (the caller says so), the
                 // same up to a shift of every lane also does: the words of a coalesced access,
                 // each written and read by its own lane.
-                let d = new.lane().wrapping_sub(j.new.lane()) & 31;
+                let d = lane.wrapping_sub(j.lane) & 31;
                 if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
                     self.store_shifted(i, stored, &j.after, d);
                     continue;
                 }
             }
+            let new = new.by_lane(lane);
             let before = self.decode(&stored);
             let mut c = before;
             let ne = entry(event, &new, mask);
@@ -346,7 +346,7 @@ impl Shadow {
                 before,
                 after: c,
                 mask,
-                new,
+                lane,
             });
         }
     }
@@ -360,7 +360,10 @@ impl Shadow {
         if stored.r & SPILLED == 0 {
             b.r[1] == 0 && stored.w == shift_lane(b.w, d) && stored.r == shift_lane(b.r[0], d)
         } else {
-            b.r[1] != 0 && self.decode(stored) == shifted(b, d)
+            let r = &self.spill[(stored.r & !SPILLED) as usize];
+            b.r[1] != 0
+                && stored.w == shift_lane(b.w, d)
+                && r.iter().zip(&b.r).all(|(&x, &y)| x == shift_lane(y, d))
         }
     }
 
@@ -390,12 +393,12 @@ impl Shadow {
 }
 
 /// A word judged in full during one access: its shadow before and after, the bytes the access
-/// touched there and its stamp.
+/// touched there and the lane its stamp names.
 struct Judged {
     before: Word,
     after: Word,
     mask: u8,
-    new: Stamp,
+    lane: u32,
 }
 
 /// Drops the events no shadow names any more and renumbers the rest (see `stamp`); call it
