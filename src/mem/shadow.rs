@@ -24,6 +24,7 @@
 use super::budget::Meter;
 use super::stamp::{entry, event_of, mask_of, shift_lane, with_event, with_mask, Entry, Events};
 pub use super::stamp::{Stamp, Who};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Reads a word remembers.
@@ -281,27 +282,40 @@ impl Shadow {
         let (first, last) = (off / 4, (off + len - 1) / 4);
         // The last word judged in full: its shadow before and after, its bytes and stamp.
         let mut seen: Option<Judged> = None;
-        let own = new.lane();
-        let mut piece = 0;
-        // The end of piece `piece`.
-        let mut piece_end = lanes.pieces.first().map_or(0, |p| p.1);
-        for i in first..(last + 1).min(self.words) {
-            let lo = if i == first { off % 4 } else { 0 };
-            let hi = if i == last { (off + len - 1) % 4 } else { 3 };
-            let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
-            let at = (i * 4 + lo).max(off);
-            let lane = match lanes.pieces {
-                [] => own,
-                ps => {
-                    // The first piece that has not ended before this word's first byte.
-                    let key = lanes.base + at as u64;
-                    while piece_end <= key && piece + 1 < ps.len() {
-                        piece += 1;
-                        piece_end = ps[piece].1;
-                    }
-                    ps[piece].2 & 31
+        let mut walk = Walk {
+            pieces: lanes.pieces,
+            base: lanes.base,
+            piece: 0,
+            end: lanes.pieces.first().map_or(0, |p| p.1),
+            own: new.lane(),
+        };
+        let end = (last + 1).min(self.words);
+        // Words before this one are whole (all but the last, unless it ends a word).
+        let whole = if (off + len) % 4 == 0 { last + 1 } else { last };
+        let mut i = first;
+        while i < end {
+            // Whether word `i` was found not alike the word judged last.
+            let mut differs = false;
+            if let Some(j) = seen.as_ref().filter(|j| j.mask == 15 && i % PAGE != 0) {
+                // Whole words of this page that follow alike (see below), in a tight loop.
+                let stop = end.min(whole).min((i / PAGE + 1) * PAGE);
+                i = self.follow(i..stop, j, &mut walk, lanes.shift_ok);
+                differs = i < stop;
+                if i >= end {
+                    break;
                 }
+            }
+            // The bytes of the word accessed, and the first one's offset (a whole word but at
+            // the ends).
+            let (mask, at) = if i == first || i == last {
+                let lo = if i == first { off % 4 } else { 0 };
+                let hi = if i == last { (off + len - 1) % 4 } else { 3 };
+                let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
+                (mask, (i * 4 + lo).max(off))
+            } else {
+                (15, i * 4)
             };
+            let lane = walk.lane(at);
             // Pages are made a page at a time.
             if (i == first || i % PAGE == 0) && !self.make(i) {
                 return;
@@ -309,7 +323,7 @@ impl Shadow {
             let Some(stored) = self.cell(i).copied() else {
                 return;
             };
-            if let Some(j) = &seen {
+            if let Some(j) = seen.as_ref().filter(|_| !differs) {
                 // Same shadow and bytes as the word judged last, by the same instruction (every
                 // word's stamp is `new` but for the lane): same judgement, same outcome. Where
                 // lanes do not change judgements but their equality (the caller says so), the
@@ -318,6 +332,7 @@ impl Shadow {
                 let d = lane.wrapping_sub(j.lane) & 31;
                 if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
                     self.store_shifted(i, stored, &j.after, d);
+                    i += 1;
                     continue;
                 }
             }
@@ -348,7 +363,30 @@ impl Shadow {
                 mask,
                 lane,
             });
+            i += 1;
         }
+    }
+
+    /// Stores the whole words `words` (of one made page) that follow alike the judged word `j`
+    /// (as `access` would one by one); returns the first word that does not.
+    #[inline(always)]
+    fn follow(
+        &mut self,
+        words: Range<usize>,
+        j: &Judged,
+        walk: &mut Walk,
+        shift_ok: bool,
+    ) -> usize {
+        for i in words.clone() {
+            let lane = walk.lane(i * 4);
+            let d = lane.wrapping_sub(j.lane) & 31;
+            let stored = match self.cell(i) {
+                Some(&c) if (d == 0 || shift_ok) && self.alike(&c, j, d) => c,
+                _ => return i,
+            };
+            self.store_shifted(i, stored, &j.after, d);
+        }
+        words.end
     }
 
     /// Whether the stored word `stored` is the word `j` judged before its access, with every
@@ -389,6 +427,34 @@ impl Shadow {
         if let Some(p) = self.pages[i / PAGE].as_mut() {
             p[i % PAGE] = cell;
         }
+    }
+}
+
+/// Which lane made each word of an access, word after word (see [`Lanes`]).
+struct Walk<'a> {
+    pieces: &'a [(u64, u64, u32)],
+    base: u64,
+    /// The current piece and its end.
+    piece: usize,
+    end: u64,
+    /// The lane when there are no pieces: the stamp's.
+    own: u32,
+}
+
+impl Walk<'_> {
+    /// The lane of the word whose first accessed byte is at shadow offset `at` (offsets
+    /// ascending): the first piece that has not ended before it.
+    #[inline(always)]
+    fn lane(&mut self, at: usize) -> u32 {
+        if self.pieces.is_empty() {
+            return self.own;
+        }
+        let key = self.base + at as u64;
+        while self.end <= key && self.piece + 1 < self.pieces.len() {
+            self.piece += 1;
+            self.end = self.pieces[self.piece].1;
+        }
+        self.pieces[self.piece].2 & 31
     }
 }
 
