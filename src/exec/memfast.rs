@@ -6,7 +6,8 @@
 //! straight between register rows and memory, in lane order as the general path moves them. Any
 //! other case (a fault, a second allocation, a read-only buffer) returns `false` and the general
 //! handler (`memops.rs`) runs the instruction, so faults and their messages are its own. The
-//! checker sees the same merged ranges the general path gives it.
+//! checker sees the same merged ranges the general path gives it, sorted without a sort where
+//! the lanes come in order (`addr::sorted_pieces`).
 
 use super::addr::{check_sorted, sorted_pieces};
 use super::ctx::Ctx;
