@@ -341,15 +341,18 @@ pub(crate) fn checked(
 /// `N` is the most pieces one instruction accesses: one per lane for loads and stores, more for
 /// the matrix loads (`ldmatrix .x4 .trans`: 4 matrices x 2 halves per lane).
 pub(crate) struct Ranges<const N: usize = WARP> {
-    /// (region: 0 global or 1 + rank, start, end, first lane).
-    r: [(u32, u64, u64, u32); N],
+    /// Each piece's (start, end, lane), in the order added until `check` sorts them.
+    pieces: [(u64, u64, u32); N],
+    /// Each piece's region: 0 global, 1 + rank shared.
+    regions: [u32; N],
     n: usize,
 }
 
 impl<const N: usize> Ranges<N> {
     pub(crate) fn new() -> Self {
         Ranges {
-            r: [(0, 0, 0, 0); N],
+            pieces: [(0, 0, 0); N],
+            regions: [0; N],
             n: 0,
         }
     }
@@ -362,40 +365,132 @@ impl<const N: usize> Ranges<N> {
         };
         debug_assert!(self.n < N, "more accessed pieces than Ranges holds");
         if self.n < N {
-            self.r[self.n] = (region, start, start + len as u64, lane as u32);
+            self.pieces[self.n] = (start, start + len as u64, lane as u32);
+            self.regions[self.n] = region;
             self.n += 1;
         }
     }
 
-    /// Sorts and merges overlapping or adjacent ranges of one region, then checks each.
+    /// Sorts the pieces by (region, start, end, lane), then checks each region's
+    /// ([`check_sorted`]).
     pub(crate) fn check(mut self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
-        let rs = &mut self.r[..self.n];
-        // Coalesced and broadcast accesses come in order already.
-        if !rs.is_sorted() {
-            rs.sort_unstable();
+        let n = self.n;
+        let Some(&region) = self.regions.first().filter(|_| n > 0) else {
+            return;
+        };
+        if self.regions[..n].iter().all(|&r| r == region) {
+            let rs = &mut self.pieces[..n];
+            // Coalesced and broadcast accesses come in order already.
+            if !rs.is_sorted() {
+                rs.sort_unstable();
+            }
+        } else {
+            self.sort_mixed();
         }
+        let (rs, regions) = (&self.pieces[..n], &self.regions[..n]);
         let mut i = 0;
-        while i < rs.len() {
-            let (region, start, mut end, mut lane) = rs[i];
-            let mut j = i + 1;
-            while j < rs.len() && rs[j].0 == region && rs[j].1 <= end {
-                end = end.max(rs[j].2);
-                lane = lane.min(rs[j].3);
-                j += 1;
-            }
-            let tg = match region {
-                0 => Target::Global(start),
-                r => Target::Shared(r - 1, start),
-            };
-            let mut lanes = [(0u64, 0u64, 0u32); N];
-            for (k, x) in rs[i..j].iter().enumerate() {
-                lanes[k] = (x.1, x.2, x.3);
-            }
-            let span = (end - start) as usize;
-            checked(cx, tg, lane as usize, span, access, atomic, &lanes[..j - i]);
+        while i < n {
+            let j = i + regions[i..]
+                .iter()
+                .take_while(|&&r| r == regions[i])
+                .count();
+            check_sorted(cx, regions[i], &rs[i..j], access, atomic);
             i = j;
         }
     }
+
+    /// Sorts pieces of several regions by (region, start, end, lane).
+    fn sort_mixed(&mut self) {
+        let n = self.n;
+        let mut all: Vec<(u32, u64, u64, u32)> = (self.regions[..n].iter())
+            .zip(&self.pieces[..n])
+            .map(|(&r, p)| (r, p.0, p.1, p.2))
+            .collect();
+        all.sort_unstable();
+        for (k, (r, s, e, l)) in all.into_iter().enumerate() {
+            self.regions[k] = r;
+            self.pieces[k] = (s, e, l);
+        }
+    }
+}
+
+/// Checks one warp instruction's pieces `(start, end, lane)` of one region (0 global, 1 + rank
+/// shared), sorted: overlapping or adjacent pieces merge into one range, checked once, as made
+/// by its lowest lane.
+pub(crate) fn check_sorted(
+    cx: &mut Ctx<'_, '_>,
+    region: u32,
+    rs: &[(u64, u64, u32)],
+    access: (bool, bool),
+    atomic: bool,
+) {
+    let mut i = 0;
+    while i < rs.len() {
+        let (start, mut end, mut lane) = rs[i];
+        let mut j = i + 1;
+        while j < rs.len() && rs[j].0 <= end {
+            end = end.max(rs[j].1);
+            lane = lane.min(rs[j].2);
+            j += 1;
+        }
+        let tg = match region {
+            0 => Target::Global(start),
+            r => Target::Shared(r - 1, start),
+        };
+        let span = (end - start) as usize;
+        checked(cx, tg, lane as usize, span, access, atomic, &rs[i..j]);
+        i = j;
+    }
+}
+
+/// The pieces of a warp access of `w` bytes per lane at offsets `at` from `base` (the lanes of
+/// `active`), sorted by (start, lane) as [`check_sorted`] takes them, one per start (lanes that
+/// access the same bytes are one piece, the lowest lane's: the checker takes a word as made by
+/// the first piece that covers it, and reports name that lane), into `out`; returns how many.
+/// Each offset is below 2^58 (an offset into one allocation or a CTA's shared memory).
+/// Coalesced and broadcast accesses are in order already, and a warp whose two halves access
+/// the same bytes (a row read by each half) is its first half; anything else is sorted.
+pub(crate) fn sorted_pieces(
+    at: &[usize; WARP],
+    base: u64,
+    w: u64,
+    active: u32,
+    out: &mut [(u64, u64, u32); WARP],
+) -> usize {
+    let mut keys = [0u64; WARP];
+    let mut n = 0;
+    if active == u32::MAX {
+        // A whole warp: every lane, without a branch per lane (the loops vectorise).
+        for (lane, (k, &a)) in keys.iter_mut().zip(at).enumerate() {
+            *k = (a as u64) << 5 | lane as u64;
+        }
+        let (lo, hi) = keys.split_at(WARP / 2);
+        let halves = lo
+            .iter()
+            .zip(hi)
+            .fold(true, |ok, (a, b)| ok & (a >> 5 == b >> 5));
+        n = if halves { WARP / 2 } else { WARP };
+    } else {
+        for lane in super::lanes::lanes(active) {
+            keys[n] = (at[lane] as u64) << 5 | lane as u64;
+            n += 1;
+        }
+    }
+    let keys = &mut keys[..n];
+    if !keys.windows(2).fold(true, |ok, p| ok & (p[0] <= p[1])) {
+        keys.sort_unstable();
+    }
+    let mut made = 0;
+    let mut last = u64::MAX;
+    for &k in keys.iter() {
+        if k >> 5 != last {
+            last = k >> 5;
+            let start = base + last;
+            out[made] = (start, start + w, (k & 31) as u32);
+            made += 1;
+        }
+    }
+    made
 }
 
 /// A fault of kind `kind` at lane `lane` of the executing group, naming its thread.

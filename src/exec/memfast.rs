@@ -6,9 +6,10 @@
 //! straight between register rows and memory, in lane order as the general path moves them. Any
 //! other case (a fault, a second allocation, a read-only buffer) returns `false` and the general
 //! handler (`memops.rs`) runs the instruction, so faults and their messages are its own. The
-//! checker sees the same merged ranges the general path gives it.
+//! checker sees the same merged ranges the general path gives it, sorted without a sort where
+//! the lanes come in order (`addr::sorted_pieces`).
 
-use super::addr::{Ranges, Target};
+use super::addr::{check_sorted, sorted_pieces};
 use super::ctx::Ctx;
 use super::fast::{row, Fast, Src};
 use super::fault::Res;
@@ -125,18 +126,42 @@ pub(crate) fn access<'m>(
     };
     move_values(mem, regs, form, &at, s.ew, w.active);
     if mc.hb.is_some() {
-        let mut ranges: Ranges = Ranges::new();
-        for lane in lanes(w.active) {
-            let tg = if s.global {
-                Target::Global(addr[lane])
-            } else {
-                Target::Shared(rank as u32, addr[lane] & 0xffff_ffff)
-            };
-            ranges.add(tg, s.w as usize, lane);
-        }
-        ranges.check(&mut Ctx::new(mc, cl, w), (s.store, !s.store), false);
+        let at = Landed {
+            at: &at,
+            alloc,
+            rank: rank as u32,
+        };
+        check(mc, cl, w, s, at);
     }
     Ok(true)
+}
+
+/// Where the lanes of a fast access landed: each lane's offset into the global allocation
+/// `alloc`, or into the shared memory of CTA rank `rank` when none.
+struct Landed<'a> {
+    at: &'a [usize; WARP],
+    alloc: Option<usize>,
+    rank: u32,
+}
+
+/// Shows the checker a fast access that landed at `l`: its pieces, sorted, of one region. Kept
+/// out of line, so the unchecked path stays as small as it was.
+#[inline(never)]
+fn check<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, s: Shape, l: Landed<'_>) {
+    let (base, region) = match l.alloc {
+        Some(i) => (mc.global.allocs[i].base, 0),
+        None => (0, l.rank + 1),
+    };
+    let mut pieces = [(0u64, 0u64, 0u32); WARP];
+    let n = sorted_pieces(l.at, base, s.w, w.active, &mut pieces);
+    let access = (s.store, !s.store);
+    check_sorted(
+        &mut Ctx::new(mc, cl, w),
+        region,
+        &pieces[..n],
+        access,
+        false,
+    );
 }
 
 /// Where the lanes of `active` land: the global allocation (none for the CTA's shared memory,

@@ -24,6 +24,7 @@
 use super::budget::Meter;
 use super::stamp::{entry, event_of, mask_of, shift_lane, with_event, with_mask, Entry, Events};
 pub use super::stamp::{Stamp, Who};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Reads a word remembers.
@@ -127,6 +128,7 @@ impl Shadow {
     }
 
     /// Word `i` as stored, if its page exists.
+    #[inline(always)]
     fn cell(&self, i: usize) -> Option<&Cell> {
         self.pages.get(i / PAGE)?.as_ref().map(|p| &p[i % PAGE])
     }
@@ -154,6 +156,7 @@ impl Shadow {
     }
 
     /// A stored word as judged.
+    #[inline(always)]
     fn decode(&self, c: &Cell) -> Word {
         let r = if c.r & SPILLED != 0 {
             self.spill[(c.r & !SPILLED) as usize]
@@ -277,48 +280,64 @@ impl Shadow {
         let event = events.intern(&new);
         let events = &*events;
         let (first, last) = (off / 4, (off + len - 1) / 4);
-        // The word before: its shadow before and after, the bytes and the stamp.
-        let mut seen: Option<(Word, u8, Stamp, Word)> = None;
-        let mut piece = 0;
-        for i in first..=last.min(self.words - 1) {
-            let lo = if i == first { off % 4 } else { 0 };
-            let hi = if i == last { (off + len - 1) % 4 } else { 3 };
-            let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
-            let at = (i * 4 + lo).max(off);
-            let new = match lanes.pieces {
-                [] => new,
-                ps => {
-                    // The first piece that has not ended before this word's first byte.
-                    let key = lanes.base + at as u64;
-                    while piece + 1 < ps.len() && ps[piece].1 <= key {
-                        piece += 1;
-                    }
-                    new.by_lane(ps[piece].2)
+        // The last word judged in full: its shadow before and after, its bytes and stamp.
+        let mut seen: Option<Judged> = None;
+        let mut walk = Walk {
+            pieces: lanes.pieces,
+            base: lanes.base,
+            piece: 0,
+            end: lanes.pieces.first().map_or(0, |p| p.1),
+            own: new.lane(),
+        };
+        let end = (last + 1).min(self.words);
+        // Words before this one are whole (all but the last, unless it ends a word).
+        let whole = if (off + len) % 4 == 0 { last + 1 } else { last };
+        let mut i = first;
+        while i < end {
+            // Whether word `i` was found not alike the word judged last.
+            let mut differs = false;
+            if let Some(j) = seen.as_ref().filter(|j| j.mask == 15 && i % PAGE != 0) {
+                // Whole words of this page that follow alike (see below), in a tight loop.
+                let stop = end.min(whole).min((i / PAGE + 1) * PAGE);
+                i = self.follow(i..stop, j, &mut walk, lanes.shift_ok);
+                differs = i < stop;
+                if i >= end {
+                    break;
                 }
+            }
+            // The bytes of the word accessed, and the first one's offset (a whole word but at
+            // the ends).
+            let (mask, at) = if i == first || i == last {
+                let lo = if i == first { off % 4 } else { 0 };
+                let hi = if i == last { (off + len - 1) % 4 } else { 3 };
+                let mask = ((1u32 << (hi + 1)) - (1u32 << lo)) as u8;
+                (mask, (i * 4 + lo).max(off))
+            } else {
+                (15, i * 4)
             };
-            if !self.make(i) {
+            let lane = walk.lane(at);
+            // Pages are made a page at a time.
+            if (i == first || i % PAGE == 0) && !self.make(i) {
                 return;
             }
-            let stored = self.cell(i).copied().unwrap_or_default();
-            let before = self.decode(&stored);
-            if let Some((b, m, n, after)) = seen {
-                // Same shadow, bytes and accessor as the word before: same judgement, same
-                // outcome. Where lanes do not change judgements but their equality (the caller
-                // says so), the same up to a shift of every lane also does: the words of a
-                // coalesced access, each written and read by its own lane.
-                if m == mask && n.same_event(&new) {
-                    let d = new.lane().wrapping_sub(n.lane()) & 31;
-                    let alike = match d {
-                        0 => b == before,
-                        _ => lanes.shift_ok && shifted(&b, d) == before,
-                    };
-                    if alike {
-                        let after = if d == 0 { after } else { shifted(&after, d) };
-                        self.store(i, &after, stored.r);
-                        continue;
-                    }
+            let Some(stored) = self.cell(i).copied() else {
+                return;
+            };
+            if let Some(j) = seen.as_ref().filter(|_| !differs) {
+                // Same shadow and bytes as the word judged last, by the same instruction (every
+                // word's stamp is `new` but for the lane): same judgement, same outcome. Where
+                // lanes do not change judgements but their equality (the caller says so), the
+                // same up to a shift of every lane also does: the words of a coalesced access,
+                // each written and read by its own lane.
+                let d = lane.wrapping_sub(j.lane) & 31;
+                if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
+                    self.store_shifted(i, stored, &j.after, d);
+                    i += 1;
+                    continue;
                 }
             }
+            let new = new.by_lane(lane);
+            let before = self.decode(&stored);
             let mut c = before;
             let ne = entry(event, &new, mask);
             let judge = &mut |p: &Stamp, w, k| ordered(p, w, k, at, &new);
@@ -338,9 +357,114 @@ impl Shadow {
                 read(&mut c, ne, &new, events, judge);
             }
             self.store(i, &c, stored.r);
-            seen = Some((before, mask, new, c));
+            seen = Some(Judged {
+                before,
+                after: c,
+                mask,
+                lane,
+            });
+            i += 1;
         }
     }
+
+    /// Stores the whole words `words` (of one made page) that follow alike the judged word `j`
+    /// (as `access` would one by one); returns the first word that does not.
+    #[inline(always)]
+    fn follow(
+        &mut self,
+        words: Range<usize>,
+        j: &Judged,
+        walk: &mut Walk,
+        shift_ok: bool,
+    ) -> usize {
+        for i in words.clone() {
+            let lane = walk.lane(i * 4);
+            let d = lane.wrapping_sub(j.lane) & 31;
+            let stored = match self.cell(i) {
+                Some(&c) if (d == 0 || shift_ok) && self.alike(&c, j, d) => c,
+                _ => return i,
+            };
+            self.store_shifted(i, stored, &j.after, d);
+        }
+        words.end
+    }
+
+    /// Whether the stored word `stored` is the word `j` judged before its access, with every
+    /// lane moved `d` up (read sets compared only where both are in the word or both spilled:
+    /// a spilled word holds two reads or more, an unspilled one at most one).
+    #[inline(always)]
+    fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
+        let b = &j.before;
+        if stored.r & SPILLED == 0 {
+            b.r[1] == 0 && stored.w == shift_lane(b.w, d) && stored.r == shift_lane(b.r[0], d)
+        } else {
+            let r = &self.spill[(stored.r & !SPILLED) as usize];
+            b.r[1] != 0
+                && stored.w == shift_lane(b.w, d)
+                && r.iter().zip(&b.r).all(|(&x, &y)| x == shift_lane(y, d))
+        }
+    }
+
+    /// Stores word `i` (stored as `stored`) as `after` with every lane moved `d` up, reusing
+    /// its spill slot where both spill, as [`Shadow::store`] does.
+    #[inline(always)]
+    fn store_shifted(&mut self, i: usize, stored: Cell, after: &Word, d: u32) {
+        let spilled = stored.r & SPILLED != 0;
+        let cell = match (spilled, after.r[1] != 0) {
+            (false, false) => Cell {
+                w: shift_lane(after.w, d),
+                r: shift_lane(after.r[0], d),
+            },
+            (true, true) => {
+                self.spill[(stored.r & !SPILLED) as usize] = after.r.map(|e| shift_lane(e, d));
+                Cell {
+                    w: shift_lane(after.w, d),
+                    r: stored.r,
+                }
+            }
+            _ => return self.store(i, &shifted(after, d), stored.r),
+        };
+        if let Some(p) = self.pages[i / PAGE].as_mut() {
+            p[i % PAGE] = cell;
+        }
+    }
+}
+
+/// Which lane made each word of an access, word after word (see [`Lanes`]).
+struct Walk<'a> {
+    pieces: &'a [(u64, u64, u32)],
+    base: u64,
+    /// The current piece and its end.
+    piece: usize,
+    end: u64,
+    /// The lane when there are no pieces: the stamp's.
+    own: u32,
+}
+
+impl Walk<'_> {
+    /// The lane of the word whose first accessed byte is at shadow offset `at` (offsets
+    /// ascending): the first piece that has not ended before it.
+    #[inline(always)]
+    fn lane(&mut self, at: usize) -> u32 {
+        if self.pieces.is_empty() {
+            return self.own;
+        }
+        let key = self.base + at as u64;
+        while self.end <= key && self.piece + 1 < self.pieces.len() {
+            self.piece += 1;
+            self.end = self.pieces[self.piece].1;
+        }
+        self.pieces[self.piece].2 & 31
+    }
+}
+
+/// A word judged in full during one access: its shadow before and after, the bytes the access
+/// touched there and the lane its stamp names.
+struct Judged {
+    before: Word,
+    after: Word,
+    mask: u8,
+    lane: u32,
 }
 
 /// Drops the events no shadow names any more and renumbers the rest (see `stamp`); call it
@@ -362,6 +486,7 @@ pub fn collect(events: &mut Events, shadows: &mut [&mut Shadow]) {
 }
 
 /// A word with the lane of every warp's access moved `d` lanes up (modulo 32).
+#[inline(always)]
 fn shifted(c: &Word, d: u32) -> Word {
     Word {
         w: shift_lane(c.w, d),

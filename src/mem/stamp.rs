@@ -110,11 +110,6 @@ impl Stamp {
     pub fn site(&self) -> (u32, u32) {
         (self.func, self.pc)
     }
-
-    /// The same access but for the lane: made by the same agent at the same point.
-    pub(super) fn same_event(&self, o: &Stamp) -> bool {
-        (self.who, self.clock, self.func, self.pc) == (o.who, o.clock, o.func, o.pc)
-    }
 }
 
 /// A remembered access, packed into 8 bytes: the index of its [`Events`] entry (bits 0-31),
