@@ -28,13 +28,12 @@ fn every_golden_sample_matches_the_gpu() {
     );
 }
 
-/// The general handlers stay the reference: with the warp-wide fast forms turned off, every
-/// golden sample still gives the GPU's bytes (and every buggy one its hazard).
-#[test]
-fn every_golden_sample_matches_without_fast_forms() {
-    let launches = find_launches(&[PathBuf::from("ptx-samples")]);
+/// Every golden sample under `settings` (seed 0, the default latency model, changed by
+/// `change`): the samples that do not give the GPU's bytes or their hazard.
+fn failures_with(change: impl Fn(&mut Settings)) -> String {
     let mut settings = Settings::for_test(0, ptxrun::launchfile::DEFAULT_LATENCY);
-    settings.fast = false;
+    change(&mut settings);
+    let launches = find_launches(&[PathBuf::from("ptx-samples")]);
     let failures: Vec<String> = launches
         .iter()
         .filter_map(|l| match test_with(l, &settings) {
@@ -42,7 +41,15 @@ fn every_golden_sample_matches_without_fast_forms() {
             Verdict::Fail(m) | Verdict::Error(m) => Some(format!("{}: {m}", l.display())),
         })
         .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    failures.join("\n")
+}
+
+/// The general handlers stay the reference: with the warp-wide fast forms turned off, every
+/// golden sample still gives the GPU's bytes (and every buggy one its hazard).
+#[test]
+fn every_golden_sample_matches_without_fast_forms() {
+    let failures = failures_with(|s| s.fast = false);
+    assert!(failures.is_empty(), "{failures}");
 }
 
 /// The JIT (`src/exec/jit`) compiles every straight run the first time it is entered: every
@@ -50,17 +57,8 @@ fn every_golden_sample_matches_without_fast_forms() {
 /// runs the default, compiling after a few entries; the one before, no fast forms and no JIT.)
 #[test]
 fn every_golden_sample_matches_with_every_straight_run_compiled() {
-    let launches = find_launches(&[PathBuf::from("ptx-samples")]);
-    let mut settings = Settings::for_test(0, ptxrun::launchfile::DEFAULT_LATENCY);
-    settings.jit = Some(0);
-    let failures: Vec<String> = launches
-        .iter()
-        .filter_map(|l| match test_with(l, &settings) {
-            Verdict::Pass => None,
-            Verdict::Fail(m) | Verdict::Error(m) => Some(format!("{}: {m}", l.display())),
-        })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let failures = failures_with(|s| s.jit = Some(0));
+    assert!(failures.is_empty(), "{failures}");
 }
 
 #[test]

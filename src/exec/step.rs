@@ -337,10 +337,11 @@ struct Stretch {
 
 impl Stretch {
     /// How many instructions a straight run may execute within `budget`, and after which of
-    /// them (if any within that count) an asynchronous event falls due. Instruction `j` (from
-    /// 1) is the run's `done + j`-th: it may run while that number is within the step limit and
-    /// not a multiple of the cancel interval; after it the warp's clock is `clock + j * cycles`
-    /// and the cluster's `max(now, that)`, and the event at `t` is due once that reaches `t`.
+    /// them (if any within that count) an asynchronous event falls due. Instruction `j`, counted
+    /// from one, is the run's `done + j`-th: it may run while that number is within the step
+    /// limit and not a multiple of the cancel interval; after it the warp's clock is
+    /// `clock + j * cycles` and the cluster's `max(now, that)`, and the event at `t` is due once
+    /// that reaches `t`.
     fn most(&self, budget: u32) -> (u32, Option<u32>) {
         let every = super::config::CANCEL_EVERY;
         let to_cancel = every - 1 - self.done % every;

@@ -294,7 +294,7 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
     for _ in 0..4 {
         jit.ctx.func.signature.params.push(AbiParam::new(ptr));
     }
-    let made = (|| {
+    let made = (|| -> Result<StretchFn, Box<cranelift_module::ModuleError>> {
         let id = module.declare_anonymous_function(&jit.ctx.func.signature)?;
         let target = module.target_config();
         build((&mut jit.ctx, &mut jit.fctx), target, forms, partial);
@@ -302,9 +302,7 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
         module.finalize_definitions()?;
         let f = module.get_finalized_function(id);
         // SAFETY: `build` made a function of exactly this signature (four 64-bit integers).
-        Ok::<_, cranelift_module::ModuleError>(unsafe {
-            std::mem::transmute::<*const u8, StretchFn>(f)
-        })
+        Ok(unsafe { std::mem::transmute::<*const u8, StretchFn>(f) })
     })();
     module.clear_context(&mut jit.ctx);
     match made {
