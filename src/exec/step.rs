@@ -232,7 +232,7 @@ fn straight_run(
         cycles: mc.instruction_cycles,
         event: mc.engine.next_time(),
     };
-    let (most, due_after) = limit.most(budget);
+    let most = limit.most(budget);
     let end = (pc0 + most as usize).min(fast.len()).min(func.code.len());
     let lanes = Lanes {
         func: frame.func.0 as usize,
@@ -248,11 +248,10 @@ fn straight_run(
     *steps += u64::from(ran);
     g.last = *steps;
     g.pc += ran;
-    *clock = clock.saturating_add(u64::from(ran).saturating_mul(mc.instruction_cycles));
-    mc.stats.cycles = mc.stats.cycles.max(*clock);
-    mc.stats.thread_instructions += threads;
-    mc.now = mc.now.max(*clock);
-    if due_after == Some(ran) {
+    let cycles = u64::from(ran).saturating_mul(mc.instruction_cycles);
+    charge(&mut mc.stats, clock, cycles, threads);
+    // `most` stopped the run at the first instruction after which an event falls due.
+    if event_due(&mut mc.now, &mc.engine, *clock) {
         super::park::pump(mc, cl)?;
     }
     Ok(ran)
@@ -336,13 +335,13 @@ struct Stretch {
 }
 
 impl Stretch {
-    /// How many instructions a straight run may execute within `budget`, and after which of
-    /// them (if any within that count) an asynchronous event falls due. Instruction `j`, counted
+    /// How many instructions a straight run may execute within `budget`: up to the first after
+    /// which an asynchronous event falls due, at most. Instruction `j`, counted
     /// from one, is the run's `done + j`-th: it may run while that number is within the step
     /// limit and not a multiple of the cancel interval; after it the warp's clock is
     /// `clock + j * cycles` and the cluster's `max(now, that)`, and the event at `t` is due once
     /// that reaches `t`.
-    fn most(&self, budget: u32) -> (u32, Option<u32>) {
+    fn most(&self, budget: u32) -> u32 {
         let every = super::config::CANCEL_EVERY;
         let to_cancel = every - 1 - self.done % every;
         let to_limit = self.max_steps.saturating_sub(self.done);
@@ -358,11 +357,7 @@ impl Stretch {
         if let Some(j) = due {
             most = most.min(j);
         }
-        let most = most as u32;
-        (
-            most,
-            due.filter(|&j| j <= u64::from(most)).map(|j| j as u32),
-        )
+        most as u32
     }
 }
 
@@ -374,14 +369,14 @@ fn event_due(now: &mut u64, engine: &crate::mem::copy::Engine, clock: u64) -> bo
     engine.next_time().is_some_and(|t| t <= *now)
 }
 
-/// What every executed warp instruction costs: the warp's clock moves on (saturating: a library
-/// caller may pass any `instruction_cycles`, the facade caps it), and the run's cycle and
-/// thread-instruction counters follow.
+/// What executed warp instructions cost (one, or a straight run's): the warp's clock moves on
+/// by their `cycles` (saturating: a library caller may pass any `instruction_cycles`, the
+/// facade caps it), and the run's cycle and thread-instruction (`threads`) counters follow.
 #[inline(always)]
-fn charge(stats: &mut super::config::Stats, clock: &mut u64, cycles: u64, active: u32) {
+fn charge(stats: &mut super::config::Stats, clock: &mut u64, cycles: u64, threads: u64) {
     *clock = clock.saturating_add(cycles);
     stats.cycles = stats.cycles.max(*clock);
-    stats.thread_instructions += u64::from(active.count_ones());
+    stats.thread_instructions += threads;
 }
 
 /// Executes one instruction of group `gi` of warp `wi` of CTA `ci`.
@@ -405,7 +400,7 @@ fn step<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, ci: usize, wi: usize, gi: us
         &mut mc.stats,
         &mut warp.clock,
         mc.instruction_cycles,
-        active,
+        u64::from(active.count_ones()),
     );
     let w = WarpRef::new((ci, wi, gi), ins, func, active);
     if mc.trace.instructions && active != 0 {
