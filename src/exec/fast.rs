@@ -180,6 +180,10 @@ impl Fast {
     pub fn is_mem(self) -> bool {
         matches!(self, Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. })
     }
+
+    pub fn is_store(self) -> bool {
+        matches!(self, Fast::St { .. } | Fast::StV { .. })
+    }
 }
 
 pub(crate) type Row = [u64; WARP];

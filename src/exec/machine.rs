@@ -234,7 +234,11 @@ impl<'m> Machine<'m> {
                 .check
                 .then(|| super::hazard::Checker::new(m, std::sync::Arc::clone(&opts.meter))),
             jit: match opts.fast {
-                true => opts.jit.and_then(super::jit::Jit::new).map(Box::new),
+                // Compiled loads are not seen by a checker: only without one.
+                true => opts
+                    .jit
+                    .and_then(|after| super::jit::Jit::new(after, !opts.check))
+                    .map(Box::new),
                 false => None,
             },
             fast,

@@ -84,47 +84,18 @@ pub(crate) fn access<'m>(
     w: WarpRef<'m>,
     form: Fast,
 ) -> Res<bool> {
-    let Some(s) = Shape::of(form) else {
-        return Ok(false);
-    };
     let Cluster { ctas, smem, .. } = cl;
     let cta = &mut ctas[w.ci];
     let rank = cta.rank as usize;
     let warp = &mut cta.warps[w.wi];
     let regs = &mut warp.frames[warp.groups[w.gi].frame as usize].regs;
-    let mut addr = match s.base {
-        Some(r) => row(regs, Src::Reg(r)),
-        None => [0; WARP],
+    let mem = Reach {
+        global: &mut mc.global,
+        shared: &mut smem[rank].bytes,
     };
-    for a in &mut addr {
-        *a = a.wrapping_add(s.off);
-    }
-    let mut at = [0usize; WARP];
-    let Some(alloc) = landing(
-        &mc.global,
-        smem[rank].bytes.len(),
-        s,
-        &addr,
-        w.active,
-        &mut at,
-    ) else {
+    let Some((s, at, alloc)) = moved(mem, regs, form, w.active) else {
         return Ok(false);
     };
-    if let (true, Some(log)) = (s.global, &mc.global.log) {
-        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-        for lane in lanes(w.active) {
-            if s.store {
-                log.write(addr[lane], addr[lane] + s.w);
-            } else {
-                log.read(addr[lane], addr[lane] + s.w);
-            }
-        }
-    }
-    let mem: &mut [u8] = match alloc {
-        Some(i) => &mut mc.global.allocs[i].data,
-        None => &mut smem[rank].bytes,
-    };
-    move_values(mem, regs, form, &at, s.ew, w.active);
     if mc.hb.is_some() {
         let at = Landed {
             at: &at,
@@ -134,6 +105,58 @@ pub(crate) fn access<'m>(
         check(mc, cl, w, s, at);
     }
     Ok(true)
+}
+
+/// The memory a warp's fast access can reach: global memory, and its CTA's shared memory.
+pub(crate) struct Reach<'a> {
+    pub global: &'a mut Global,
+    pub shared: &'a mut [u8],
+}
+
+/// Runs a fast load or store for the lanes of `active` that no checker watches (a straight run
+/// of `step.rs` without one): `false` when the general path must run it instead.
+#[inline]
+pub(crate) fn unwatched(mem: Reach<'_>, regs: &mut [u64], form: Fast, active: u32) -> bool {
+    moved(mem, regs, form, active).is_some()
+}
+
+/// Lands the access of `form` for the lanes of `active` and moves their values (logging the
+/// global ranges while clusters run on several threads): its shape, each lane's offset and the
+/// global allocation (none for shared memory), for the checker; `None`, having changed
+/// nothing, when the general path must run it.
+#[inline(always)]
+fn moved(
+    mem: Reach<'_>,
+    regs: &mut [u64],
+    form: Fast,
+    active: u32,
+) -> Option<(Shape, [usize; WARP], Option<usize>)> {
+    let s = Shape::of(form)?;
+    let mut addr = match s.base {
+        Some(r) => row(regs, Src::Reg(r)),
+        None => [0; WARP],
+    };
+    for a in &mut addr {
+        *a = a.wrapping_add(s.off);
+    }
+    let mut at = [0usize; WARP];
+    let alloc = landing(mem.global, mem.shared.len(), s, &addr, active, &mut at)?;
+    if let (true, Some(log)) = (s.global, &mem.global.log) {
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        for lane in lanes(active) {
+            if s.store {
+                log.write(addr[lane], addr[lane] + s.w);
+            } else {
+                log.read(addr[lane], addr[lane] + s.w);
+            }
+        }
+    }
+    let bytes: &mut [u8] = match alloc {
+        Some(i) => &mut mem.global.allocs[i].data,
+        None => mem.shared,
+    };
+    move_values(bytes, regs, form, &at, s.ew, active);
+    Some((s, at, alloc))
 }
 
 /// Where the lanes of a fast access landed: each lane's offset into the global allocation

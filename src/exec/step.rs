@@ -12,6 +12,7 @@ use super::fast::Fast;
 use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
 use super::lanes::WARP;
 use super::machine::{Machine, WarpRef, WATCH_EVERY};
+use super::memfast::Reach;
 use super::park::Settle;
 use super::route::{route, Family, Route};
 use super::warp::{Cluster, Frame, Wait, Warp};
@@ -184,22 +185,26 @@ fn run_quantum(mc: &mut Machine<'_>, cl: &mut Cluster, ci: usize, wi: usize) -> 
 
 /// Runs, for at most `budget` instructions, the warp-wide arithmetic fast forms (`fast.rs`)
 /// that follow one another from the pc of warp `wi` of CTA `ci`, when the warp is one lane
-/// group: how many it ran (0 when the next instruction is not one). The result is exactly what
-/// [`step`] and [`run_quantum`] give instruction by instruction (the counters, the clock, the
-/// guard, the fast form, the asynchronous events that fall due), but the bookkeeping is done
-/// once for the whole stretch: how far the stretch may go is known before it starts (the
-/// budget, the step limit, the next cancel check and the first asynchronous event that falls
-/// due, all fixed while only registers change), so the loop itself only reads the guard and
-/// runs the form. It stops before an instruction that would reach the step limit or the cancel
-/// check, before anything traced or watched, and when an asynchronous event falls due (after
-/// handling it), so that `step` handles those as always.
+/// group, and the fast loads and stores among them when no checker must see them
+/// (`memfast.rs`): how many it ran (0 when the next instruction is not one). The result is
+/// exactly what [`step`] and [`run_quantum`] give instruction by instruction (the counters, the
+/// clock, the guard, the fast form, the spin detector's news of a store, the asynchronous
+/// events that fall due), but the bookkeeping is done once for the whole stretch: how far the
+/// stretch may go is known before it starts (the budget, the step limit, the next cancel check
+/// and the first asynchronous event that falls due, all fixed while only registers and plain
+/// memory change; the engine reads memory only when an event falls due), so the loop itself
+/// only reads the guard and runs the form. It stops before an instruction that would reach the
+/// step limit or the cancel check, before anything traced or watched, before an access the fast
+/// path declines, and when an asynchronous event falls due (after handling it), so that `step`
+/// handles those as always.
 fn straight_run(
     mc: &mut Machine<'_>,
     cl: &mut Cluster,
     (ci, wi): (usize, usize),
     budget: u32,
 ) -> Res<u32> {
-    let warp = &mut cl.ctas[ci].warps[wi];
+    let Cluster { ctas, smem, .. } = cl;
+    let rank = ctas[ci].rank as usize;
     let Warp {
         groups,
         frames,
@@ -207,7 +212,7 @@ fn straight_run(
         steps,
         asy,
         ..
-    } = warp;
+    } = &mut ctas[ci].warps[wi];
     let [g] = &mut groups[..] else {
         return Ok(0);
     };
@@ -220,8 +225,10 @@ fn straight_run(
     let Some(fast) = mc.fast.get(frame.func.0 as usize) else {
         return Ok(0);
     };
+    // Loads and stores join straight runs when no checker watches them.
+    let with_mem = mc.hb.is_none();
     let pc0 = g.pc as usize;
-    if !fast.get(pc0).is_some_and(|&f| straight(f)) {
+    if !fast.get(pc0).is_some_and(|&f| straight(f, with_mem)) {
         return Ok(0);
     }
     let limit = Stretch {
@@ -240,9 +247,19 @@ fn straight_run(
         code: &func.code,
         mask: g.mask,
     };
-    let (ran, threads) = run_forms(mc.jit.as_deref_mut(), lanes, frame, pc0..end);
+    let mem = with_mem.then_some(Reach {
+        global: &mut mc.global,
+        shared: &mut smem[rank].bytes,
+    });
+    let run = run_forms(mc.jit.as_deref_mut(), lanes, mem, frame, pc0..end);
+    let (ran, threads) = (run.ran, run.threads);
     if ran == 0 {
         return Ok(0);
+    }
+    // The spin detector hears of the last store, as `step` tells it of each.
+    if let Some(j) = run.last_store {
+        mc.spin
+            .effect(mc.stats.warp_instructions + u64::from(j) + 1);
     }
     mc.stats.warp_instructions += u64::from(ran);
     *steps += u64::from(ran);
@@ -257,10 +274,11 @@ fn straight_run(
     Ok(ran)
 }
 
-/// Whether a fast form belongs in a straight run (arithmetic: no memory, not the general path).
+/// Whether a fast form belongs in a straight run: arithmetic, and loads and stores `with_mem`
+/// (not the general path).
 #[inline(always)]
-fn straight(form: Fast) -> bool {
-    form != Fast::Slow && !form.is_mem()
+fn straight(form: Fast, with_mem: bool) -> bool {
+    form != Fast::Slow && (with_mem || !form.is_mem())
 }
 
 /// The code a straight run runs: function `func`'s fast forms and instructions, for a warp of
@@ -272,22 +290,32 @@ struct Lanes<'a> {
     mask: u32,
 }
 
+/// What [`run_forms`] did: instructions run, the thread instructions they count, and the index
+/// (in the run) of the last store among them.
+struct Run {
+    ran: u32,
+    threads: u64,
+    last_store: Option<u32>,
+}
+
 /// Runs the straight forms of `pcs` (stopping before any other) on `frame`'s registers, through
-/// the JIT's compiled code where it has some, else form by form: how many ran, and the thread
-/// instructions they count.
+/// the JIT's compiled code where it has some, else form by form; loads and stores reach `mem`
+/// (with none, they are not straight). A memory form the fast path declines (a fault, another
+/// allocation) ends the run before it, for `step` to run.
 fn run_forms(
     mut jit: Option<&mut super::jit::Jit>,
     l: Lanes<'_>,
+    mut mem: Option<Reach<'_>>,
     frame: &mut Frame,
     pcs: std::ops::Range<usize>,
-) -> (u32, u64) {
+) -> Run {
     let (mut pc, end) = (pcs.start, pcs.end);
-    let mut threads = 0u64;
+    let (mut threads, mut last_store) = (0u64, None);
     // Below this pc, the JIT has said to interpret.
     let mut interpret_to = pc;
     while pc < end {
         let (form, ins) = (l.forms[pc], &l.code[pc]);
-        if !straight(form) {
+        if !straight(form, mem.is_some()) {
             break;
         }
         if let Some(jit) = jit.as_deref_mut().filter(|_| pc >= interpret_to) {
@@ -299,14 +327,36 @@ fn run_forms(
                 most: end - pc,
                 mask: l.mask,
             };
-            match jit.run(at, &mut frame.regs) {
-                super::jit::Ran::Compiled(n) => {
-                    threads += n as u64 * u64::from(l.mask.count_ones());
-                    pc += n;
+            let shared: &mut [u8] = match mem.as_mut() {
+                Some(m) => m.shared,
+                None => &mut [],
+            };
+            match jit.run(at, &mut frame.regs, shared) {
+                super::jit::Ran::Compiled(c) => {
+                    if let Some(j) = c.last_store {
+                        last_store = Some((pc + j - pcs.start) as u32);
+                    }
+                    threads += c.ran as u64 * u64::from(l.mask.count_ones());
+                    pc += c.ran;
+                    // The access after them is the interpreter's (which may decline it too).
+                    if c.declined {
+                        interpret_to = pc + 1;
+                    }
                     continue;
                 }
                 super::jit::Ran::Interpret(n) => interpret_to = pc + n,
             }
+        }
+        if form.is_mem() {
+            let Some(active) = mem_form(mem.as_mut(), ins, form, frame, l.mask) else {
+                break;
+            };
+            if active != 0 && form.is_store() {
+                last_store = Some((pc - pcs.start) as u32);
+            }
+            threads += u64::from(active.count_ones());
+            pc += 1;
+            continue;
         }
         debug_assert_eq!(super::spin::effect(ins), super::spin::Effect::None);
         let active = match ins.guard {
@@ -319,7 +369,36 @@ fn run_forms(
         }
         pc += 1;
     }
-    ((pc - pcs.start) as u32, threads)
+    Run {
+        ran: (pc - pcs.start) as u32,
+        threads,
+        last_store,
+    }
+}
+
+/// Runs the load or store `ins` (fast form `form`) of a straight run reaching `mem` for the
+/// lanes of `mask` its guard lets through: those lanes, or `None` when the general path must
+/// run it. Out of line: the loop around it stays small for the arithmetic forms.
+#[inline(never)]
+fn mem_form(
+    mem: Option<&mut Reach<'_>>,
+    ins: &Instr,
+    form: Fast,
+    frame: &mut Frame,
+    mask: u32,
+) -> Option<u32> {
+    let active = guarded(ins, frame, mask);
+    if active != 0 {
+        let m = mem?;
+        let reach = Reach {
+            global: m.global,
+            shared: m.shared,
+        };
+        if !super::memfast::unwatched(reach, &mut frame.regs, form, active) {
+            return None;
+        }
+    }
+    Some(active)
 }
 
 /// What bounds a straight run before it starts: the warp instructions done so far, the step

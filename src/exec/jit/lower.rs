@@ -22,17 +22,94 @@ const LOW: i64 = 0xffff_ffff;
 const SIGN: i64 = i64::MIN;
 
 /// Whether `form` has a fragment here (`fma`: the host has fused multiply-add, which the
-/// fragment of `fma.rn.f32` needs to round once).
-pub(super) fn lowerable(form: Fast, fma: bool) -> bool {
+/// fragment of `fma.rn.f32` needs to round once), or is a load or store of shared memory `mem`
+/// lets the JIT compile ([`SharedAccess`]).
+pub(super) fn lowerable(form: Fast, fma: bool, mem: bool) -> bool {
     match form {
-        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => false,
+        Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {
+            mem && SharedAccess::of(form).is_some()
+        }
+        Fast::Slow => false,
         Fast::Fma32 { .. } => fma,
         _ => true,
     }
 }
 
-/// The registers `form` reads and the one it writes.
-pub(super) fn registers(form: Fast) -> (Vec<u32>, Option<u32>) {
+/// A load or store of the CTA's shared memory the JIT compiles (`shared.rs`): `n` elements of
+/// `ew` bytes (4 or 8; `bytes` in all, 4, 8 or 16) between `vals[..n]` (registers, or a
+/// store's immediate) and the low 32 bits of register `base` (or 0) plus `off`: the shapes
+/// `memfast.rs` runs, whose rules it follows (each lane's access aligned to its size and inside
+/// shared memory, else the interpreter takes the instruction).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SharedAccess {
+    pub store: bool,
+    pub ew: u8,
+    pub n: u8,
+    pub bytes: i64,
+    pub vals: [Src; 4],
+    pub base: Option<u32>,
+    pub off: u64,
+}
+
+impl SharedAccess {
+    pub fn of(form: Fast) -> Option<SharedAccess> {
+        let regs = |r: [u32; 4]| r.map(Src::Reg);
+        let (store, w, n, vals, base, off) = match form {
+            Fast::Ld {
+                global: false,
+                w,
+                n,
+                d,
+                base,
+                off,
+            } => (false, w, n, regs(d), base, off),
+            Fast::St {
+                global: false,
+                w,
+                v,
+                base,
+                off,
+            } => (true, w, 1, [v; 4], base, off),
+            Fast::StV {
+                global: false,
+                w,
+                n,
+                v,
+                base,
+                off,
+            } => (true, w, n, regs(v), base, off),
+            _ => return None,
+        };
+        let bytes = i64::from(w) * i64::from(n);
+        ((w == 4 || w == 8) && matches!(bytes, 4 | 8 | 16)).then_some(SharedAccess {
+            store,
+            ew: w,
+            n,
+            bytes,
+            vals,
+            base,
+            off,
+        })
+    }
+}
+
+/// Every register `form` reads or writes.
+pub(super) fn registers(form: Fast) -> Vec<u32> {
+    let (mut all, write) = sources(form);
+    all.extend(write);
+    if let Some(m) = SharedAccess::of(form) {
+        all.extend(m.base);
+        all.extend(m.vals[..usize::from(m.n)].iter().filter_map(|v| match *v {
+            Src::Reg(r) => Some(r),
+            Src::Imm(_) => None,
+        }));
+    }
+    all
+}
+
+/// The registers `form` reads and the one it writes (a memory form's: none, see
+/// [`registers`]).
+fn sources(form: Fast) -> (Vec<u32>, Option<u32>) {
     let regs = |s: &[Src]| {
         s.iter()
             .filter_map(|s| match *s {

@@ -1,17 +1,22 @@
 //! A JIT for straight runs (issue 17): the warp-wide fast forms (`fast.rs`) that follow one
 //! another in a function become one native function per *stretch* (a maximal run of unguarded
-//! instructions whose forms have a fragment, `lower.rs`), compiled with Cranelift, the code
-//! generator of wasmtime. The interpreter stays the reference and the fallback: `step.rs`'s
-//! `straight_run` decides how many instructions may run (the scheduler's quantum, the step
-//! limit, the cancel check, the next asynchronous event) and does their bookkeeping; the
-//! compiled code only computes registers, exactly as `fast::exec` would, instruction after
-//! instruction. A stretch can be entered at any of its instructions and left after any count,
-//! so the random quanta of the scheduler need one function per stretch, not one per quantum.
+//! instructions whose forms have a fragment, `lower.rs`, or, when no checker runs, are loads
+//! and stores of shared memory, `shared.rs`), compiled with Cranelift, the code generator of
+//! wasmtime. The interpreter stays the reference and the fallback: `step.rs`'s `straight_run`
+//! decides how many instructions may run (the scheduler's quantum, the step limit, the cancel
+//! check, the next asynchronous event) and does their bookkeeping; the compiled code only
+//! computes registers and moves shared memory, exactly as `fast::exec` and `memfast.rs` would,
+//! instruction after instruction. A stretch can be entered at any of its instructions and left
+//! after any count, so the random quanta of the scheduler need one function per stretch, not
+//! one per quantum.
 //!
-//! The model of one compiled stretch: `fn(regs, start, count, mask)` jumps (a jump table) to
-//! instruction `start`, then runs `count` instructions; each runs its fragment for the 16 pairs
-//! of lanes of the register file in turn. A warp with inactive lanes uses a second variant
-//! whose stores keep the inactive lanes (the lane masks are made once per call).
+//! The model of one compiled stretch: `fn(regs, start, count, mask, shared, shared_len) -> ran`
+//! jumps (a jump table) to instruction `start`, then runs `count` instructions; each runs its
+//! fragment for the 16 pairs of lanes of the register file in turn. A warp with inactive lanes
+//! uses a second variant whose stores keep the inactive lanes (the lane masks are made once
+//! per call). A load or store whose lanes do not all land aligned inside shared memory ends
+//! the call before it (`ran` tells how far it got), and the interpreter takes it: the general
+//! path's faults and messages stay its own.
 //!
 //! Compiling costs about as much as interpreting an instruction a few thousand times (Cranelift
 //! spends ~0.6 M host instructions per PTX instruction of a stretch; compiled code saves ~70 per
@@ -23,6 +28,7 @@
 //! addresses).
 
 mod lower;
+mod shared;
 #[cfg(test)]
 mod tests;
 
@@ -36,13 +42,15 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Module};
 use rustc_hash::FxHashMap;
 
-/// A compiled stretch: registers, first instruction, how many to run, the warp's lane mask.
-type StretchFn = unsafe extern "C" fn(*mut u64, u64, u64, u64);
+/// A compiled stretch: registers, first instruction, how many to run, the warp's lane mask, the
+/// CTA's shared memory and its length; it returns how many instructions it ran (fewer when a
+/// load declined: the interpreter takes that one).
+type StretchFn = unsafe extern "C" fn(*mut u64, u64, u64, u64, *mut u8, u64) -> u64;
 
 /// Pairs of lanes a fragment's loop handles per iteration (16 pairs in all).
 const UNROLL: i64 = 4;
@@ -61,6 +69,8 @@ struct Stretch {
     len: u32,
     /// Register-file entries the code touches: the highest register's row end.
     regs_end: usize,
+    /// Whether it loads or stores shared memory.
+    mem: bool,
     /// Instructions of the stretch the interpreter has run while it was not compiled.
     work: u64,
     /// For a whole warp, and for one with inactive lanes.
@@ -82,6 +92,8 @@ pub(crate) struct Jit {
     ctx: Context,
     fctx: FunctionBuilderContext,
     fma: bool,
+    /// Whether loads and stores of shared memory are compiled (no checker must see them).
+    mem: bool,
     /// How many times, on average, the interpreter runs a stretch's instructions before it
     /// is compiled.
     after: u32,
@@ -97,10 +109,19 @@ pub(crate) struct Jit {
 
 /// What [`Jit::run`] did.
 pub(crate) enum Ran {
-    /// Compiled code ran this many instructions.
-    Compiled(usize),
+    /// Compiled code ran some instructions.
+    Compiled(Compiled),
     /// The interpreter should run this many (at least one) before asking again.
     Interpret(usize),
+}
+
+/// What compiled code ran: `ran` instructions (at least one, unless `declined`), of which the
+/// last store is the `last_store`-th; `declined`: then a load or store declined (a fault, a
+/// misaligned lane), and the interpreter must take the next instruction.
+pub(crate) struct Compiled {
+    pub ran: usize,
+    pub declined: bool,
+    pub last_store: Option<usize>,
 }
 
 /// Where a straight run stands: function `func` (its id, forms and code), at `pc`, allowed to
@@ -116,9 +137,9 @@ pub(crate) struct At<'a> {
 
 impl Jit {
     /// A JIT for this host, compiling a stretch once its instructions have been interpreted
-    /// `after` times each on average; `None` where Cranelift
-    /// has no backend for the host.
-    pub fn new(after: u32) -> Option<Jit> {
+    /// `after` times each on average, and compiling loads and stores of shared memory if `mem`
+    /// (no checker must see them); `None` where Cranelift has no backend for the host.
+    pub fn new(after: u32, mem: bool) -> Option<Jit> {
         let mut flags = settings::builder();
         for (k, v) in [
             ("opt_level", "speed"),
@@ -145,6 +166,7 @@ impl Jit {
             module: Some(module),
             fctx: FunctionBuilderContext::new(),
             fma: host_has_fma(),
+            mem,
             after,
             plans: Vec::new(),
             kept: FxHashMap::default(),
@@ -161,15 +183,19 @@ impl Jit {
         self.kept.insert(from, was);
     }
 
-    /// Runs what compiled code can of the straight run at `at` on `regs`, or says how many
-    /// instructions the interpreter should run before asking again.
-    pub fn run(&mut self, at: At<'_>, regs: &mut [u64]) -> Ran {
+    /// Runs what compiled code can of the straight run at `at` on `regs` (loads and stores
+    /// reaching `shared`, the CTA's shared memory), or says how many instructions the
+    /// interpreter should run before asking again.
+    pub fn run(&mut self, at: At<'_>, regs: &mut [u64], shared: &mut [u8]) -> Ran {
         let partial = at.mask != u32::MAX;
         let after = u64::from(self.after);
         let Some(st) = self.stretch_at(&at) else {
             return Ran::Interpret(1);
         };
         let (start, len, regs_end) = (st.start as usize, st.len as usize, st.regs_end);
+        // Shared memory shorter than any access: the code's inactive lanes read at 0.
+        let mem = st.mem;
+        let no_room = mem && shared.len() < shared::ROOM;
         let from = at.pc - start;
         let count = (len - from).min(at.most);
         let code = if partial { st.partial } else { st.full };
@@ -195,21 +221,36 @@ impl Jit {
                 }
             }
         };
-        if count == 0 || regs.len() < regs_end {
+        if count == 0 || regs.len() < regs_end || no_room {
             return Ran::Interpret(1);
         }
         // SAFETY: the code reads and writes only rows of the registers its forms name, all
         // below `regs_end`, checked against `regs` just above; it runs `count` (at least one,
         // at most the stretch's rest) instructions from `from`, an instruction of the stretch.
-        unsafe {
+        // Its loads and stores reach `shared` only at offsets it has checked against
+        // `shared.len()` (inactive lanes at 0, inside since `no_room` is false).
+        let ran = unsafe {
             f(
                 regs.as_mut_ptr(),
                 from as u64,
                 count as u64,
                 u64::from(at.mask),
+                shared.as_mut_ptr(),
+                shared.len() as u64,
             )
+        } as usize;
+        let ran = ran.min(count);
+        let last_store = match mem {
+            true => at.forms[at.pc..at.pc + ran]
+                .iter()
+                .rposition(|f| f.is_store()),
+            false => None,
         };
-        Ran::Compiled(count)
+        Ran::Compiled(Compiled {
+            ran,
+            declined: ran < count,
+            last_store,
+        })
     }
 
     /// The stretch holding `at.pc`, the function's plan made on first use.
@@ -217,8 +258,8 @@ impl Jit {
         if self.plans.len() <= at.func {
             self.plans.resize_with(at.func + 1, || None);
         }
-        let fma = self.fma;
-        let plan = self.plans[at.func].get_or_insert_with(|| plan(at.forms, at.code, fma));
+        let (fma, mem) = (self.fma, self.mem);
+        let plan = self.plans[at.func].get_or_insert_with(|| plan(at.forms, at.code, fma, mem));
         let s = *plan.home.get(at.pc)?;
         plan.stretches.get_mut(s as usize)
     }
@@ -246,12 +287,12 @@ fn host_has_fma() -> bool {
 }
 
 /// A function's stretches: the maximal runs of unguarded instructions whose fast form has a
-/// fragment.
-fn plan(forms: &[Fast], code: &[Instr], fma: bool) -> Plan {
+/// fragment (or is a load or store of shared memory, with `mem`).
+fn plan(forms: &[Fast], code: &[Instr], fma: bool, mem: bool) -> Plan {
     let mut home = vec![NONE; forms.len()];
     let mut stretches = Vec::new();
     let fits = |pc: usize| {
-        code.get(pc).is_some_and(|i| i.guard.is_none()) && lower::lowerable(forms[pc], fma)
+        code.get(pc).is_some_and(|i| i.guard.is_none()) && lower::lowerable(forms[pc], fma, mem)
     };
     let mut pc = 0;
     while pc < forms.len() {
@@ -266,16 +307,14 @@ fn plan(forms: &[Fast], code: &[Instr], fma: bool) -> Plan {
         }
         let top = forms[start..pc]
             .iter()
-            .flat_map(|&f| {
-                let (reads, write) = lower::registers(f);
-                reads.into_iter().chain(write)
-            })
+            .flat_map(|&f| lower::registers(f))
             .max()
             .unwrap_or(0);
         stretches.push(Stretch {
             start: start as u32,
             len: (pc - start) as u32,
             regs_end: (top as usize + 1) * super::lanes::WARP,
+            mem: forms[start..pc].iter().any(|f| f.is_mem()),
             work: 0,
             full: Code::Cold,
             partial: Code::Cold,
@@ -291,9 +330,10 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
     };
     module.clear_context(&mut jit.ctx);
     let ptr = I64;
-    for _ in 0..4 {
+    for _ in 0..6 {
         jit.ctx.func.signature.params.push(AbiParam::new(ptr));
     }
+    jit.ctx.func.signature.returns.push(AbiParam::new(I64));
     let made = (|| -> Result<StretchFn, Box<cranelift_module::ModuleError>> {
         let id = module.declare_anonymous_function(&jit.ctx.func.signature)?;
         let target = module.target_config();
@@ -301,7 +341,8 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
         module.define_function(id, &mut jit.ctx)?;
         module.finalize_definitions()?;
         let f = module.get_finalized_function(id);
-        // SAFETY: `build` made a function of exactly this signature (four 64-bit integers).
+        // SAFETY: `build` made a function of exactly this signature (six 64-bit integers in,
+        // one out).
         Ok(unsafe { std::mem::transmute::<*const u8, StretchFn>(f) })
     })();
     module.clear_context(&mut jit.ctx);
@@ -346,35 +387,18 @@ fn build(
     let jt = b.create_jump_table(JumpTableData::new(default, &table));
     let start = b.ins().ireduce(cranelift_codegen::ir::types::I32, start);
     b.ins().br_table(start, jt);
+    let shared = shared::Shared {
+        ptr: p[4],
+        len: p[5],
+        bail: exit,
+    };
     for (i, &form) in forms.iter().enumerate() {
         b.switch_to_block(heads[i]);
-        let zero = b.ins().iconst(I64, 0);
-        b.def_var(off, zero);
-        let body = b.create_block();
-        b.ins().jump(body, &[]);
-        b.switch_to_block(body);
-        let o = b.use_var(off);
-        let base = b.ins().iadd(regs, o);
-        for u in 0..UNROLL {
-            let at = b.ins().iadd_imm_s(base, u * 16);
-            let k = keep.map(|slot| {
-                let a = b.ins().stack_addr(I64, slot, 0);
-                let a = b.ins().iadd(a, o);
-                b.ins()
-                    .load(I64X2, MemFlagsData::trusted(), a, (u * 16) as i32)
-            });
-            lower::fragment(&mut b, form, at, k);
+        let rows = Rows { regs, off, keep };
+        match lower::SharedAccess::of(form) {
+            Some(m) => shared::emit(&mut b, rows, m, shared),
+            None => fragment_loop(&mut b, rows, form),
         }
-        let o2 = b.ins().iadd_imm_s(o, UNROLL * 16);
-        b.def_var(off, o2);
-        let more = b.ins().icmp_imm_u(
-            cranelift_codegen::ir::condcodes::IntCC::UnsignedLessThan,
-            o2,
-            i64::from(lower::ROW),
-        );
-        let next = b.create_block();
-        b.ins().brif(more, body, &[], next, &[]);
-        b.switch_to_block(next);
         let n = b.use_var(left);
         let n = b.ins().iadd_imm_s(n, -1);
         b.def_var(left, n);
@@ -383,10 +407,61 @@ fn build(
             None => b.ins().jump(exit, &[]),
         };
     }
+    // Every way out returns the instructions run: `count` less those left (a declined load
+    // is still left).
     b.switch_to_block(exit);
-    b.ins().return_(&[]);
+    let n = b.use_var(left);
+    let ran = b.ins().isub(count, n);
+    b.ins().return_(&[ran]);
     b.seal_all_blocks();
     b.finalize(target);
+}
+
+/// What an instruction's code reaches: the register file `regs`, the variable holding the byte
+/// offset of the lanes being built in a row, and a partial warp's lane masks.
+#[derive(Clone, Copy)]
+struct Rows {
+    regs: Value,
+    off: Variable,
+    keep: Option<StackSlot>,
+}
+
+/// Emits the loop running `form`'s fragment over the 16 pairs of lanes, `UNROLL` pairs an
+/// iteration, leaving the builder after it.
+fn fragment_loop(b: &mut FunctionBuilder<'_>, rows: Rows, form: Fast) {
+    let zero = b.ins().iconst(I64, 0);
+    b.def_var(rows.off, zero);
+    let body = b.create_block();
+    b.ins().jump(body, &[]);
+    b.switch_to_block(body);
+    let o = b.use_var(rows.off);
+    let base = b.ins().iadd(rows.regs, o);
+    for u in 0..UNROLL {
+        let at = b.ins().iadd_imm_s(base, u * 16);
+        let k = rows.keep.map(|slot| {
+            let a = b.ins().stack_addr(I64, slot, 0);
+            let a = b.ins().iadd(a, o);
+            b.ins()
+                .load(I64X2, MemFlagsData::trusted(), a, (u * 16) as i32)
+        });
+        lower::fragment(b, form, at, k);
+    }
+    loop_back(b, rows.off, o, UNROLL * 16, body);
+}
+
+/// Ends a loop over a row whose iteration covered `step` bytes from `o`: back to `body` while
+/// the row has more, else on to a new block, where the builder is left.
+fn loop_back(b: &mut FunctionBuilder<'_>, off: Variable, o: Value, step: i64, body: Block) {
+    let o2 = b.ins().iadd_imm_s(o, step);
+    b.def_var(off, o2);
+    let more = b.ins().icmp_imm_u(
+        cranelift_codegen::ir::condcodes::IntCC::UnsignedLessThan,
+        o2,
+        i64::from(lower::ROW),
+    );
+    let next = b.create_block();
+    b.ins().brif(more, body, &[], next, &[]);
+    b.switch_to_block(next);
 }
 
 /// The lane masks of `mask`, one `i64x2` per pair of lanes (all ones in an active lane), in a

@@ -1,12 +1,17 @@
 //! The compiled code against the interpreter's fast forms: random stretches of every form with a
-//! fragment, over register files of edge values and random bits, entered at a random
-//! instruction for a random count, for a whole warp and for one with inactive lanes; every
-//! register of every lane must come out as `fast::exec` leaves it, instruction by instruction.
+//! fragment and of shared-memory loads and stores, over register files of edge values, random
+//! bits and addresses (inside, outside, misaligned, colliding), entered at a random instruction
+//! for a random count, for a whole warp and for one with inactive lanes; every register of
+//! every lane and every byte of shared memory must come out as `fast::exec` and `memfast.rs`
+//! leave them, instruction by instruction, and the code must stop before the first access the
+//! interpreter declines.
 
 use super::super::fast::{exec, FOp, Fast, IntOp, Key, Rel, Src, Widen};
 use super::super::lanes::WARP;
+use super::super::memfast::{unwatched, Reach};
 use super::{compile, Code, Jit};
 use crate::ir::mods::Cmp;
+use crate::mem::Global;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -180,41 +185,124 @@ fn form(r: &mut ChaCha8Rng) -> Fast {
     }
 }
 
-/// Runs `forms[from..from + count]` through compiled code.
+/// Bytes of the shared memory loads read in these tests.
+const SHARED: usize = 256;
+
+/// A random load or store of shared memory of a shape the JIT compiles, at a register (or none)
+/// plus an offset that is mostly aligned and small.
+fn access(r: &mut ChaCha8Rng) -> Fast {
+    let (w, n) = [(4, 1), (4, 2), (4, 4), (8, 1), (8, 2)][r.gen_range(0..5)];
+    let off = match r.gen_range(0..6) {
+        0 => r.gen_range(0..SHARED as u64 + 32),
+        1 => u64::MAX - 15,
+        _ => r.gen_range(0..8) * 16,
+    };
+    let regs = [0; 4].map(|_| r.gen_range(0..REGS));
+    let base = r.gen_bool(0.8).then(|| r.gen_range(0..REGS));
+    let global = false;
+    match r.gen_range(0..3) {
+        0 => Fast::Ld {
+            global,
+            w,
+            n,
+            d: regs,
+            base,
+            off,
+        },
+        1 if n == 1 => Fast::St {
+            global,
+            w,
+            v: src(r, u32::from(w) * 8),
+            base,
+            off,
+        },
+        _ => Fast::StV {
+            global,
+            w,
+            n,
+            v: regs,
+            base,
+            off,
+        },
+    }
+}
+
+/// A register value for the loads of `forms` to use as an address: mostly an aligned offset
+/// into (or just past) shared memory, sometimes misaligned, far out or with high bits set (only
+/// the low 32 bits are a shared address).
+fn address(r: &mut ChaCha8Rng) -> u64 {
+    match r.gen_range(0..10) {
+        0 => r.gen_range(0..SHARED as u64 + 64),
+        1 => value(r),
+        2 => (r.gen::<u64>() << 32) | (r.gen_range(0..SHARED as u64 / 16) * 16),
+        _ => r.gen_range(0..SHARED as u64 / 16) * 16,
+    }
+}
+
+/// Runs `forms[from..from + count]` through compiled code, loads reading `shared`: how many ran.
 fn compiled(
     jit: &mut Jit,
     forms: &[Fast],
-    regs: &mut [u64],
+    (regs, shared): (&mut [u64], &mut [u8]),
     (from, count): (usize, usize),
     mask: u32,
-) {
+) -> usize {
     let partial = mask != u32::MAX;
     let Code::Ready(f) = compile(jit, forms, partial) else {
         panic!("Cranelift refused {forms:?}: {:?}", jit.last_refusal);
     };
-    // SAFETY: every register the forms name is below REGS, and `regs` holds REGS rows.
+    assert!(shared.len() >= super::shared::ROOM);
+    // SAFETY: every register the forms name is below REGS, and `regs` holds REGS rows; shared
+    // memory is at least `ROOM` bytes.
     unsafe {
         f(
             regs.as_mut_ptr(),
             from as u64,
             count as u64,
             u64::from(mask),
-        )
-    };
+            shared.as_mut_ptr(),
+            shared.len() as u64,
+        ) as usize
+    }
+}
+
+/// Runs `forms[from..from + count]` as the interpreter's straight run does: how many ran
+/// before a load it declines.
+fn interpreted(forms: &[Fast], (regs, shared): (&mut [u64], &mut [u8]), mask: u32) -> usize {
+    let mut global = Global::new();
+    for (i, &f) in forms.iter().enumerate() {
+        if f.is_mem() {
+            let mem = Reach {
+                global: &mut global,
+                shared,
+            };
+            if !unwatched(mem, regs, f, mask) {
+                return i;
+            }
+        } else {
+            exec(f, regs, mask);
+        }
+    }
+    forms.len()
 }
 
 #[test]
 fn compiled_stretches_leave_the_registers_the_fast_forms_leave() {
-    let Some(mut jit) = Jit::new(0) else {
+    let Some(mut jit) = Jit::new(0, true) else {
         eprintln!("no Cranelift backend for this host: nothing to compare");
         return;
     };
     let mut r = ChaCha8Rng::seed_from_u64(17);
-    for trial in 0..1500 {
+    let shared: Vec<u8> = (0..SHARED).map(|_| r.gen()).collect();
+    for trial in 0..3000 {
         let n = r.gen_range(1..10);
+        let with_mem = trial % 2 == 1;
         let forms: Vec<Fast> = (0..n)
-            .map(|_| form(&mut r))
-            .filter(|&f| super::lower::lowerable(f, jit.fma))
+            .map(|_| match with_mem && r.gen_bool(0.4) {
+                true => access(&mut r),
+                false => form(&mut r),
+            })
+            .filter(|&f| super::lower::lowerable(f, jit.fma, true))
             .collect();
         if forms.is_empty() {
             continue;
@@ -226,31 +314,44 @@ fn compiled_stretches_leave_the_registers_the_fast_forms_leave() {
             1 => r.gen(),
             _ => 1 << r.gen_range(0..32),
         };
-        let regs: Vec<u64> = (0..REGS as usize * WARP).map(|_| value(&mut r)).collect();
-        let mut want = regs.clone();
-        for &f in &forms[from..from + count] {
-            if mask != 0 {
-                exec(f, &mut want, mask);
-            }
-        }
-        let mut got = regs.clone();
-        compiled(&mut jit, &forms, &mut got, (from, count), mask);
-        assert_eq!(
-            got, want,
-            "trial {trial}: {forms:?} from {from}, {count} instructions, mask {mask:#x}"
+        let regs: Vec<u64> = (0..REGS as usize * WARP)
+            .map(|_| match with_mem {
+                true => address(&mut r),
+                false => value(&mut r),
+            })
+            .collect();
+        // The interpreter runs no instruction for a warp without lanes.
+        let mask = mask.max(1);
+        let (mut want, mut want_mem) = (regs.clone(), shared.clone());
+        let ran = interpreted(&forms[from..from + count], (&mut want, &mut want_mem), mask);
+        let (mut got, mut got_mem) = (regs.clone(), shared.clone());
+        let got_ran = compiled(
+            &mut jit,
+            &forms,
+            (&mut got, &mut got_mem),
+            (from, count),
+            mask,
         );
+        let what =
+            format!("trial {trial}: {forms:?} from {from}, {count} instructions, mask {mask:#x}");
+        assert_eq!(got_ran, ran, "{what}");
+        assert_eq!(got, want, "{what}");
+        assert!(got_mem == want_mem, "shared memory differs: {what}");
     }
 }
 
 #[test]
 fn every_form_kind_compiles() {
-    let Some(mut jit) = Jit::new(0) else {
+    let Some(mut jit) = Jit::new(0, true) else {
         return;
     };
     let mut r = ChaCha8Rng::seed_from_u64(3);
-    for _ in 0..400 {
-        let f = form(&mut r);
-        if super::lower::lowerable(f, jit.fma) {
+    for i in 0..500 {
+        let f = match i % 5 {
+            0 => access(&mut r),
+            _ => form(&mut r),
+        };
+        if super::lower::lowerable(f, jit.fma, true) {
             for partial in [false, true] {
                 assert!(
                     matches!(compile(&mut jit, &[f], partial), Code::Ready(_)),

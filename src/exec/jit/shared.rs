@@ -1,0 +1,232 @@
+//! A load or store of the CTA's shared memory in compiled code (PTX ISA 9.0 sections 9.7.9.8-9
+//! `ld`/`st`, the shapes [`SharedAccess`] names): what `memfast.rs` does for the same fast
+//! form, in two loops over the warp. The first checks every active lane's address, two lanes at
+//! a time: the low 32 bits of the base register plus the offset (a shared window address),
+//! aligned to the access's size and ending inside shared memory. If one fails, the code leaves
+//! before the instruction, having changed nothing, and the interpreter takes it (a fault, or
+//! the general path). The second moves each lane's elements, one lane at a time in lane order
+//! (so of two lanes storing to one word the higher wins, as in the interpreter): a load puts
+//! zero-extended 4-byte or 8-byte words in the destination rows, a store writes the low bytes
+//! of its registers (or immediate). A lane's address is read before its destinations are
+//! written, so a destination that is also the base register gives what the interpreter gives.
+//! A partial warp's inactive lanes touch nothing: they read at offset 0 (inside: `Jit::run`
+//! runs these stretches only on shared memory of at least [`ROOM`] bytes) and write back what
+//! they read, and keep their registers.
+
+use super::super::fast::Src;
+use super::lower::{SharedAccess, ROW};
+use super::Rows;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I64, I64X2};
+use cranelift_codegen::ir::{Block, Endianness, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_frontend::FunctionBuilder;
+
+/// The least shared memory a stretch with loads runs on: the largest access.
+pub(super) const ROOM: usize = 16;
+
+/// Lanes a load's moving loop handles per iteration.
+const LANES: i64 = 4;
+
+/// The CTA's shared memory (its address and length, the function's parameters) and the block
+/// that leaves the function when a load declines.
+#[derive(Clone, Copy)]
+pub(super) struct Shared {
+    pub ptr: Value,
+    pub len: Value,
+    pub bail: Block,
+}
+
+/// Register rows: in bounds (checked before the call).
+fn rows_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// Shared memory: in bounds (checked by the first loop), little-endian as the interpreter's
+/// `from_le_bytes`.
+fn mem_flags() -> MemFlagsData {
+    MemFlagsData::new()
+        .with_notrap()
+        .with_endianness(Endianness::Little)
+}
+
+/// Emits access `ld` at the builder's position (the instruction's head), leaving the builder
+/// after it.
+pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
+    check(b, rows, ld, sh);
+    move_lanes(b, rows, ld, sh);
+}
+
+/// The first loop: every active lane's address aligned and inside, else out through `sh.bail`.
+fn check(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
+    let bad = b.declare_var(I64X2);
+    let zero = b.ins().iconst(I64, 0);
+    let zeros = b.ins().splat(I64X2, zero);
+    b.def_var(bad, zeros);
+    b.def_var(rows.off, zero);
+    // The last offset an access may start at. Shared memory is far below 2^63 bytes and
+    // addresses are 32-bit, so signed comparisons of the 64-bit lanes are exact.
+    let last = b.ins().iadd_imm_s(sh.len, -ld.bytes);
+    let last = b.ins().splat(I64X2, last);
+    let misaligned = splat(b, ld.bytes - 1);
+    let body = b.create_block();
+    b.ins().jump(body, &[]);
+    b.switch_to_block(body);
+    let o = b.use_var(rows.off);
+    let mut acc = b.use_var(bad);
+    for u in 0..super::UNROLL {
+        let a = match ld.base {
+            Some(r) => {
+                let at = b.ins().iadd(rows.regs, o);
+                b.ins()
+                    .load(I64X2, rows_flags(), at, r as i32 * ROW + (u * 16) as i32)
+            }
+            None => splat(b, 0),
+        };
+        let a = address(b, a, ld.off, I64X2);
+        let mis = b.ins().band(a, misaligned);
+        let out = b.ins().icmp(IntCC::SignedGreaterThan, a, last);
+        let wrong = b.ins().bor(mis, out);
+        let wrong = match rows.keep {
+            Some(slot) => {
+                let k = b.ins().stack_addr(I64, slot, 0);
+                let k = b.ins().iadd(k, o);
+                let k = b
+                    .ins()
+                    .load(I64X2, MemFlagsData::trusted(), k, (u * 16) as i32);
+                b.ins().band(wrong, k)
+            }
+            None => wrong,
+        };
+        acc = b.ins().bor(acc, wrong);
+    }
+    b.def_var(bad, acc);
+    super::loop_back(b, rows.off, o, super::UNROLL * 16, body);
+    let acc = b.use_var(bad);
+    let any = b.ins().vany_true(acc);
+    let fine = b.create_block();
+    b.ins().brif(any, sh.bail, &[], fine, &[]);
+    b.switch_to_block(fine);
+}
+
+/// The second loop: each lane's elements between memory and its rows, [`LANES`] lanes an
+/// iteration.
+fn move_lanes(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
+    let zero = b.ins().iconst(I64, 0);
+    b.def_var(rows.off, zero);
+    let body = b.create_block();
+    b.ins().jump(body, &[]);
+    b.switch_to_block(body);
+    let o = b.use_var(rows.off);
+    let at = b.ins().iadd(rows.regs, o);
+    for u in 0..LANES {
+        let lane = (u * 8) as i32;
+        let a = match ld.base {
+            Some(r) => b.ins().load(I64, rows_flags(), at, r as i32 * ROW + lane),
+            None => b.ins().iconst(I64, 0),
+        };
+        let a = address(b, a, ld.off, I64);
+        let active = rows.keep.map(|slot| {
+            let k = b.ins().stack_addr(I64, slot, 0);
+            let k = b.ins().iadd(k, o);
+            b.ins().load(I64, MemFlagsData::trusted(), k, lane)
+        });
+        // An inactive lane reads at 0 (inside: `ROOM`), and changes nothing.
+        let a = match active {
+            Some(m) => b.ins().band(a, m),
+            None => a,
+        };
+        let p = b.ins().iadd(sh.ptr, a);
+        let lane_at = Lane {
+            at,
+            lane,
+            p,
+            active,
+        };
+        for (k, &v) in ld.vals[..usize::from(ld.n)].iter().enumerate() {
+            let el = (k * usize::from(ld.ew)) as i32;
+            match ld.store {
+                false => load_element(b, lane_at, ld.ew, el, v),
+                true => store_element(b, lane_at, ld.ew, el, v),
+            }
+        }
+    }
+    super::loop_back(b, rows.off, o, LANES * 8, body);
+}
+
+/// One lane of an access: its registers' lane at `at + lane` (plus a row), its memory at `p`,
+/// and for a partial warp whether it is active (all ones or zero).
+#[derive(Clone, Copy)]
+struct Lane {
+    at: Value,
+    lane: i32,
+    p: Value,
+    active: Option<Value>,
+}
+
+/// Element `el` bytes in (of `ew` bytes) into register `d` of the lane.
+fn load_element(b: &mut FunctionBuilder<'_>, l: Lane, ew: u8, el: i32, d: Src) {
+    let Src::Reg(d) = d else { return };
+    let v = match ew {
+        4 => b.ins().uload32(mem_flags(), l.p, el),
+        _ => b.ins().load(I64, mem_flags(), l.p, el),
+    };
+    let dst = d as i32 * ROW + l.lane;
+    let v = match l.active {
+        Some(m) => {
+            let old = b.ins().load(I64, rows_flags(), l.at, dst);
+            keep_where(b, m, v, old)
+        }
+        None => v,
+    };
+    b.ins().store(rows_flags(), v, l.at, dst);
+}
+
+/// The low `ew` bytes of `v` (the lane's register, or an immediate) stored at element `el`.
+fn store_element(b: &mut FunctionBuilder<'_>, l: Lane, ew: u8, el: i32, v: Src) {
+    let v = match v {
+        Src::Reg(r) => b
+            .ins()
+            .load(I64, rows_flags(), l.at, r as i32 * ROW + l.lane),
+        Src::Imm(x) => b.ins().iconst(I64, x as i64),
+    };
+    let v = match l.active {
+        Some(m) => {
+            let old = match ew {
+                4 => b.ins().uload32(mem_flags(), l.p, el),
+                _ => b.ins().load(I64, mem_flags(), l.p, el),
+            };
+            keep_where(b, m, v, old)
+        }
+        None => v,
+    };
+    match ew {
+        4 => b.ins().istore32(mem_flags(), v, l.p, el),
+        _ => b.ins().store(mem_flags(), v, l.p, el),
+    };
+}
+
+/// `new` where `m` is all ones, `old` where it is zero.
+fn keep_where(b: &mut FunctionBuilder<'_>, m: Value, new: Value, old: Value) -> Value {
+    let new = b.ins().band(new, m);
+    let old = b.ins().band_not(old, m);
+    b.ins().bor(new, old)
+}
+
+/// A shared window address: the low 32 bits of `base + off`, wrapping as the interpreter's
+/// (`ty`: one lane, `I64`, or two, `I64X2`).
+fn address(b: &mut FunctionBuilder<'_>, base: Value, off: u64, ty: Type) -> Value {
+    if ty == I64X2 {
+        let o = splat(b, off as i64);
+        let a = b.ins().iadd(base, o);
+        let low = splat(b, 0xffff_ffff);
+        b.ins().band(a, low)
+    } else {
+        let a = b.ins().iadd_imm_s(base, off as i64);
+        b.ins().band_imm_u(a, 0xffff_ffff)
+    }
+}
+
+fn splat(b: &mut FunctionBuilder<'_>, v: i64) -> Value {
+    let s = b.ins().iconst(I64, v);
+    b.ins().splat(I64X2, s)
+}
