@@ -245,7 +245,7 @@ fn map3(
 /// `fma.rn.f32` over a warp. Built for the baseline x86-64 target, `mul_add` is a call into a
 /// software routine (8 % of the tiled SGEMM's time); a copy built with the FMA instructions is
 /// chosen at run time where the CPU has them. Both round once, as PTX requires: same bits.
-#[multiversion::multiversion(targets("x86_64+fma"))]
+#[multiversion::multiversion(targets("x86_64+avx+avx2+fma", "x86_64+fma"))]
 fn fma32(regs: &mut [u64], dst: (u32, u32), a: Src, b: Src, c: Src) {
     map3(regs, dst, a, b, c, |x, y, z| {
         u64::from(float::fma_rn_f32(x as u32, y as u32, z as u32))

@@ -314,10 +314,6 @@ fn run_forms(
     // Below this pc, the JIT has said to interpret.
     let mut interpret_to = pc;
     while pc < end {
-        let (form, ins) = (l.forms[pc], &l.code[pc]);
-        if !straight(form, mem.is_some()) {
-            break;
-        }
         if let Some(jit) = jit.as_deref_mut().filter(|_| pc >= interpret_to) {
             let at = super::jit::At {
                 func: l.func,
@@ -338,25 +334,57 @@ fn run_forms(
                     }
                     threads += c.ran as u64 * u64::from(l.mask.count_ones());
                     pc += c.ran;
-                    // The access after them is the interpreter's (which may decline it too).
-                    if c.declined {
-                        interpret_to = pc + 1;
+                    if !c.declined {
+                        continue;
                     }
-                    continue;
+                    // The access after them is the interpreter's (which may decline it too).
+                    interpret_to = (pc + 1).min(end);
                 }
-                super::jit::Ran::Interpret(n) => interpret_to = pc + n,
+                super::jit::Ran::Interpret(n) => interpret_to = (pc + n).min(end),
             }
         }
-        if form.is_mem() {
-            let Some(active) = mem_form(mem.as_mut(), ins, form, frame, l.mask) else {
-                break;
-            };
-            if active != 0 && form.is_store() {
-                last_store = Some((pc - pcs.start) as u32);
-            }
-            threads += u64::from(active.count_ones());
-            pc += 1;
+        // Without a JIT, everything is interpreted.
+        let stop = match jit {
+            Some(_) => interpret_to.max(pc + 1),
+            None => end,
+        };
+        let (ran, t) = interpret(&l, frame, pc..stop);
+        pc += ran;
+        threads += t;
+        if pc == stop {
             continue;
+        }
+        // The arithmetic stopped at something else: a load or store, or the run's end.
+        let form = l.forms[pc];
+        if !form.is_mem() {
+            break;
+        }
+        let Some(active) = mem_form(mem.as_mut(), &l.code[pc], form, frame, l.mask) else {
+            break;
+        };
+        if active != 0 && form.is_store() {
+            last_store = Some((pc - pcs.start) as u32);
+        }
+        threads += u64::from(active.count_ones());
+        pc += 1;
+    }
+    Run {
+        ran: (pc - pcs.start) as u32,
+        threads,
+        last_store,
+    }
+}
+
+/// Interprets the arithmetic fast forms of `pcs`, stopping before any other: how many ran, and
+/// the thread instructions they count.
+#[inline(always)]
+fn interpret(l: &Lanes<'_>, frame: &mut Frame, pcs: std::ops::Range<usize>) -> (usize, u64) {
+    let mut threads = 0u64;
+    let mut pc = pcs.start;
+    while pc < pcs.end {
+        let (form, ins) = (l.forms[pc], &l.code[pc]);
+        if !straight(form, false) {
+            break;
         }
         debug_assert_eq!(super::spin::effect(ins), super::spin::Effect::None);
         let active = match ins.guard {
@@ -369,11 +397,7 @@ fn run_forms(
         }
         pc += 1;
     }
-    Run {
-        ran: (pc - pcs.start) as u32,
-        threads,
-        last_store,
-    }
+    (pc - pcs.start, threads)
 }
 
 /// Runs the load or store `ins` (fast form `form`) of a straight run reaching `mem` for the
