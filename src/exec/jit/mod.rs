@@ -37,7 +37,7 @@ use crate::ir::Instr;
 use cranelift_codegen::ir::types::{I64, I64X2};
 use cranelift_codegen::ir::{
     AbiParam, Block, InstBuilder, JumpTableData, MemFlagsData, StackSlot, StackSlotData,
-    StackSlotKind, Value,
+    StackSlotKind, Type, Value,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_codegen::settings::{self, Configurable};
@@ -429,24 +429,34 @@ struct Rows {
 /// Emits the loop running `form`'s fragment over the 16 pairs of lanes, `UNROLL` pairs an
 /// iteration, leaving the builder after it.
 fn fragment_loop(b: &mut FunctionBuilder<'_>, rows: Rows, form: Fast) {
+    let (body, o, base) = loop_head(b, rows);
+    for u in 0..UNROLL {
+        let at = b.ins().iadd_imm_s(base, u * 16);
+        let k = rows.keep.map(|slot| lane_mask(b, slot, o, u * 16, I64X2));
+        lower::fragment(b, form, at, k);
+    }
+    loop_back(b, rows.off, o, UNROLL * 16, body);
+}
+
+/// Starts a loop over a row: the offset variable from 0, the loop's block (where the builder is
+/// left), the offset in it and the registers' address at that offset.
+fn loop_head(b: &mut FunctionBuilder<'_>, rows: Rows) -> (Block, Value, Value) {
     let zero = b.ins().iconst(I64, 0);
     b.def_var(rows.off, zero);
     let body = b.create_block();
     b.ins().jump(body, &[]);
     b.switch_to_block(body);
     let o = b.use_var(rows.off);
-    let base = b.ins().iadd(rows.regs, o);
-    for u in 0..UNROLL {
-        let at = b.ins().iadd_imm_s(base, u * 16);
-        let k = rows.keep.map(|slot| {
-            let a = b.ins().stack_addr(I64, slot, 0);
-            let a = b.ins().iadd(a, o);
-            b.ins()
-                .load(I64X2, MemFlagsData::trusted(), a, (u * 16) as i32)
-        });
-        lower::fragment(b, form, at, k);
-    }
-    loop_back(b, rows.off, o, UNROLL * 16, body);
+    let at = b.ins().iadd(rows.regs, o);
+    (body, o, at)
+}
+
+/// The lane masks of a partial warp (`lane_masks`) at byte `at` of the row at offset `o`: one
+/// lane's (`I64`) or a pair's (`I64X2`).
+fn lane_mask(b: &mut FunctionBuilder<'_>, slot: StackSlot, o: Value, at: i64, ty: Type) -> Value {
+    let a = b.ins().stack_addr(I64, slot, 0);
+    let a = b.ins().iadd(a, o);
+    b.ins().load(ty, MemFlagsData::trusted(), a, at as i32)
 }
 
 /// Ends a loop over a row whose iteration covered `step` bytes from `o`: back to `body` while

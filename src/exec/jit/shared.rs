@@ -59,27 +59,20 @@ pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh
 /// The first loop: every active lane's address aligned and inside, else out through `sh.bail`.
 fn check(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
     let bad = b.declare_var(I64X2);
-    let zero = b.ins().iconst(I64, 0);
-    let zeros = b.ins().splat(I64X2, zero);
+    let zeros = splat(b, 0);
     b.def_var(bad, zeros);
-    b.def_var(rows.off, zero);
     // The last offset an access may start at. Shared memory is far below 2^63 bytes and
     // addresses are 32-bit, so signed comparisons of the 64-bit lanes are exact.
     let last = b.ins().iadd_imm_s(sh.len, -ld.bytes);
     let last = b.ins().splat(I64X2, last);
     let misaligned = splat(b, ld.bytes - 1);
-    let body = b.create_block();
-    b.ins().jump(body, &[]);
-    b.switch_to_block(body);
-    let o = b.use_var(rows.off);
+    let (body, o, at) = super::loop_head(b, rows);
     let mut acc = b.use_var(bad);
     for u in 0..super::UNROLL {
         let a = match ld.base {
-            Some(r) => {
-                let at = b.ins().iadd(rows.regs, o);
-                b.ins()
-                    .load(I64X2, rows_flags(), at, r as i32 * ROW + (u * 16) as i32)
-            }
+            Some(r) => b
+                .ins()
+                .load(I64X2, rows_flags(), at, r as i32 * ROW + (u * 16) as i32),
             None => splat(b, 0),
         };
         let a = address(b, a, ld.off, I64X2);
@@ -88,11 +81,7 @@ fn check(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) 
         let wrong = b.ins().bor(mis, out);
         let wrong = match rows.keep {
             Some(slot) => {
-                let k = b.ins().stack_addr(I64, slot, 0);
-                let k = b.ins().iadd(k, o);
-                let k = b
-                    .ins()
-                    .load(I64X2, MemFlagsData::trusted(), k, (u * 16) as i32);
+                let k = super::lane_mask(b, slot, o, u * 16, I64X2);
                 b.ins().band(wrong, k)
             }
             None => wrong,
@@ -111,13 +100,7 @@ fn check(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) 
 /// The second loop: each lane's elements between memory and its rows, [`LANES`] lanes an
 /// iteration.
 fn move_lanes(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
-    let zero = b.ins().iconst(I64, 0);
-    b.def_var(rows.off, zero);
-    let body = b.create_block();
-    b.ins().jump(body, &[]);
-    b.switch_to_block(body);
-    let o = b.use_var(rows.off);
-    let at = b.ins().iadd(rows.regs, o);
+    let (body, o, at) = super::loop_head(b, rows);
     for u in 0..LANES {
         let lane = (u * 8) as i32;
         let a = match ld.base {
@@ -125,11 +108,9 @@ fn move_lanes(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Sha
             None => b.ins().iconst(I64, 0),
         };
         let a = address(b, a, ld.off, I64);
-        let active = rows.keep.map(|slot| {
-            let k = b.ins().stack_addr(I64, slot, 0);
-            let k = b.ins().iadd(k, o);
-            b.ins().load(I64, MemFlagsData::trusted(), k, lane)
-        });
+        let active = rows
+            .keep
+            .map(|slot| super::lane_mask(b, slot, o, i64::from(lane), I64));
         // An inactive lane reads at 0 (inside: `ROOM`), and changes nothing.
         let a = match active {
             Some(m) => b.ins().band(a, m),
