@@ -314,6 +314,10 @@ fn run_forms(
     // Below this pc, the JIT has said to interpret.
     let mut interpret_to = pc;
     while pc < end {
+        // The instruction that ends the run (a branch, a barrier) is no JIT's business.
+        if !straight(l.forms[pc], mem.is_some()) {
+            break;
+        }
         if let Some(jit) = jit.as_deref_mut().filter(|_| pc >= interpret_to) {
             let at = super::jit::At {
                 func: l.func,
@@ -356,7 +360,7 @@ fn run_forms(
         }
         // The arithmetic stopped at something else: a load or store, or the run's end.
         let form = l.forms[pc];
-        if !form.is_mem() {
+        if !form.is_mem() || mem.is_none() {
             break;
         }
         let Some(active) = mem_form(mem.as_mut(), &l.code[pc], form, frame, l.mask) else {
