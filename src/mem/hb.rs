@@ -170,6 +170,9 @@ pub struct WarpClock {
     /// The agent counting its completed `wgmma.mma_async` operations.
     pub wg: Agent,
     pub vc: Vc,
+    /// `vc`'s entry of `me`, the clock of the warp's next access (read at every access; only
+    /// `tick` raises it: no one else's clock holds more of the warp than the warp itself).
+    own: u32,
     /// Per scope (`.cta`, `.cluster`, `.gpu`), its clock at its last release fence of at
     /// least that scope: what a relaxed write or arrival of that scope publishes (a later
     /// `.cta` fence does not take back what an earlier `.gpu` fence released to the GPU).
@@ -203,6 +206,7 @@ impl WarpClock {
             bulk_read: first + 3,
             wg: first + 4,
             vc,
+            own: 1,
             fence_release: Default::default(),
             narrow: Vc::new(),
             narrow_at: None,
@@ -219,16 +223,17 @@ impl WarpClock {
 
     /// The epoch of the warp's next access.
     pub fn now(&self) -> Epoch {
+        debug_assert_eq!(self.own, self.vc.get(self.me));
         Epoch {
             agent: self.me,
-            clock: self.vc.get(self.me),
+            clock: self.own,
         }
     }
 
     /// After a release: later accesses are not covered by what was released.
     pub fn tick(&mut self) {
-        let c = self.vc.get(self.me);
-        self.vc.raise(self.me, c + 1);
+        self.own = self.vc.get(self.me) + 1;
+        self.vc.raise(self.me, self.own);
     }
 
     /// Lanes `mask` acquire the clock `c` (a barrier, a wait, an atomic read): the warp joins
@@ -237,6 +242,7 @@ impl WarpClock {
     /// can only hide a race between lanes, never invent one).
     pub fn acquire(&mut self, c: &Vc, mask: u32) {
         self.vc.join(c);
+        self.own = self.vc.get(self.me);
         self.lanes.learn(mask, c.get(self.me));
     }
 

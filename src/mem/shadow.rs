@@ -377,6 +377,66 @@ impl Shadow {
         walk: &mut Walk,
         shift_ok: bool,
     ) -> usize {
+        let (before, after) = (&j.before, &j.after);
+        // Words are rewritten in place, without `cell`, `alike` and `store_shifted`'s branches,
+        // unless a read set spills only after the access (a second read: a slot is charged).
+        let (spills, spills_after) = (before.r[1] != 0, after.r[1] != 0);
+        let Shadow {
+            pages, spill, free, ..
+        } = self;
+        // (A store clearing spilled reads gives their slots back.)
+        let page = match pages.get_mut(words.start / PAGE) {
+            Some(Some(p)) if spills == spills_after || !spills_after => p,
+            _ => return self.follow_slowly(words, j, walk, shift_ok),
+        };
+        for i in words.clone() {
+            let lane = walk.lane(i * 4);
+            let d = lane.wrapping_sub(j.lane) & 31;
+            let cell = &mut page[i % PAGE];
+            if (d != 0 && !shift_ok) || (cell.r & SPILLED != 0) != spills {
+                return i;
+            }
+            let mut differs = cell.w ^ shift_lane(before.w, d);
+            if spills {
+                let r = &mut spill[(cell.r & !SPILLED) as usize];
+                for (&x, &y) in r.iter().zip(&before.r) {
+                    differs |= x ^ shift_lane(y, d);
+                }
+                if differs != 0 {
+                    return i;
+                }
+                if spills_after {
+                    *r = after.r.map(|e| shift_lane(e, d));
+                    cell.w = shift_lane(after.w, d);
+                } else {
+                    *r = [0; READS];
+                    free.push((cell.r & !SPILLED) as u32);
+                    *cell = Cell {
+                        w: shift_lane(after.w, d),
+                        r: shift_lane(after.r[0], d),
+                    };
+                }
+            } else {
+                if differs | (cell.r ^ shift_lane(before.r[0], d)) != 0 {
+                    return i;
+                }
+                *cell = Cell {
+                    w: shift_lane(after.w, d),
+                    r: shift_lane(after.r[0], d),
+                };
+            }
+        }
+        words.end
+    }
+
+    /// [`Shadow::follow`] word by word, for words whose read set spills only after the access.
+    fn follow_slowly(
+        &mut self,
+        words: Range<usize>,
+        j: &Judged,
+        walk: &mut Walk,
+        shift_ok: bool,
+    ) -> usize {
         for i in words.clone() {
             let lane = walk.lane(i * 4);
             let d = lane.wrapping_sub(j.lane) & 31;
@@ -395,13 +455,16 @@ impl Shadow {
     #[inline(always)]
     fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
         let b = &j.before;
+        let differs = stored.w ^ shift_lane(b.w, d);
         if stored.r & SPILLED == 0 {
-            b.r[1] == 0 && stored.w == shift_lane(b.w, d) && stored.r == shift_lane(b.r[0], d)
+            b.r[1] == 0 && differs | (stored.r ^ shift_lane(b.r[0], d)) == 0
         } else {
             let r = &self.spill[(stored.r & !SPILLED) as usize];
-            b.r[1] != 0
-                && stored.w == shift_lane(b.w, d)
-                && r.iter().zip(&b.r).all(|(&x, &y)| x == shift_lane(y, d))
+            let reads = r
+                .iter()
+                .zip(&b.r)
+                .fold(0, |acc, (&x, &y)| acc | (x ^ shift_lane(y, d)));
+            b.r[1] != 0 && differs | reads == 0
         }
     }
 

@@ -147,13 +147,14 @@ pub(super) fn with_mask(e: Entry, mask: u8) -> Entry {
     (e & !(15 << MASK_AT)) | u64::from(mask & 15) << MASK_AT
 }
 
-/// A warp's entry with its lane moved `d` lanes up (modulo 32); an operation's unchanged.
+/// A warp's entry with its lane moved `d` lanes up (modulo 32); an operation's, and none,
+/// unchanged. Without a branch: the shadow shifts every entry of every word a coalesced access
+/// touches (`shadow::follow`), and which entries are warps' is not predictable.
+#[inline(always)]
 pub(super) fn shift_lane(e: Entry, d: u32) -> Entry {
-    if e == 0 || e & OP_BIT != 0 {
-        return e;
-    }
-    let lane = ((e >> TAG_AT) as u32 + d) & 31;
-    (e & !(31 << TAG_AT)) | u64::from(lane) << TAG_AT
+    let warp = u64::from((e != 0) & (e & OP_BIT == 0));
+    let lane = ((e >> TAG_AT) + warp * u64::from(d)) & 31;
+    (e & !(31 << TAG_AT)) | lane << TAG_AT
 }
 
 /// What the words of one access share: who, when, which instruction.
@@ -306,6 +307,7 @@ mod tests {
         let op = Stamp::op(4, true);
         let o = entry(ev.intern(&op), &op, 15);
         assert_eq!(shift_lane(o, 3), o);
+        assert_eq!(shift_lane(0, 3), 0);
         assert_eq!(with_mask(o, 0), 0);
     }
 
