@@ -342,6 +342,13 @@ def _count(v: Any, what: str, top: int = (1 << 64) - 1) -> int:
     return int(v)
 
 
+def _jit_options(jit: Any) -> dict:
+    """The `jit` launch option (True, False or a count) as the extension takes it."""
+    if isinstance(jit, (bool, np.bool_)):
+        return dict(jit=bool(jit), jit_after=None)
+    return dict(jit=True, jit_after=_count(jit, "jit", (1 << 32) - 1))
+
+
 def _memory_of(a: np.ndarray, name: str) -> np.ndarray:
     """The array that owns `a`'s memory (a view's base): what a device allocation is. A pointer
     argument is the address of `a`'s first element inside it, as CuPy passes a view."""
@@ -566,6 +573,7 @@ class Module:
         printf: str = "stdout",
         deny_warnings: bool = False,
         suppress: Sequence[str] = (),
+        jit: Union[bool, int] = True,
     ) -> Report:
         """Runs `entry` (None: the only entry) over `grid` x `block` threads with `args` in
         the order of its `.param` list. Arrays are written back after the run (also when it
@@ -575,7 +583,10 @@ class Module:
         CUDA runtime writes it; `"none"`: only `Report.stdout`). Findings of severity
         `warning` are reported but raise only with `deny_warnings=True`; `suppress` hides
         findings matching its rules (`"KIND"` or `"KIND:LOCATION"`, globs, as in a
-        `--suppressions` file), which the report counts in `suppressed`. `cooperative=True`
+        `--suppressions` file), which the report counts in `suppressed`. `jit=False` runs
+        everything interpreted (`--no-jit`); `jit=N` compiles a straight run of instructions
+        once the interpreter has run them N times each on average (`--jit-after N`; 0: at
+        once); results are the same either way. `cooperative=True`
         is `cudaLaunchCooperativeKernel`: every CTA resident at once, `this_grid().sync()`
         works, and a grid the GPU cannot hold at once is a `ValueError`."""
         params = self.params(entry)
@@ -589,6 +600,7 @@ class Module:
             explore=None if explore is None else _count(explore, "explore", 1 << 20),
             deny_warnings=bool(deny_warnings),
             suppress=[str(r) for r in ([suppress] if isinstance(suppress, str) else suppress)],
+            **_jit_options(jit),
         )
         shape = dict(
             grid=dim3(grid, "grid"),

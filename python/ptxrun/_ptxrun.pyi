@@ -21,6 +21,8 @@ class _Options(TypedDict):
     explore: Optional[int]
     deny_warnings: bool
     suppress: List[str]
+    jit: bool
+    jit_after: Optional[int]
 
 class _MapSpec(TypedDict):
     elem: str

@@ -26,7 +26,7 @@ import shutil as _shutil
 import subprocess as _subprocess
 import tempfile as _tempfile
 import warnings as _warnings
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as _np
 
@@ -81,13 +81,19 @@ __all__ = [
 
 class _Config:
     """How kernel calls run: `check` (hazard checking, default on unless PTXRUN_CHECK=0),
-    `seed` and `latency` (the schedule), `explore` (None, or a number of schedules)."""
+    `seed` and `latency` (the schedule), `explore` (None, or a number of schedules), `jit`
+    (True, False or a count, as `ptxrun.Module.launch` takes it; PTXRUN_JIT=off or 0 turns it
+    off, PTXRUN_JIT=N compiles after N runs)."""
 
     def __init__(self) -> None:
         self.check = _os.environ.get("PTXRUN_CHECK", "1") not in ("0", "false", "no", "off")
         self.seed = int(_os.environ.get("PTXRUN_SEED", "0"))
         self.latency = _os.environ.get("PTXRUN_LATENCY", "bandwidth")
         self.explore: Optional[int] = None
+        jit = _os.environ.get("PTXRUN_JIT", "on").strip().lower()
+        self.jit: Union[bool, int] = (
+            False if jit in ("0", "false", "no", "off") else True if jit in ("true", "yes", "on") else int(jit)
+        )
         #: The last kernel call's `ptxrun.Report`.
         self.last_report = None
 
@@ -501,6 +507,7 @@ class Function:
             latency=config.latency,
             check=config.check,
             explore=config.explore,
+            jit=config.jit,
             printf="fd",
         )
 

@@ -246,6 +246,10 @@ struct PyOptions {
     deny_warnings: bool,
     /// Suppression rules (`KIND` or `KIND:LOCATION`).
     suppress: Vec<String>,
+    /// Whether the JIT compiles hot straight runs, and after how many interpreted runs of
+    /// their instructions (None: the library's default).
+    jit: bool,
+    jit_after: Option<u32>,
 }
 
 #[pymethods]
@@ -334,6 +338,14 @@ impl PyPtxModule {
             max_steps: options.max_steps,
             jobs: options.jobs.max(1),
             ..RunOptions::default()
+        };
+        let opts = RunOptions {
+            jit: match (options.jit, options.jit_after) {
+                (false, _) => None,
+                (true, Some(n)) => Some(n),
+                (true, None) => opts.jit,
+            },
+            ..opts
         };
         let explore = options.explore;
         let mut policy = api::Policy {

@@ -357,3 +357,17 @@ def test_a_cooperative_launch_syncs_the_grid():
         m.launch(None, 24, 96, args)
     with pytest.raises(ValueError, match="cannot be resident at once"):
         m.launch(None, 3000, 96, args, cooperative=True)
+
+
+def test_the_jit_option_gives_the_same_bytes_compiled_at_once_by_default_or_never():
+    alu = SAMPLES / "bench" / "alu_loop"
+    m = ptxrun.Module.from_file(alu / "kernel.ptx")
+    want = read(alu / "expected" / "out.bin", np.uint32)
+    for jit in (False, True, 0, 7):
+        out = np.zeros(16384, np.uint32)
+        r = m.launch(None, 64, 256, [out, 1000], jit=jit, check=False)
+        assert r.ok and np.array_equal(out, want), jit
+    with pytest.raises(ValueError, match="jit"):
+        m.launch(None, 1, 32, [np.zeros(32, np.uint32), 1], jit=-1)
+    with pytest.raises(TypeError, match="jit"):
+        m.launch(None, 1, 32, [np.zeros(32, np.uint32), 1], jit="fast")
