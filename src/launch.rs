@@ -757,11 +757,19 @@ fn scalar_bytes(v: &toml::Value, ty: Type, field: &str) -> Result<Vec<u8>, Launc
 
 /// `x` rounded once to a float type (nearest even), little-endian.
 pub fn float_bytes(x: f64, ty: Type) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8);
+    push_float(&mut out, x, ty);
+    out
+}
+
+/// Appends [`float_bytes`] to `out` (without a vector per element: a buffer of random floats
+/// is millions of them).
+fn push_float(out: &mut Vec<u8>, x: f64, ty: Type) {
     match ty {
-        Type::F64 => x.to_le_bytes().to_vec(),
-        Type::F32 => (x as f32).to_le_bytes().to_vec(),
-        Type::F16 => half::f16::from_f64(x).to_le_bytes().to_vec(),
-        _ => half::bf16::from_f64(x).to_le_bytes().to_vec(),
+        Type::F64 => out.extend_from_slice(&x.to_le_bytes()),
+        Type::F32 => out.extend_from_slice(&(x as f32).to_le_bytes()),
+        Type::F16 => out.extend_from_slice(&half::f16::from_f64(x).to_le_bytes()),
+        _ => out.extend_from_slice(&half::bf16::from_f64(x).to_le_bytes()),
     }
 }
 
@@ -815,7 +823,7 @@ fn init_buffer(
                 for i in 0..len {
                     let x = start + step * i as f64;
                     if ty.is_float() {
-                        out.extend(float_bytes(x, ty));
+                        push_float(&mut out, x, ty);
                     } else {
                         out.extend(&(x as i64).to_le_bytes()[..esize]);
                     }
@@ -870,7 +878,7 @@ fn random_fill(r: &toml::Table, ty: Type, len: u64, field: &str) -> Result<Vec<u
         }
         for _ in 0..len {
             let unit = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-            out.extend(float_bytes(lo + unit * (hi - lo), ty));
+            push_float(&mut out, lo + unit * (hi - lo), ty);
         }
     } else {
         let (lo, hi) = (int("min", 0)?, int("max", 100)?);
