@@ -19,11 +19,48 @@ pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast>
                 // The general handlers refuse `.b128` (unsupported) by name.
                 _ if i.is_b128() => None,
                 Op::Ld | Op::St => mem_form(m, f, i, var_addr),
-                _ => form(f, i),
+                Op::Cvta => cvta_form(f, i),
+                _ => form(m, f, i, var_addr),
             };
             form.unwrap_or(Fast::Slow)
         })
         .collect()
+}
+
+/// `cvta` between the generic space and one whose window is a constant (`memops::cvta`): the
+/// window added or taken away, nothing for `.global` and `.param` (kernel-parameter addresses
+/// carry theirs) or at 32 bits (every window lies above bit 32).
+fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
+    use crate::mem::{LOCAL_WINDOW, SHARED_WINDOW};
+    let md = i.mods;
+    if md.flags.0 & !Flags::TO.0 != 0 || md.sem.is_some() || md.vec > 1 {
+        return None;
+    }
+    let ops = f.ops(i);
+    let w = int_width(md.ty()?)?;
+    if ops.len() != 2 {
+        return None;
+    }
+    let (d, a) = (dst(f, ops.first(), w)?, isrc(f, ops.get(1), w)?);
+    let window = match md.space? {
+        Space::Shared | Space::SharedCluster => SHARED_WINDOW,
+        Space::Local => LOCAL_WINDOW,
+        _ => 0,
+    };
+    if w == 4 || window == 0 {
+        return Some(Fast::Mov { d, a });
+    }
+    let op = if md.has(Flags::TO) {
+        IntOp::Sub
+    } else {
+        IntOp::Add
+    };
+    Some(Fast::I64 {
+        op,
+        d,
+        a,
+        b: Src::Imm(window),
+    })
 }
 
 /// An `ld`/`st` of `.shared` or `.global` with a plain address: a 4- or 8-byte scalar, or a
@@ -171,6 +208,17 @@ fn fsrc(f: &Function, o: Option<&Operand>) -> Option<Src> {
     }
 }
 
+/// The address of variable `v` plus `off` read at `width` bytes (`mov %r, smem`: nvcc takes a
+/// shared array's address so in every kernel's prologue): a constant of the launch's layout,
+/// as `Ctx::sym_addr` computes it, except for `.local` variables (each frame has its own).
+fn var_src(m: &Module, v: crate::ir::VarId, off: i64, var_addr: &[u64], width: u32) -> Option<Src> {
+    if m.vars.get(v.0 as usize)?.space == Space::Local {
+        return None;
+    }
+    let a = var_addr.get(v.0 as usize)?.wrapping_add(off as u64);
+    Some(Src::Imm(cut(a, width)))
+}
+
 fn cut(v: u64, width: u32) -> u64 {
     if width >= 8 {
         v
@@ -187,7 +235,7 @@ fn int_width(t: Type) -> Option<u32> {
     }
 }
 
-fn form(f: &Function, i: &Instr) -> Option<Fast> {
+fn form(module: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fast> {
     let m = i.mods;
     if m.flags != Flags::NONE || m.bool_op.is_some() || m.sem.is_some() || m.vec > 1 {
         return None;
@@ -222,9 +270,13 @@ fn form(f: &Function, i: &Instr) -> Option<Fast> {
             if ops.len() != 2 {
                 return None;
             }
+            let a = match *o(1)? {
+                Operand::Sym(Symbol::Var(v), off) => var_src(module, v, off, var_addr, w)?,
+                _ => isrc(f, o(1), w)?,
+            };
             Some(Fast::Mov {
                 d: dst(f, o(0), w)?,
-                a: isrc(f, o(1), w)?,
+                a,
             })
         }
         _ => int_form(f, i, ops, int_width(t)?, t.is_signed()),
