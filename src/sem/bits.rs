@@ -126,14 +126,14 @@ pub fn bfe(a: u64, b: u64, c: u64, bits: u32, signed: bool) -> u64 {
 
 /// `bfi`: `len` low bits of `a` inserted into `b` at `pos` (bits past the width dropped).
 pub fn bfi(a: u64, b: u64, pos: u64, len: u64, bits: u32) -> u64 {
-    let (pos, len) = (pos & 0xff, len & 0xff);
-    let mut f = b;
-    for i in 0..len {
-        if pos + i < u64::from(bits) {
-            f = (f & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i));
-        }
+    let (pos, len, bits) = (pos & 0xff, len & 0xff, u64::from(bits));
+    if pos >= bits {
+        return b;
     }
-    f
+    // The field: bits `pos..pos + n` (at most `bits`, at most 64), all taken from `a` at once.
+    let n = len.min(bits - pos);
+    let field = if n == 0 { 0 } else { u64::MAX >> (64 - n) } << pos;
+    (b & !field) | ((a << pos) & field)
 }
 
 /// `szext.mode`: the low `b` bits of `a` sign- or zero-extended (`.clamp`: count at most 32;
@@ -283,6 +283,38 @@ mod tests {
             bfe(0x8000_0000, 31, 200, 32, true) & 0xffff_ffff,
             0xffff_ffff
         );
+    }
+
+    /// The ISA's pseudocode for `bfi`, bit by bit.
+    fn bfi_by_bits(a: u64, b: u64, pos: u64, len: u64, bits: u32) -> u64 {
+        let (pos, len) = (pos & 0xff, len & 0xff);
+        let mut f = b;
+        for i in 0..len {
+            if pos + i < u64::from(bits) {
+                f = (f & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i));
+            }
+        }
+        f
+    }
+
+    #[test]
+    fn bfi_matches_the_isa_pseudocode_at_every_position_and_length() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for bits in [32, 64] {
+            for pos in (0..300).chain([0x1ff, 0x100, 0xffff_ff20]) {
+                for len in (0..70).chain([0xff, 0x100, 0x1_0000_0003]) {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let (a, b) = (x, x.rotate_left(29) ^ 0x5555_5555_5555_5555);
+                    assert_eq!(
+                        bfi(a, b, pos, len, bits),
+                        bfi_by_bits(a, b, pos, len, bits),
+                        "bfi.b{bits} pos {pos} len {len}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
