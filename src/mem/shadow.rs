@@ -12,9 +12,6 @@
 //!
 //! The shadow is compact and bounded. A word costs 16 bytes: its last write and one read, 8
 //! bytes each (an index into the [`Events`] table beside the lane, scope and bytes). A word
-//! stores each warp lane less the word's index (modulo 32): the words of a coalesced access,
-//! word `k` made by lane `k`, then hold equal entries, and a run of them is judged and stored
-//! by comparing and copying, not by moving each entry's lane. A word
 //! read by two or more accesses that are not ordered with each other spills its reads to a
 //! side slot of [`READS`] entries (32 bytes more), given back when a write clears them; beyond
 //! [`READS`] reads the oldest is forgotten, and when a write covers only some bytes of a word,
@@ -153,13 +150,12 @@ impl Shadow {
         true
     }
 
-    /// Word `i` (none if its page was not made), its lanes as they are.
+    /// Word `i` (none if its page was not made).
     fn load(&self, i: usize) -> Word {
-        self.cell(i)
-            .map_or(Word::default(), |c| shifted(&self.decode(c), i as u32))
+        self.cell(i).map_or(Word::default(), |c| self.decode(c))
     }
 
-    /// A stored word, its lanes as stored (less the word's index).
+    /// A stored word as judged.
     #[inline(always)]
     fn decode(&self, c: &Cell) -> Word {
         let r = if c.r & SPILLED != 0 {
@@ -170,8 +166,8 @@ impl Shadow {
         Word { w: c.w, r }
     }
 
-    /// Stores word `i` (its page made) as `w`, its lanes as stored (less the word's index), whose
-    /// read field was `old`: one read stays in the word, more go to a spill slot.
+    /// Stores word `i` (its page made), whose read field was `old`: one read stays in the word,
+    /// more go to a spill slot.
     fn store(&mut self, i: usize, w: &Word, old: u64) {
         let slot = (old & SPILLED != 0).then_some((old & !SPILLED) as usize);
         let r = if w.r[1] == 0 {
@@ -333,16 +329,15 @@ impl Shadow {
                 // lanes do not change judgements but their equality (the caller says so), the
                 // same up to a shift of every lane also does: the words of a coalesced access,
                 // each written and read by its own lane.
-                let (d, dd) = j.shifts(lane, i);
-                if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, dd) {
-                    self.store_shifted(i, stored, &j.after, dd);
+                let d = lane.wrapping_sub(j.lane) & 31;
+                if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
+                    self.store_shifted(i, stored, &j.after, d);
                     i += 1;
                     continue;
                 }
             }
             let new = new.by_lane(lane);
-            let raw = self.decode(&stored);
-            let before = shifted(&raw, i as u32);
+            let before = self.decode(&stored);
             let mut c = before;
             let ne = entry(event, &new, mask);
             let judge = &mut |p: &Stamp, w, k| ordered(p, w, k, at, &new);
@@ -361,23 +356,20 @@ impl Shadow {
             } else {
                 read(&mut c, ne, &new, events, judge);
             }
-            let after = shifted(&c, (i as u32).wrapping_neg());
-            self.store(i, &after, stored.r);
+            self.store(i, &c, stored.r);
             seen = Some(Judged {
-                before: raw,
-                after,
+                before,
+                after: c,
                 mask,
                 lane,
-                key: lane.wrapping_sub(i as u32) & 31,
             });
             i += 1;
         }
     }
 
     /// Stores the whole words `words` (of one made page) that follow alike the judged word `j`
-    /// (as `access` would one by one); returns the first word that does not. Out of line: the
-    /// loop is compiled on its own, not around `access`'s registers.
-    #[inline(never)]
+    /// (as `access` would one by one); returns the first word that does not.
+    #[inline(always)]
     fn follow(
         &mut self,
         words: Range<usize>,
@@ -386,8 +378,8 @@ impl Shadow {
         shift_ok: bool,
     ) -> usize {
         let (before, after) = (&j.before, &j.after);
-        // Words are compared and rewritten in place, unless a read set spills only after the
-        // access (a second read: a slot is charged).
+        // Words are rewritten in place, without `cell`, `alike` and `store_shifted`'s branches,
+        // unless a read set spills only after the access (a second read: a slot is charged).
         let (spills, spills_after) = (before.r[1] != 0, after.r[1] != 0);
         let Shadow {
             pages, spill, free, ..
@@ -398,41 +390,39 @@ impl Shadow {
             _ => return self.follow_slowly(words, j, walk, shift_ok),
         };
         for i in words.clone() {
-            let (d, dd) = j.shifts(walk.lane(i * 4), i);
+            let lane = walk.lane(i * 4);
+            let d = lane.wrapping_sub(j.lane) & 31;
             let cell = &mut page[i % PAGE];
             if (d != 0 && !shift_ok) || (cell.r & SPILLED != 0) != spills {
                 return i;
             }
-            // `dd`: how far this word's stored lanes lie from the judged word's (0 in a
-            // coalesced access: nothing to move).
-            let mv = |e: Entry| if dd == 0 { e } else { shift_lane(e, dd) };
-            let mut differs = cell.w ^ mv(before.w);
+            let mut differs = cell.w ^ shift_lane(before.w, d);
             if spills {
                 let r = &mut spill[(cell.r & !SPILLED) as usize];
                 for (&x, &y) in r.iter().zip(&before.r) {
-                    differs |= x ^ mv(y);
+                    differs |= x ^ shift_lane(y, d);
                 }
                 if differs != 0 {
                     return i;
                 }
                 if spills_after {
-                    *r = after.r.map(mv);
-                    cell.w = mv(after.w);
+                    *r = after.r.map(|e| shift_lane(e, d));
+                    cell.w = shift_lane(after.w, d);
                 } else {
                     *r = [0; READS];
                     free.push((cell.r & !SPILLED) as u32);
                     *cell = Cell {
-                        w: mv(after.w),
-                        r: mv(after.r[0]),
+                        w: shift_lane(after.w, d),
+                        r: shift_lane(after.r[0], d),
                     };
                 }
             } else {
-                if differs | (cell.r ^ mv(before.r[0])) != 0 {
+                if differs | (cell.r ^ shift_lane(before.r[0], d)) != 0 {
                     return i;
                 }
                 *cell = Cell {
-                    w: mv(after.w),
-                    r: mv(after.r[0]),
+                    w: shift_lane(after.w, d),
+                    r: shift_lane(after.r[0], d),
                 };
             }
         }
@@ -448,19 +438,20 @@ impl Shadow {
         shift_ok: bool,
     ) -> usize {
         for i in words.clone() {
-            let (d, dd) = j.shifts(walk.lane(i * 4), i);
+            let lane = walk.lane(i * 4);
+            let d = lane.wrapping_sub(j.lane) & 31;
             let stored = match self.cell(i) {
-                Some(&c) if (d == 0 || shift_ok) && self.alike(&c, j, dd) => c,
+                Some(&c) if (d == 0 || shift_ok) && self.alike(&c, j, d) => c,
                 _ => return i,
             };
-            self.store_shifted(i, stored, &j.after, dd);
+            self.store_shifted(i, stored, &j.after, d);
         }
         words.end
     }
 
-    /// Whether the stored word `stored` is the word `j` judged, as stored before its access, with
-    /// every lane moved `d` up (read sets compared only where both are in the word or both
-    /// spilled: a spilled word holds two reads or more, an unspilled one at most one).
+    /// Whether the stored word `stored` is the word `j` judged before its access, with every
+    /// lane moved `d` up (read sets compared only where both are in the word or both spilled:
+    /// a spilled word holds two reads or more, an unspilled one at most one).
     #[inline(always)]
     fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
         let b = &j.before;
@@ -477,8 +468,8 @@ impl Shadow {
         }
     }
 
-    /// Stores word `i` (stored as `stored`) as `after` (as stored) with every lane moved `d` up,
-    /// reusing its spill slot where both spill, as [`Shadow::store`] does.
+    /// Stores word `i` (stored as `stored`) as `after` with every lane moved `d` up, reusing
+    /// its spill slot where both spill, as [`Shadow::store`] does.
     #[inline(always)]
     fn store_shifted(&mut self, i: usize, stored: Cell, after: &Word, d: u32) {
         let spilled = stored.r & SPILLED != 0;
@@ -530,27 +521,13 @@ impl Walk<'_> {
     }
 }
 
-/// A word judged in full during one access: its shadow before and after, as stored (lanes less
-/// the word's index), the bytes the access touched there, the lane its stamp names and that
-/// lane less the word's index (`key`).
+/// A word judged in full during one access: its shadow before and after, the bytes the access
+/// touched there and the lane its stamp names.
 struct Judged {
     before: Word,
     after: Word,
     mask: u8,
     lane: u32,
-    key: u32,
-}
-
-impl Judged {
-    /// For word `i` accessed by lane `lane`: how far that lane lies from the judged word's
-    /// (`d`), and how far the word's stored lanes must lie from the judged word's to be alike
-    /// (`lane - i` against `key`; 0 when both words were made by lanes at the same distance).
-    #[inline(always)]
-    fn shifts(&self, lane: u32, i: usize) -> (u32, u32) {
-        let d = lane.wrapping_sub(self.lane) & 31;
-        let dd = lane.wrapping_sub(i as u32).wrapping_sub(self.key) & 31;
-        (d, dd)
-    }
 }
 
 /// Drops the events no shadow names any more and renumbers the rest (see `stamp`); call it
@@ -571,8 +548,7 @@ pub fn collect(events: &mut Events, shadows: &mut [&mut Shadow]) {
     }
 }
 
-/// A word with the lane of every warp's access moved `d` lanes up (modulo 32: `d` may be any
-/// `u32`, a negative move wrapped).
+/// A word with the lane of every warp's access moved `d` lanes up (modulo 32).
 #[inline(always)]
 fn shifted(c: &Word, d: u32) -> Word {
     Word {
