@@ -368,9 +368,8 @@ impl Shadow {
     }
 
     /// Stores the whole words `words` (of one made page) that follow alike the judged word `j`
-    /// (as `access` would one by one); returns the first word that does not. Out of line: the
-    /// loop is compiled on its own, not around `access`'s registers.
-    #[inline(never)]
+    /// (as `access` would one by one); returns the first word that does not.
+    #[inline(always)]
     fn follow(
         &mut self,
         words: Range<usize>,
