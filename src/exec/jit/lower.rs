@@ -109,7 +109,7 @@ pub(super) fn registers(form: Fast) -> Vec<u32> {
 
 /// The registers `form` reads and the one it writes (a memory form's: none, see
 /// [`registers`]).
-fn sources(form: Fast) -> (Vec<u32>, Option<u32>) {
+pub(super) fn sources(form: Fast) -> (Vec<u32>, Option<u32>) {
     let regs = |s: &[Src]| {
         s.iter()
             .filter_map(|s| match *s {

@@ -16,7 +16,8 @@
 //! uses a second variant whose stores keep the inactive lanes (the lane masks are made once
 //! per call). A load or store whose lanes do not all land aligned inside shared memory ends
 //! the call before it (`ran` tells how far it got), and the interpreter takes it: the general
-//! path's faults and messages stay its own.
+//! path's faults and messages stay its own. A whole warp's accesses through one unchanged
+//! register are checked once per call, as a group (`groups.rs`).
 //!
 //! Compiling costs about as much as interpreting an instruction a few thousand times (Cranelift
 //! spends ~0.6 M host instructions per PTX instruction of a stretch; compiled code saves ~70 per
@@ -27,6 +28,7 @@
 //! function's plan is made once per kernel (a child grid's fast forms may hold other
 //! addresses).
 
+mod groups;
 mod lower;
 mod shared;
 #[cfg(test)]
@@ -377,6 +379,12 @@ fn build(
     let off = b.declare_var(I64);
     b.def_var(left, count);
     let keep = partial.then(|| lane_masks(&mut b, mask));
+    // A whole warp checks the accesses through one register once (`groups.rs`).
+    let (mut groups, members) = match partial {
+        true => (Vec::new(), Vec::new()),
+        false => groups::plan(forms),
+    };
+    groups::declare(&mut b, &mut groups);
     let heads: Vec<Block> = forms.iter().map(|_| b.create_block()).collect();
     let exit = b.create_block();
     let table: Vec<_> = heads
@@ -396,7 +404,10 @@ fn build(
         b.switch_to_block(heads[i]);
         let rows = Rows { regs, off, keep };
         match lower::SharedAccess::of(form) {
-            Some(m) => shared::emit(&mut b, rows, m, shared),
+            Some(m) => match groups::member(&members, i) {
+                Some(g) => groups::emit(&mut b, rows, (m, g), &mut groups[g.group], shared),
+                None => shared::emit(&mut b, rows, m, shared),
+            },
             None => fragment_loop(&mut b, rows, form),
         }
         let n = b.use_var(left);
@@ -407,6 +418,7 @@ fn build(
             None => b.ins().jump(exit, &[]),
         };
     }
+    groups::finish(&mut b, Rows { regs, off, keep }, &groups, shared);
     // Every way out returns the instructions run: `count` less those left (a declined load
     // is still left).
     b.switch_to_block(exit);

@@ -18,7 +18,7 @@ use super::lower::{SharedAccess, ROW};
 use super::Rows;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I64, I64X2};
-use cranelift_codegen::ir::{Block, Endianness, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_codegen::ir::{Block, Endianness, InstBuilder, MemFlagsData, StackSlot, Type, Value};
 use cranelift_frontend::FunctionBuilder;
 
 /// The least shared memory a stretch with loads runs on: the largest access.
@@ -52,30 +52,65 @@ fn mem_flags() -> MemFlagsData {
 /// Emits access `ld` at the builder's position (the instruction's head), leaving the builder
 /// after it.
 pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
-    check(b, rows, ld, sh);
-    move_lanes(b, rows, ld, sh);
+    let bad = check(b, rows, Window::of(ld), sh.len, None);
+    let fine = b.create_block();
+    b.ins().brif(bad, sh.bail, &[], fine, &[]);
+    b.switch_to_block(fine);
+    move_lanes(b, rows, ld, sh, Lanes::Computed);
 }
 
-/// The first loop: every active lane's address aligned and inside, else out through `sh.bail`.
-fn check(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
+/// The bytes every lane's accesses cover: `extent` bytes from the low 32 bits of register
+/// `base` (or 0) plus `off`, which must be a multiple of `align`.
+#[derive(Clone, Copy)]
+pub(super) struct Window {
+    pub base: Option<u32>,
+    pub off: u64,
+    pub align: i64,
+    pub extent: i64,
+}
+
+impl Window {
+    /// The window of one access: its own bytes.
+    pub fn of(ld: SharedAccess) -> Window {
+        Window {
+            base: ld.base,
+            off: ld.off,
+            align: ld.bytes,
+            extent: ld.bytes,
+        }
+    }
+}
+
+/// The first loop: whether some active lane's window is misaligned or not inside shared memory
+/// (an `i8`, nonzero then). With `stash`, each lane's address in memory (the shared memory's
+/// address plus the window's start) is kept there, at the lane's offset in a row, for
+/// [`Lanes::Stashed`] moves.
+pub(super) fn check(
+    b: &mut FunctionBuilder<'_>,
+    rows: Rows,
+    win: Window,
+    len: Value,
+    stash: Option<(StackSlot, Value)>,
+) -> Value {
     let bad = b.declare_var(I64X2);
     let zeros = splat(b, 0);
     b.def_var(bad, zeros);
-    // The last offset an access may start at. Shared memory is far below 2^63 bytes and
+    // The last offset a window may start at. Shared memory is far below 2^63 bytes and
     // addresses are 32-bit, so signed comparisons of the 64-bit lanes are exact.
-    let last = b.ins().iadd_imm_s(sh.len, -ld.bytes);
+    let last = b.ins().iadd_imm_s(len, -win.extent);
     let last = b.ins().splat(I64X2, last);
-    let misaligned = splat(b, ld.bytes - 1);
+    let misaligned = splat(b, win.align - 1);
+    let ptr = stash.map(|(_, ptr)| b.ins().splat(I64X2, ptr));
     let (body, o, at) = super::loop_head(b, rows);
     let mut acc = b.use_var(bad);
     for u in 0..super::UNROLL {
-        let a = match ld.base {
+        let a = match win.base {
             Some(r) => b
                 .ins()
                 .load(I64X2, rows_flags(), at, r as i32 * ROW + (u * 16) as i32),
             None => splat(b, 0),
         };
-        let a = address(b, a, ld.off, I64X2);
+        let a = address(b, a, win.off, I64X2);
         let mis = b.ins().band(a, misaligned);
         let out = b.ins().icmp(IntCC::SignedGreaterThan, a, last);
         let wrong = b.ins().bor(mis, out);
@@ -87,36 +122,71 @@ fn check(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) 
             None => wrong,
         };
         acc = b.ins().bor(acc, wrong);
+        if let (Some((slot, _)), Some(ptr)) = (stash, ptr) {
+            let p = b.ins().iadd(a, ptr);
+            let s = b.ins().stack_addr(I64, slot, 0);
+            let s = b.ins().iadd(s, o);
+            b.ins()
+                .store(MemFlagsData::trusted(), p, s, (u * 16) as i32);
+        }
     }
     b.def_var(bad, acc);
     super::loop_back(b, rows.off, o, super::UNROLL * 16, body);
     let acc = b.use_var(bad);
-    let any = b.ins().vany_true(acc);
-    let fine = b.create_block();
-    b.ins().brif(any, sh.bail, &[], fine, &[]);
-    b.switch_to_block(fine);
+    b.ins().vany_true(acc)
+}
+
+/// Where a move finds each lane's address in memory.
+#[derive(Clone, Copy)]
+pub(super) enum Lanes {
+    /// From the access's base register and offset.
+    Computed,
+    /// In a stash [`check`] filled, `delta` bytes before the access's first byte.
+    Stashed { slot: StackSlot, delta: i32 },
 }
 
 /// The second loop: each lane's elements between memory and its rows, [`LANES`] lanes an
 /// iteration.
-fn move_lanes(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
+pub(super) fn move_lanes(
+    b: &mut FunctionBuilder<'_>,
+    rows: Rows,
+    ld: SharedAccess,
+    sh: Shared,
+    from: Lanes,
+) {
     let (body, o, at) = super::loop_head(b, rows);
+    let stash = match from {
+        Lanes::Stashed { slot, .. } => {
+            let s = b.ins().stack_addr(I64, slot, 0);
+            Some(b.ins().iadd(s, o))
+        }
+        Lanes::Computed => None,
+    };
+    let delta = match from {
+        Lanes::Stashed { delta, .. } => delta,
+        Lanes::Computed => 0,
+    };
     for u in 0..LANES {
         let lane = (u * 8) as i32;
-        let a = match ld.base {
-            Some(r) => b.ins().load(I64, rows_flags(), at, r as i32 * ROW + lane),
-            None => b.ins().iconst(I64, 0),
-        };
-        let a = address(b, a, ld.off, I64);
         let active = rows
             .keep
             .map(|slot| super::lane_mask(b, slot, o, i64::from(lane), I64));
-        // An inactive lane reads at 0 (inside: `ROOM`), and changes nothing.
-        let a = match active {
-            Some(m) => b.ins().band(a, m),
-            None => a,
+        let p = match stash {
+            Some(s) => b.ins().load(I64, MemFlagsData::trusted(), s, lane),
+            None => {
+                let a = match ld.base {
+                    Some(r) => b.ins().load(I64, rows_flags(), at, r as i32 * ROW + lane),
+                    None => b.ins().iconst(I64, 0),
+                };
+                let a = address(b, a, ld.off, I64);
+                // An inactive lane reads at 0 (inside: `ROOM`), and changes nothing.
+                let a = match active {
+                    Some(m) => b.ins().band(a, m),
+                    None => a,
+                };
+                b.ins().iadd(sh.ptr, a)
+            }
         };
-        let p = b.ins().iadd(sh.ptr, a);
         let lane_at = Lane {
             at,
             lane,
@@ -124,7 +194,7 @@ fn move_lanes(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Sha
             active,
         };
         for (k, &v) in ld.vals[..usize::from(ld.n)].iter().enumerate() {
-            let el = (k * usize::from(ld.ew)) as i32;
+            let el = delta + (k * usize::from(ld.ew)) as i32;
             match ld.store {
                 false => load_element(b, lane_at, ld.ew, el, v),
                 true => store_element(b, lane_at, ld.ew, el, v),

@@ -191,14 +191,30 @@ const SHARED: usize = 256;
 /// A random load or store of shared memory of a shape the JIT compiles, at a register (or none)
 /// plus an offset that is mostly aligned and small.
 fn access(r: &mut ChaCha8Rng) -> Fast {
-    let (w, n) = [(4, 1), (4, 2), (4, 4), (8, 1), (8, 2)][r.gen_range(0..5)];
+    let shape = [(4, 1), (4, 2), (4, 4), (8, 1), (8, 2)][r.gen_range(0..5)];
     let off = match r.gen_range(0..6) {
         0 => r.gen_range(0..SHARED as u64 + 32),
         1 => u64::MAX - 15,
         _ => r.gen_range(0..8) * 16,
     };
-    let regs = [0; 4].map(|_| r.gen_range(0..REGS));
     let base = r.gen_bool(0.8).then(|| r.gen_range(0..REGS));
+    access_at(r, shape, base, off)
+}
+
+/// A random load or store of `w`-byte elements, `n` of them, at `base` plus `off`.
+fn access_at(r: &mut ChaCha8Rng, (w, n): (u8, u8), base: Option<u32>, off: u64) -> Fast {
+    access_with(r, (w, n), base, off, 0)
+}
+
+/// [`access_at`], its registers (but the base) from `low` up.
+fn access_with(
+    r: &mut ChaCha8Rng,
+    (w, n): (u8, u8),
+    base: Option<u32>,
+    off: u64,
+    low: u32,
+) -> Fast {
+    let regs = [0; 4].map(|_| r.gen_range(low..REGS));
     let global = false;
     match r.gen_range(0..3) {
         0 => Fast::Ld {
@@ -227,6 +243,27 @@ fn access(r: &mut ChaCha8Rng) -> Fast {
     }
 }
 
+/// An access through register 0 or 1 (rarely none) at a multiple of its size, mostly near
+/// the others, sometimes past the end of shared memory, misaligned or below zero: what makes
+/// groups (`groups.rs`) whose window is inside, or not while some members are.
+fn grouped_access(r: &mut ChaCha8Rng) -> Fast {
+    let shape = [(4, 1), (4, 2), (4, 4), (8, 1), (8, 2)][r.gen_range(0..5)];
+    let bytes = u64::from(shape.0 * shape.1);
+    let off = match r.gen_range(0..10) {
+        0 => r.gen_range(0..SHARED as u64 + 32),
+        1 => u64::MAX - 15,
+        2 | 3 => r.gen_range(0..12) * bytes,
+        _ => r.gen_range(0..4) * bytes,
+    };
+    let base = match r.gen_range(0..10) {
+        0 => None,
+        k => Some(k % 2),
+    };
+    // Loads mostly leave the base registers alone, as a tile's loads do.
+    let low = if r.gen_bool(0.9) { 2 } else { 0 };
+    access_with(r, shape, base, off, low)
+}
+
 /// A register value for the loads of `forms` to use as an address: mostly an aligned offset
 /// into (or just past) shared memory, sometimes misaligned, far out or with high bits set (only
 /// the low 32 bits are a shared address).
@@ -237,6 +274,14 @@ fn address(r: &mut ChaCha8Rng) -> u64 {
         2 => (r.gen::<u64>() << 32) | (r.gen_range(0..SHARED as u64 / 16) * 16),
         _ => r.gen_range(0..SHARED as u64 / 16) * 16,
     }
+}
+
+/// A register's lanes as a program sets them for an access: one address for every lane, or
+/// one address plus 4 or 8 bytes a lane, near the start of shared memory.
+fn address_row(r: &mut ChaCha8Rng) -> [u64; WARP] {
+    let start = r.gen_range(0..4) * 16;
+    let stride = [0, 4, 8][r.gen_range(0..3)];
+    std::array::from_fn(|lane| start + lane as u64 * stride)
 }
 
 /// Runs `forms[from..from + count]` through compiled code, loads reading `shared`: how many ran.
@@ -302,42 +347,143 @@ fn compiled_stretches_leave_the_registers_the_fast_forms_leave() {
                 true => access(&mut r),
                 false => form(&mut r),
             })
-            .filter(|&f| super::lower::lowerable(f, jit.fma, true))
             .collect();
-        if forms.is_empty() {
-            continue;
-        }
-        let from = r.gen_range(0..forms.len());
-        let count = r.gen_range(1..=forms.len() - from);
         let mask = match r.gen_range(0..3) {
             0 => u32::MAX,
             1 => r.gen(),
             _ => 1 << r.gen_range(0..32),
         };
-        let regs: Vec<u64> = (0..REGS as usize * WARP)
-            .map(|_| match with_mem {
-                true => address(&mut r),
-                false => value(&mut r),
+        compare(&mut jit, &mut r, (forms, mask), &shared, trial);
+    }
+}
+
+/// Accesses through one register checked once (`groups.rs`): mostly whole warps, at offsets
+/// that put a group's window inside, or outside while some of its members are inside.
+#[test]
+fn accesses_through_one_register_stop_where_the_interpreter_stops() {
+    let Some(mut jit) = Jit::new(0, true) else {
+        return;
+    };
+    let mut r = ChaCha8Rng::seed_from_u64(29);
+    let shared: Vec<u8> = (0..SHARED).map(|_| r.gen()).collect();
+    let (mut moved, mut early) = (0, 0);
+    for trial in 0..3000 {
+        let n = r.gen_range(2..12);
+        let forms: Vec<Fast> = (0..n)
+            .map(|_| match r.gen_bool(0.75) {
+                true => grouped_access(&mut r),
+                false => form(&mut r),
             })
             .collect();
-        // The interpreter runs no instruction for a warp without lanes.
-        let mask = mask.max(1);
-        let (mut want, mut want_mem) = (regs.clone(), shared.clone());
-        let ran = interpreted(&forms[from..from + count], (&mut want, &mut want_mem), mask);
-        let (mut got, mut got_mem) = (regs.clone(), shared.clone());
-        let got_ran = compiled(
-            &mut jit,
-            &forms,
-            (&mut got, &mut got_mem),
-            (from, count),
+        let mask = match r.gen_range(0..4) {
+            0 => r.gen(),
+            _ => u32::MAX,
+        };
+        match compare(&mut jit, &mut r, (forms, mask), &shared, trial) {
+            Compared::Moved => moved += 1,
+            Compared::Early => early += 1,
+            Compared::Other => {}
+        }
+    }
+    // Both ways are taken (the trials are seeded: 182 and 25 of them).
+    assert!(moved > 120, "only {moved} trials moved a grouped access");
+    assert!(
+        early > 10,
+        "only {early} trials stopped at a group's window"
+    );
+}
+
+/// Runs the lowerable `forms` of a trial, with lanes `mask`, entered at a random instruction for a
+/// random count on registers of addresses (with accesses) or values, compiled and interpreted:
+/// registers, shared memory and the count run must agree, except that compiled code may stop
+/// earlier, before a grouped access whose group's window is not inside ([`window_fails`]).
+fn compare(
+    jit: &mut Jit,
+    r: &mut ChaCha8Rng,
+    (forms, mask): (Vec<Fast>, u32),
+    shared: &[u8],
+    trial: usize,
+) -> Compared {
+    let fma = jit.fma;
+    let forms: Vec<Fast> = forms
+        .into_iter()
+        .filter(|&f| super::lower::lowerable(f, fma, true))
+        .collect();
+    if forms.is_empty() {
+        return Compared::Other;
+    }
+    let from = r.gen_range(0..forms.len());
+    let count = r.gen_range(1..=forms.len() - from);
+    let with_mem = forms.iter().any(|f| f.is_mem());
+    let regs: Vec<u64> = (0..REGS)
+        .flat_map(|_| match (with_mem, r.gen_bool(0.7)) {
+            (true, true) => address_row(r),
+            (true, false) => [(); WARP].map(|_| address(r)),
+            (false, _) => [(); WARP].map(|_| value(r)),
+        })
+        .collect();
+    // The interpreter runs no instruction for a warp without lanes.
+    let mask = mask.max(1);
+    let (mut got, mut got_mem) = (regs.clone(), shared.to_vec());
+    let got_ran = compiled(jit, &forms, (&mut got, &mut got_mem), (from, count), mask);
+    let (mut want, mut want_mem) = (regs.clone(), shared.to_vec());
+    let mut ran = interpreted(&forms[from..from + count], (&mut want, &mut want_mem), mask);
+    let what =
+        format!("trial {trial}: {forms:?} from {from}, {count} instructions, mask {mask:#x}");
+    let early = got_ran < ran;
+    if early {
+        (want, want_mem) = (regs.clone(), shared.to_vec());
+        ran = interpreted(
+            &forms[from..from + got_ran],
+            (&mut want, &mut want_mem),
             mask,
         );
-        let what =
-            format!("trial {trial}: {forms:?} from {from}, {count} instructions, mask {mask:#x}");
-        assert_eq!(got_ran, ran, "{what}");
-        assert_eq!(got, want, "{what}");
-        assert!(got_mem == want_mem, "shared memory differs: {what}");
+        let at = from + got_ran;
+        assert!(
+            window_fails(&forms, at, &want, mask),
+            "stopped early: {what}"
+        );
     }
+    assert_eq!(got_ran, ran, "{what}");
+    assert_eq!(got, want, "{what}");
+    assert!(got_mem == want_mem, "shared memory differs: {what}");
+    let (_, members) = super::groups::plan(&forms);
+    let grouped = members[from..from + got_ran].iter().any(Option::is_some);
+    match (early, mask == u32::MAX && grouped) {
+        (true, _) => Compared::Early,
+        (false, true) => Compared::Moved,
+        (false, false) => Compared::Other,
+    }
+}
+
+/// What a trial of [`compare`] showed of groups: compiled code moved a grouped access, stopped
+/// at a group whose window is not inside, or neither.
+enum Compared {
+    Moved,
+    Early,
+    Other,
+}
+
+/// Whether `forms[k]` is an access of a whole warp's group (`groups.rs`) whose window is not
+/// inside for some lane: some member of the group, run in this call or not, would be declined
+/// with the registers `regs` it reads (none writes the group's register between its members).
+fn window_fails(forms: &[Fast], k: usize, regs: &[u64], mask: u32) -> bool {
+    let (_, members) = super::groups::plan(forms);
+    let Some(g) = members[k].filter(|_| mask == u32::MAX).map(|m| m.group) else {
+        return false;
+    };
+    let declined = |f: Fast| {
+        let a = super::lower::SharedAccess::of(f).expect("a member is an access");
+        let bytes = a.bytes as u64;
+        (0..WARP).any(|lane| {
+            let base = a.base.map_or(0, |r| regs[r as usize * WARP + lane]);
+            let at = base.wrapping_add(a.off) & 0xffff_ffff;
+            !at.is_multiple_of(bytes) || at + bytes > SHARED as u64
+        })
+    };
+    (0..forms.len())
+        .filter(|&j| members[j].is_some_and(|m| m.group == g))
+        .any(|j| declined(forms[j]))
 }
 
 #[test]
