@@ -396,34 +396,18 @@ impl Shadow {
             if (d != 0 && !shift_ok) || (cell.r & SPILLED != 0) != spills {
                 return i;
             }
-            let mut differs = cell.w ^ shift_lane(before.w, d);
             if spills {
-                let r = &mut spill[(cell.r & !SPILLED) as usize];
-                for (&x, &y) in r.iter().zip(&before.r) {
-                    differs |= x ^ shift_lane(y, d);
-                }
-                if differs != 0 {
+                let slot = (cell.r & !SPILLED) as usize;
+                if !alike_spilled(cell, &spill[slot], before, d) {
                     return i;
                 }
-                if spills_after {
-                    *r = after.r.map(|e| shift_lane(e, d));
-                    cell.w = shift_lane(after.w, d);
-                } else {
-                    *r = [0; READS];
-                    free.push((cell.r & !SPILLED) as u32);
-                    *cell = Cell {
-                        w: shift_lane(after.w, d),
-                        r: shift_lane(after.r[0], d),
-                    };
-                }
+                rewrite_spilled(cell, (spill, free), after, d);
             } else {
-                if differs | (cell.r ^ shift_lane(before.r[0], d)) != 0 {
+                if !alike_in_word(cell, before, d) {
                     return i;
                 }
-                *cell = Cell {
-                    w: shift_lane(after.w, d),
-                    r: shift_lane(after.r[0], d),
-                };
+                // The page guard above: the reads do not spill after either.
+                *cell = in_word(after, d);
             }
         }
         words.end
@@ -450,46 +434,84 @@ impl Shadow {
     }
 
     /// Whether the stored word `stored` is the word `j` judged before its access, with every
-    /// lane moved `d` up (read sets compared only where both are in the word or both spilled:
-    /// a spilled word holds two reads or more, an unspilled one at most one).
+    /// lane moved `d` up. Read sets are compared only where both are in the word or both
+    /// spilled: a spilled word holds two reads or more, an unspilled one at most one.
     #[inline(always)]
     fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
         let b = &j.before;
-        let differs = stored.w ^ shift_lane(b.w, d);
-        if stored.r & SPILLED == 0 {
-            b.r[1] == 0 && differs | (stored.r ^ shift_lane(b.r[0], d)) == 0
-        } else {
-            let r = &self.spill[(stored.r & !SPILLED) as usize];
-            let reads = r
-                .iter()
-                .zip(&b.r)
-                .fold(0, |acc, (&x, &y)| acc | (x ^ shift_lane(y, d)));
-            b.r[1] != 0 && differs | reads == 0
+        match stored.r & SPILLED {
+            0 => b.r[1] == 0 && alike_in_word(stored, b, d),
+            _ => {
+                let r = &self.spill[(stored.r & !SPILLED) as usize];
+                b.r[1] != 0 && alike_spilled(stored, r, b, d)
+            }
         }
     }
 
-    /// Stores word `i` (stored as `stored`) as `after` with every lane moved `d` up, reusing
-    /// its spill slot where both spill, as [`Shadow::store`] does.
+    /// Stores word `i` (stored as `stored`) as `after` with every lane moved `d` up, in place
+    /// where no slot must be charged, else as [`Shadow::store`] does.
     #[inline(always)]
     fn store_shifted(&mut self, i: usize, stored: Cell, after: &Word, d: u32) {
-        let spilled = stored.r & SPILLED != 0;
-        let cell = match (spilled, after.r[1] != 0) {
-            (false, false) => Cell {
-                w: shift_lane(after.w, d),
-                r: shift_lane(after.r[0], d),
-            },
-            (true, true) => {
-                self.spill[(stored.r & !SPILLED) as usize] = after.r.map(|e| shift_lane(e, d));
-                Cell {
-                    w: shift_lane(after.w, d),
-                    r: stored.r,
-                }
-            }
-            _ => return self.store(i, &shifted(after, d), stored.r),
+        let Shadow {
+            pages, spill, free, ..
+        } = self;
+        let Some(cell) = pages[i / PAGE].as_mut().map(|p| &mut p[i % PAGE]) else {
+            return;
         };
-        if let Some(p) = self.pages[i / PAGE].as_mut() {
-            p[i % PAGE] = cell;
+        match (stored.r & SPILLED != 0, after.r[1] != 0) {
+            (false, false) => *cell = in_word(after, d),
+            (true, _) => rewrite_spilled(cell, (spill, free), after, d),
+            (false, true) => self.store(i, &shifted(after, d), stored.r),
         }
+    }
+}
+
+/// Whether the unspilled `cell` is `before` (at most one read) with every lane moved `d` up.
+#[inline(always)]
+fn alike_in_word(cell: &Cell, before: &Word, d: u32) -> bool {
+    (cell.w ^ shift_lane(before.w, d)) | (cell.r ^ shift_lane(before.r[0], d)) == 0
+}
+
+/// Whether the spilled `cell`, its slot holding `reads`, is `before` with every lane moved `d`
+/// up.
+#[inline(always)]
+fn alike_spilled(cell: &Cell, reads: &[Entry; READS], before: &Word, d: u32) -> bool {
+    // `|`, not a short-circuit: no branch per read.
+    let differs = reads
+        .iter()
+        .zip(&before.r)
+        .fold(cell.w ^ shift_lane(before.w, d), |acc, (&x, &y)| {
+            acc | (x ^ shift_lane(y, d))
+        });
+    differs == 0
+}
+
+/// `after`, of at most one read, with every lane moved `d` up, as an unspilled word.
+#[inline(always)]
+fn in_word(after: &Word, d: u32) -> Cell {
+    Cell {
+        w: shift_lane(after.w, d),
+        r: shift_lane(after.r[0], d),
+    }
+}
+
+/// Rewrites the spilled `cell` as `after` with every lane moved `d` up: it keeps its slot while
+/// its reads still spill, and gives the slot back (to `free`) when they no longer do.
+#[inline(always)]
+fn rewrite_spilled(
+    cell: &mut Cell,
+    (spill, free): (&mut [[Entry; READS]], &mut Vec<u32>),
+    after: &Word,
+    d: u32,
+) {
+    let slot = (cell.r & !SPILLED) as usize;
+    if after.r[1] != 0 {
+        spill[slot] = after.r.map(|e| shift_lane(e, d));
+        cell.w = shift_lane(after.w, d);
+    } else {
+        spill[slot] = [0; READS];
+        free.push(slot as u32);
+        *cell = in_word(after, d);
     }
 }
 
