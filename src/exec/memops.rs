@@ -15,7 +15,7 @@ use super::fault::{fault, Res};
 use super::lanes::{lanes, mask};
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Space, Type};
-use crate::mem::{self, Generic, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
+use crate::mem::{self, Generic, SHARED_WINDOW};
 
 pub fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     match cx.ins.op {
@@ -200,18 +200,10 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
 
 fn cvta(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let to = cx.ins.mods.has(Flags::TO);
-    let window = match cx.ins.mods.space {
-        Some(Space::Shared | Space::SharedCluster) => SHARED_WINDOW,
-        Some(Space::Local) => LOCAL_WINDOW,
-        Some(Space::Param | Space::ParamEntry) => PARAM_WINDOW,
-        _ => 0,
-    };
+    let window = mem::cvta_window(cx.ins.mods.space);
     for lane in lanes(cx.active) {
         let a = cx.src(1, lane, Type::U64);
-        let v = if window == PARAM_WINDOW {
-            // Kernel-parameter addresses already carry the window.
-            a
-        } else if to {
+        let v = if to {
             a.wrapping_sub(window)
         } else {
             a.wrapping_add(window)

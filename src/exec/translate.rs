@@ -31,7 +31,6 @@ pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast>
 /// window added or taken away, nothing for `.global` and `.param` (kernel-parameter addresses
 /// carry theirs) or at 32 bits (every window lies above bit 32).
 fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
-    use crate::mem::{LOCAL_WINDOW, SHARED_WINDOW};
     let md = i.mods;
     if md.flags.0 & !Flags::TO.0 != 0 || md.sem.is_some() || md.vec > 1 {
         return None;
@@ -42,11 +41,8 @@ fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
         return None;
     }
     let (d, a) = (dst(f, ops.first(), w)?, isrc(f, ops.get(1), w)?);
-    let window = match md.space? {
-        Space::Shared | Space::SharedCluster => SHARED_WINDOW,
-        Space::Local => LOCAL_WINDOW,
-        _ => 0,
-    };
+    md.space?;
+    let window = crate::mem::cvta_window(md.space);
     if w == 4 || window == 0 {
         return Some(Fast::Mov { d, a });
     }

@@ -41,6 +41,18 @@ pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
 pub const PARAM_WINDOW: u64 = 0x0003_0000_0000_0000;
 /// Size of each window.
 pub const WINDOW_SIZE: u64 = 1 << 32;
+
+/// What `cvta` (PTX ISA 9.0 section 9.7.9, `cvta`) adds to an address of `space` to make it generic,
+/// and `cvta.to` takes away: the space's window; nothing for global memory, and nothing for the
+/// kernel parameters, whose addresses already carry their window.
+pub fn cvta_window(space: Option<crate::ir::Space>) -> u64 {
+    use crate::ir::Space;
+    match space {
+        Some(Space::Shared | Space::SharedCluster) => SHARED_WINDOW,
+        Some(Space::Local) => LOCAL_WINDOW,
+        _ => 0,
+    }
+}
 /// Gap left unmapped after each allocation.
 const GAP: u64 = 256;
 /// Shared-memory addresses of other CTAs of a cluster: `(rank + 1) * CLUSTER_STRIDE + offset`.
