@@ -68,3 +68,25 @@ fn the_kernel_is_made_of_fast_forms() {
         "only {fast} of {total} instructions have a fast form"
     );
 }
+
+/// Every load and store of the fast-forms kernel (but the parameters') has a fast form: the
+/// narrow ones of 1 and 2 bytes too, so that `tests/fast_forms.rs` compares them with the
+/// general path.
+#[test]
+fn every_load_and_store_of_the_kernel_is_fast() {
+    let (ptx, ..) = fast_forms_kernel::kernel();
+    let m = ir::compile(&ptx).unwrap();
+    let var_addr = vec![0; m.vars.len()];
+    let f = &m.functions[0];
+    let forms = translate::translate(&m, f, &var_addr);
+    let mut narrow = 0;
+    for (ins, form) in f.code.iter().zip(&forms) {
+        let param = ins.mods.space == Some(ir::Space::Param);
+        if !matches!(ins.op, ir::Op::Ld | ir::Op::St) || param {
+            continue;
+        }
+        assert!(form.is_mem(), "{:?} has no fast form", ins.op);
+        narrow += usize::from(ins.mods.ty().is_some_and(|t| t.size() < 4));
+    }
+    assert!(narrow >= 10, "{narrow} narrow loads and stores");
+}

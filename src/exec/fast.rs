@@ -146,12 +146,14 @@ pub(crate) enum Fast {
         b: Src,
     },
     /// `ld.shared`/`ld.global` of `n` (1, 2 or 4: `.v2`, `.v4`) elements of `w` (4 or 8) bytes,
-    /// at most 16 in all, into registers `d[..n]` of that width, at `base + off` (`base` a
-    /// register, or none for a constant address); `memfast.rs` runs it.
+    /// at most 16 in all, into registers `d[..n]` of that width, or of one element of 1 or 2
+    /// bytes into a register of any width `ext` fills; at `base + off` (`base` a register, or
+    /// none for a constant address); `memfast.rs` runs it.
     Ld {
         global: bool,
         w: u8,
         n: u8,
+        ext: Ext,
         d: [u32; 4],
         base: Option<u32>,
         off: u64,
@@ -173,6 +175,35 @@ pub(crate) enum Fast {
         base: Option<u32>,
         off: u64,
     },
+}
+
+/// How a loaded element fills its destination register, as `memops::load` fills it: the
+/// element sign-extended (`signed`) or zero-extended, then cut to the register's `wide` bytes
+/// (`Ctx::set_reg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ext {
+    pub wide: u8,
+    pub signed: bool,
+}
+
+impl Ext {
+    /// An element loaded into a register of its own width `w`: as it is.
+    pub fn plain(w: u8) -> Ext {
+        Ext {
+            wide: w,
+            signed: false,
+        }
+    }
+
+    /// The register value of the element `raw` of `w` bytes.
+    #[inline(always)]
+    pub fn fill(self, raw: u64, w: usize) -> u64 {
+        let v = match self.signed {
+            true => sext(raw, w as u32 * 8) as u64,
+            false => raw,
+        };
+        v & super::lanes::mask(u32::from(self.wide) * 8)
+    }
 }
 
 impl Fast {

@@ -58,10 +58,10 @@ impl Shape {
             } => (global, w, n, base, off, true),
             _ => return None,
         };
-        // Each lane accesses `w` bytes per element, `n` elements: 4, 8 or 16 bytes in all, as
-        // `translate.rs` builds them (anything else goes the general way).
+        // Each lane accesses `w` bytes per element, `n` elements: 1, 2, 4, 8 or 16 bytes in
+        // all, as `translate.rs` builds them (anything else goes the general way).
         let bytes = u64::from(w) * u64::from(n);
-        if !(w == 4 || w == 8) || !bytes.is_power_of_two() {
+        if !matches!(w, 1 | 2 | 4 | 8) || !bytes.is_power_of_two() {
             return None;
         }
         Some(Shape {
@@ -285,20 +285,24 @@ fn move_values(
                 }
             });
         }
-        Fast::Ld { d, n, .. } => {
+        Fast::Ld { d, n, ext, .. } => {
             // Element by element: a register named twice gets the later element, as in lane
-            // order. Elements are 4 or 8 bytes (`Shape::of`), zero-extended.
+            // order. Elements of 4 or 8 bytes fill registers of their width; one of 1 or 2
+            // bytes is extended as `ext` says (`Shape::of`).
             for (k, &r) in d[..usize::from(n)].iter().enumerate() {
                 let dst = &mut regs[r as usize * WARP..][..WARP];
                 let k = k * ew;
-                if ew == 4 {
-                    each_lane(active, |lane| {
+                match ew {
+                    4 => each_lane(active, |lane| {
                         dst[lane] = u64::from(u32::from_le_bytes(bytes(mem, at[lane] + k)));
-                    });
-                } else {
-                    each_lane(active, |lane| {
+                    }),
+                    8 => each_lane(active, |lane| {
                         dst[lane] = u64::from_le_bytes(bytes(mem, at[lane] + k));
-                    });
+                    }),
+                    _ => each_lane(active, |lane| {
+                        let raw = crate::mem::read_le(&mem[at[lane] + k..][..ew]);
+                        dst[lane] = ext.fill(raw, ew);
+                    }),
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! predicate combiner, a memory-order semantic, a vector); everything else is [`Fast::Slow`] and
 //! runs through the general handlers.
 
-use super::fast::{FOp, Fast, IntOp, Key, Rel, Src, Widen};
+use super::fast::{Ext, FOp, Fast, IntOp, Key, Rel, Src, Widen};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{AddrBase, Flags, Function, Instr, Module, Op, Operand, Space, Symbol, Type};
 
@@ -60,7 +60,8 @@ fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
 }
 
 /// An `ld`/`st` of `.shared` or `.global` with a plain address: a 4- or 8-byte scalar, or a
-/// `.v2`/`.v4` of them of at most 16 bytes between registers of the element's width.
+/// `.v2`/`.v4` of them of at most 16 bytes between registers of the element's width, or one
+/// element of 1 or 2 bytes ([`narrow_form`]).
 fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fast> {
     let md = i.mods;
     if md.flags != Flags::NONE || md.sem.is_some() || i.ops.len != 2 {
@@ -74,33 +75,16 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
     };
     let t = md.ty()?;
     let w = t.size();
+    if w < 4 && n == 1 {
+        let at = plain_address(m, f, i, global, var_addr)?;
+        return narrow_form(f, i, t, global, at);
+    }
     if (w != 4 && w != 8) || !matches!(n, 1 | 2 | 4) || w * u32::from(n) > 16 {
         return None;
     }
     let ops = f.ops(i);
-    let (addr, data) = if i.op == Op::Ld {
-        (&ops[1], &ops[0])
-    } else {
-        (&ops[0], &ops[1])
-    };
-    let (base, off) = match *addr {
-        Operand::Addr(AddrBase::Reg(r), off) => {
-            reg_width(f, r)?;
-            (Some(r.0), off as u64)
-        }
-        Operand::Addr(AddrBase::None, off) => (None, off as u64),
-        Operand::Addr(AddrBase::Sym(Symbol::Var(v)), off) => {
-            let var = m.vars.get(v.0 as usize)?;
-            let same = if global {
-                var.space == Space::Global
-            } else {
-                var.space == Space::Shared
-            };
-            same.then_some(())?;
-            (None, var_addr.get(v.0 as usize)?.wrapping_add(off as u64))
-        }
-        _ => return None,
-    };
+    let data = if i.op == Op::Ld { &ops[0] } else { &ops[1] };
+    let (base, off) = plain_address(m, f, i, global, var_addr)?;
     let w8 = w as u8;
     if n > 1 {
         // Every element a register of the element's width (no sink, no immediate).
@@ -120,6 +104,7 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
                 global,
                 w: w8,
                 n,
+                ext: Ext::plain(w8),
                 d: regs,
                 base,
                 off,
@@ -140,6 +125,7 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
             global,
             w: w8,
             n: 1,
+            ext: Ext::plain(w8),
             d: [dst(f, Some(data), w)?, 0, 0, 0],
             base,
             off,
@@ -163,6 +149,97 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
             off,
         })
     }
+}
+
+/// The address of a load or store whose fast form `mem_form` may build: a register (its low
+/// bits for shared memory) or none, and an offset; a variable of the access's space is its
+/// launch address.
+fn plain_address(
+    m: &Module,
+    f: &Function,
+    i: &Instr,
+    global: bool,
+    var_addr: &[u64],
+) -> Option<(Option<u32>, u64)> {
+    let ops = f.ops(i);
+    let addr = if i.op == Op::Ld {
+        ops.get(1)?
+    } else {
+        ops.first()?
+    };
+    match *addr {
+        Operand::Addr(AddrBase::Reg(r), off) => {
+            reg_width(f, r)?;
+            Some((Some(r.0), off as u64))
+        }
+        Operand::Addr(AddrBase::None, off) => Some((None, off as u64)),
+        Operand::Addr(AddrBase::Sym(Symbol::Var(v)), off) => {
+            let var = m.vars.get(v.0 as usize)?;
+            let space = if global { Space::Global } else { Space::Shared };
+            (var.space == space).then_some(())?;
+            Some((None, var_addr.get(v.0 as usize)?.wrapping_add(off as u64)))
+        }
+        _ => None,
+    }
+}
+
+/// A load or store of one element of 1 or 2 bytes of type `t` (`ld.global.b8`, `st.shared.u16`;
+/// also in braces, `ld.global.b8 {%rs1}`, as Triton writes it) at `base + off`: a load fills a
+/// scalar register of any width as `memops::load` does ([`Ext`]); a store writes the low bytes
+/// of a register at least as wide, or of an integer literal.
+fn narrow_form(
+    f: &Function,
+    i: &Instr,
+    t: Type,
+    global: bool,
+    (base, off): (Option<u32>, u64),
+) -> Option<Fast> {
+    use Type::{B16, B8, S16, S8, U16, U8};
+    let ops = f.ops(i);
+    let w = t.size();
+    let data = if i.op == Op::Ld { &ops[0] } else { &ops[1] };
+    // One element in braces is the element.
+    let data = match *data {
+        Operand::Vector(r) => match f.sub_ops(r) {
+            [one] => one,
+            _ => return None,
+        },
+        ref d => d,
+    };
+    let w8 = w as u8;
+    if i.op == Op::Ld {
+        let Operand::Reg(r) = *data else {
+            return None;
+        };
+        let wide = reg_width(f, r).filter(|&x| x >= w)? as u8;
+        let ext = Ext {
+            wide,
+            signed: t.is_signed(),
+        };
+        return Some(Fast::Ld {
+            global,
+            w: w8,
+            n: 1,
+            ext,
+            d: [r.0, 0, 0, 0],
+            base,
+            off,
+        });
+    }
+    let v = match *data {
+        Operand::Reg(r) if reg_width(f, r).is_some_and(|x| x >= w) => Src::Reg(r.0),
+        Operand::Imm(v) if matches!(t, B8 | U8 | S8 | B16 | U16 | S16) => {
+            Src::Imm(cut(v as u64, w))
+        }
+        _ => return None,
+    };
+    Some(Fast::St {
+        global,
+        w: w8,
+        v,
+        base,
+        off,
+    })
 }
 
 /// The width in bytes a register holds, if it is a plain scalar of a non-predicate type.

@@ -199,6 +199,41 @@ pub fn kernel() -> (String, usize, usize, usize) {
         ),
         &mut n64,
     );
+    // One or two bytes: stored from the low bytes of a wider register or a literal, loaded
+    // zero- or sign-extended into registers of 16, 32 and 64 bits (also in braces, as Triton
+    // writes `ld.global.b8 {%rs1}`), from shared and global memory.
+    for (class, line) in [
+        (
+            "r",
+            "st.shared.b8 [%r8+1], %r1;\n\tbar.warp.sync -1;\n\tld.shared.s8 %r9, [%r7+1]",
+        ),
+        (
+            "r",
+            "st.shared.b16 [%r8+2], %r2;\n\tbar.warp.sync -1;\n\tld.shared.u16 %r9, [%r7+2]",
+        ),
+        (
+            "rd",
+            "st.shared.b16 [%r8], %r1;\n\tbar.warp.sync -1;\n\tld.shared.s16 %rd9, [%r7]",
+        ),
+        (
+            "r",
+            "st.shared.u8 [%r8+3], 200;\n\tbar.warp.sync -1;\n\t\
+             ld.shared.b8 {%rs1}, [%r7+3];\n\tcvt.u32.u16 %r9, %rs1",
+        ),
+        (
+            "r",
+            "ld.global.s8 %rs2, [%rd12+1];\n\tcvt.s32.s16 %r9, %rs2",
+        ),
+        ("r", "ld.global.s8 %r9, [%rd12+5]"),
+        ("rd", "ld.global.u16 %rd9, [%rd13+6]"),
+        ("rd", "ld.global.s16 %rd9, [%rd13+14]"),
+    ] {
+        let n = match class {
+            "r" => &mut n32,
+            _ => &mut n64,
+        };
+        emit(&mut body, class, line.into(), n);
+    }
     let ptx = format!(
         r#".version 8.0
 .target sm_90
@@ -211,6 +246,7 @@ pub fn kernel() -> (String, usize, usize, usize) {
 	.reg .b32 %r<15>;
 	.reg .b64 %rd<30>;
 	.reg .f32 %f<13>;
+	.reg .b16 %rs<3>;
 	.shared .align 4 .b8 sm[{smem}];
 	.shared .align 16 .b8 vm[{vsmem}];
 	mov.u32 %r4, %tid.x;

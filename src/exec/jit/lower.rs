@@ -62,6 +62,7 @@ impl SharedAccess {
                 d,
                 base,
                 off,
+                ..
             } => (false, w, n, regs(d), base, off),
             Fast::St {
                 global: false,

@@ -141,7 +141,8 @@ pub(super) fn check(
 pub(super) enum Lanes {
     /// From the access's base register and offset.
     Computed,
-    /// In a stash [`check`] filled, `delta` bytes before the access's first byte.
+    /// In a stash [`check`] filled (a window's start): the access's bytes begin `delta` bytes
+    /// after the lane's stashed address.
     Stashed { slot: StackSlot, delta: i32 },
 }
 

@@ -6,7 +6,7 @@
 //! leave them, instruction by instruction, and the code must stop before the first access the
 //! interpreter declines.
 
-use super::super::fast::{exec, FOp, Fast, IntOp, Key, Rel, Src, Widen};
+use super::super::fast::{exec, Ext, FOp, Fast, IntOp, Key, Rel, Src, Widen};
 use super::super::lanes::WARP;
 use super::super::memfast::{unwatched, Reach};
 use super::{compile, Code, Jit};
@@ -221,6 +221,7 @@ fn access_with(
             global,
             w,
             n,
+            ext: Ext::plain(w),
             d: regs,
             base,
             off,
