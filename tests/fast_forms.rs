@@ -8,17 +8,19 @@
 
 use proptest::prelude::*;
 use ptxrun::launchfile::{execute, prepare, Prepared, Settings};
-use std::path::PathBuf;
 
 #[path = "fast_forms/kernel.rs"]
 mod kernel;
 use kernel::{kernel, THREADS};
 
-fn launch_dir() -> (PathBuf, (usize, usize, usize)) {
+/// The kernel and its launch file in a directory removed when the handle drops.
+fn launch_dir() -> (tempfile::TempDir, (usize, usize, usize)) {
     let (ptx, n32, n64, nf) = kernel();
-    let dir = std::env::temp_dir().join(format!("ptxrun-fast-forms-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("kernel.ptx"), ptx).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("ptxrun-fast-forms-")
+        .tempdir()
+        .unwrap();
+    std::fs::write(dir.path().join("kernel.ptx"), ptx).unwrap();
     let buf = |name: &str, ty: &str, len: usize| {
         format!(
             "[[params]]\nbuffer = \"{name}\"\ntype = \"{ty}\"\nlen = {len}\ninit = \"zeros\"\n\n"
@@ -33,7 +35,7 @@ fn launch_dir() -> (PathBuf, (usize, usize, usize)) {
         buf("out64", "u64", n64 * THREADS),
         buf("outf", "f32", nf * THREADS),
     );
-    std::fs::write(dir.join("launch.toml"), launch).unwrap();
+    std::fs::write(dir.path().join("launch.toml"), launch).unwrap();
     (dir, (n32, n64, nf))
 }
 
@@ -130,7 +132,7 @@ proptest! {
         c in prop::collection::vec(float32(), 3 * THREADS),
     ) {
         let (dir, _) = launch_dir();
-        let p = prepare(&dir.join("launch.toml"), &Settings::for_test(0, "bandwidth")).unwrap();
+        let p = prepare(&dir.path().join("launch.toml"), &Settings::for_test(0, "bandwidth")).unwrap();
         let p = with_inputs(&p, &a, &b, &c);
         let general = outputs(&p, false, None);
         prop_assert_eq!(&outputs(&p, true, None), &general);

@@ -59,9 +59,10 @@ fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
     })
 }
 
-/// An `ld`/`st` of `.shared` or `.global` with a plain address: a 4- or 8-byte scalar, or a
+/// An `ld`/`st` of `.shared` or `.global` with a plain address: a 4- or 8-byte scalar, a
 /// `.v2`/`.v4` of them of at most 16 bytes between registers of the element's width, or one
-/// element of 1 or 2 bytes ([`narrow_form`]).
+/// element of 1 or 2 bytes. One element in braces (`ld.global.b8 {%rs1}`, as Triton writes
+/// it) is the element.
 fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fast> {
     let md = i.mods;
     if md.flags != Flags::NONE || md.sem.is_some() || i.ops.len != 2 {
@@ -75,30 +76,16 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
     };
     let t = md.ty()?;
     let w = t.size();
-    if w < 4 && n == 1 {
-        let at = plain_address(m, f, i, global, var_addr)?;
-        return narrow_form(f, i, t, global, at);
-    }
-    if (w != 4 && w != 8) || !matches!(n, 1 | 2 | 4) || w * u32::from(n) > 16 {
+    let narrow = w < 4 && n == 1;
+    if !narrow && ((w != 4 && w != 8) || !matches!(n, 1 | 2 | 4) || w * u32::from(n) > 16) {
         return None;
     }
+    let (base, off) = plain_address(m, f, i, global, var_addr)?;
     let ops = f.ops(i);
     let data = if i.op == Op::Ld { &ops[0] } else { &ops[1] };
-    let (base, off) = plain_address(m, f, i, global, var_addr)?;
     let w8 = w as u8;
     if n > 1 {
-        // Every element a register of the element's width (no sink, no immediate).
-        let Operand::Vector(r) = *data else {
-            return None;
-        };
-        let elems = f.sub_ops(r);
-        let mut regs = [0u32; 4];
-        if elems.len() != usize::from(n) {
-            return None;
-        }
-        for (k, e) in elems.iter().enumerate() {
-            regs[k] = dst(f, Some(e), w)?;
-        }
+        let regs = vector_regs(f, data, n, w)?;
         return Some(if i.op == Op::Ld {
             Fast::Ld {
                 global,
@@ -120,34 +107,100 @@ fn mem_form(m: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fas
             }
         });
     }
+    let data = match *data {
+        Operand::Vector(r) => match f.sub_ops(r) {
+            [one] => one,
+            _ => return None,
+        },
+        ref d => d,
+    };
     if i.op == Op::Ld {
-        Some(Fast::Ld {
+        let (d, ext) = if narrow {
+            narrow_dst(f, data, t)?
+        } else {
+            (dst(f, Some(data), w)?, Ext::plain(w8))
+        };
+        return Some(Fast::Ld {
             global,
             w: w8,
             n: 1,
-            ext: Ext::plain(w8),
-            d: [dst(f, Some(data), w)?, 0, 0, 0],
+            ext,
+            d: [d, 0, 0, 0],
             base,
             off,
-        })
+        });
+    }
+    let v = if narrow {
+        narrow_src(f, data, t)?
     } else {
-        let v = if t == Type::F32 {
-            fsrc(f, Some(data))?
-        } else if int_width(t).is_some() {
-            isrc(f, Some(data), w)?
-        } else {
-            match *data {
-                Operand::Reg(r) if reg_width(f, r) == Some(w) => Src::Reg(r.0),
-                _ => return None,
-            }
-        };
-        Some(Fast::St {
-            global,
-            w: w8,
-            v,
-            base,
-            off,
-        })
+        store_src(f, data, t)?
+    };
+    Some(Fast::St {
+        global,
+        w: w8,
+        v,
+        base,
+        off,
+    })
+}
+
+/// The `n` registers of a vector operand, each a register of `w` bytes (no sink, no immediate).
+fn vector_regs(f: &Function, data: &Operand, n: u8, w: u32) -> Option<[u32; 4]> {
+    let Operand::Vector(r) = *data else {
+        return None;
+    };
+    let elems = f.sub_ops(r);
+    if elems.len() != usize::from(n) {
+        return None;
+    }
+    let mut regs = [0u32; 4];
+    for (k, e) in elems.iter().enumerate() {
+        regs[k] = dst(f, Some(e), w)?;
+    }
+    Some(regs)
+}
+
+/// The value a 4- or 8-byte store of type `t` writes: a register of its width, or a literal of
+/// an integer or `.f32` type.
+fn store_src(f: &Function, data: &Operand, t: Type) -> Option<Src> {
+    let w = t.size();
+    if t == Type::F32 {
+        fsrc(f, Some(data))
+    } else if int_width(t).is_some() {
+        isrc(f, Some(data), w)
+    } else {
+        match *data {
+            Operand::Reg(r) if reg_width(f, r) == Some(w) => Some(Src::Reg(r.0)),
+            _ => None,
+        }
+    }
+}
+
+/// The register a load of one 1- or 2-byte element of type `t` fills, of any width at least
+/// the element's, and how: sign- or zero-extended as `memops::load` does ([`Ext`]).
+fn narrow_dst(f: &Function, data: &Operand, t: Type) -> Option<(u32, Ext)> {
+    let Operand::Reg(r) = *data else {
+        return None;
+    };
+    let wide = reg_width(f, r).filter(|&x| x >= t.size())? as u8;
+    let ext = Ext {
+        wide,
+        signed: t.is_signed(),
+    };
+    Some((r.0, ext))
+}
+
+/// The value a store of one 1- or 2-byte element of type `t` writes: the low bytes of a
+/// register at least as wide, or of an integer literal.
+fn narrow_src(f: &Function, data: &Operand, t: Type) -> Option<Src> {
+    use Type::{B16, B8, S16, S8, U16, U8};
+    let w = t.size();
+    match *data {
+        Operand::Reg(r) if reg_width(f, r).is_some_and(|x| x >= w) => Some(Src::Reg(r.0)),
+        Operand::Imm(v) if matches!(t, B8 | U8 | S8 | B16 | U16 | S16) => {
+            Some(Src::Imm(cut(v as u64, w)))
+        }
+        _ => None,
     }
 }
 
@@ -181,65 +234,6 @@ fn plain_address(
         }
         _ => None,
     }
-}
-
-/// A load or store of one element of 1 or 2 bytes of type `t` (`ld.global.b8`, `st.shared.u16`;
-/// also in braces, `ld.global.b8 {%rs1}`, as Triton writes it) at `base + off`: a load fills a
-/// scalar register of any width as `memops::load` does ([`Ext`]); a store writes the low bytes
-/// of a register at least as wide, or of an integer literal.
-fn narrow_form(
-    f: &Function,
-    i: &Instr,
-    t: Type,
-    global: bool,
-    (base, off): (Option<u32>, u64),
-) -> Option<Fast> {
-    use Type::{B16, B8, S16, S8, U16, U8};
-    let ops = f.ops(i);
-    let w = t.size();
-    let data = if i.op == Op::Ld { &ops[0] } else { &ops[1] };
-    // One element in braces is the element.
-    let data = match *data {
-        Operand::Vector(r) => match f.sub_ops(r) {
-            [one] => one,
-            _ => return None,
-        },
-        ref d => d,
-    };
-    let w8 = w as u8;
-    if i.op == Op::Ld {
-        let Operand::Reg(r) = *data else {
-            return None;
-        };
-        let wide = reg_width(f, r).filter(|&x| x >= w)? as u8;
-        let ext = Ext {
-            wide,
-            signed: t.is_signed(),
-        };
-        return Some(Fast::Ld {
-            global,
-            w: w8,
-            n: 1,
-            ext,
-            d: [r.0, 0, 0, 0],
-            base,
-            off,
-        });
-    }
-    let v = match *data {
-        Operand::Reg(r) if reg_width(f, r).is_some_and(|x| x >= w) => Src::Reg(r.0),
-        Operand::Imm(v) if matches!(t, B8 | U8 | S8 | B16 | U16 | S16) => {
-            Src::Imm(cut(v as u64, w))
-        }
-        _ => return None,
-    };
-    Some(Fast::St {
-        global,
-        w: w8,
-        v,
-        base,
-        off,
-    })
 }
 
 /// The width in bytes a register holds, if it is a plain scalar of a non-predicate type.

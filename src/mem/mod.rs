@@ -53,6 +53,7 @@ pub fn cvta_window(space: Option<crate::ir::Space>) -> u64 {
         _ => 0,
     }
 }
+
 /// Gap left unmapped after each allocation.
 const GAP: u64 = 256;
 /// Shared-memory addresses of other CTAs of a cluster: `(rank + 1) * CLUSTER_STRIDE + offset`.

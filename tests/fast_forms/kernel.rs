@@ -227,6 +227,12 @@ pub fn kernel() -> (String, usize, usize, usize) {
         ("r", "ld.global.s8 %r9, [%rd12+5]"),
         ("rd", "ld.global.u16 %rd9, [%rd13+6]"),
         ("rd", "ld.global.s16 %rd9, [%rd13+14]"),
+        // Four and eight bytes in braces, as Triton writes them.
+        (
+            "r",
+            "st.shared.b32 [%r8+4], {%r2};\n\tbar.warp.sync -1;\n\tld.shared.b32 {%r9}, [%r7+4]",
+        ),
+        ("rd", "ld.global.b64 {%rd9}, [%rd13+8]"),
     ] {
         let n = match class {
             "r" => &mut n32,
