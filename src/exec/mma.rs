@@ -83,26 +83,41 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, inputs: &mut Rows) {
 }
 
 /// Reads operands 1 to 3 (A, B, C) of a matrix multiply of form `f` into `inputs`, every
-/// register as raw bits (also for `wmma.mma`).
+/// register as raw bits (also for `wmma.mma`): operand by operand, each for every active lane.
 pub(crate) fn gather_operands(cx: &Ctx<'_, '_>, f: &MmaForm, inputs: &mut Rows) {
-    let operands = [
-        (elems(cx, 1), f.a),
-        (elems(cx, 2), f.b),
-        (elems(cx, 3), f.c),
-    ];
-    for lane in lanes(cx.active) {
-        let regs = operands
-            .iter()
-            .flat_map(|(os, e)| os.iter().map(move |o| (o, *e)));
-        for (slot, (o, e)) in inputs[lane].iter_mut().zip(regs) {
-            *slot = cx.value(o, lane, reg_type(e));
+    let mut slot = 0;
+    for (k, e) in [(1, f.a), (2, f.b), (3, f.c)] {
+        let ty = reg_type(e);
+        for o in elems(cx, k) {
+            if slot == ROW_SLOTS {
+                return;
+            }
+            match o {
+                // A register's row as it is (what `Ctx::value` reads), without a call per lane.
+                Operand::Reg(r) => {
+                    for lane in lanes(cx.active) {
+                        inputs[lane][slot] = cx.reg(r, lane);
+                    }
+                }
+                _ => {
+                    for lane in lanes(cx.active) {
+                        inputs[lane][slot] = cx.value(&o, lane, ty);
+                    }
+                }
+            }
+            slot += 1;
         }
     }
 }
 
 /// Element `j` of a register value holding elements of type `e`.
 pub(crate) fn element(v: u64, e: Elem, j: usize) -> u64 {
-    let w = e.bits();
+    element_of(v, e.bits(), j)
+}
+
+/// Element `j` of a register value holding elements of `w` bits.
+#[inline(always)]
+fn element_of(v: u64, w: u32, j: usize) -> u64 {
     if w == 64 {
         return v;
     }
@@ -114,26 +129,46 @@ pub(crate) fn per_reg(e: Elem) -> usize {
     (e.reg_bits() / e.bits()) as usize
 }
 
-/// (row, column) of element `j` of A register `r` in `lane`.
+/// (row, column) of element `j` of A register `r` in `lane`: a register's elements are
+/// consecutive columns of one row.
 pub(crate) fn a_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
-    let (g, t, e) = (lane / 4, lane % 4, per_reg(f.a));
-    if f.shape.m == 16 {
+    a_coord(f.shape.m == 16, per_reg(f.a), lane, r, j)
+}
+
+/// [`a_at`] for an A of 16 rows or not (`m16`) and `e` elements per register.
+#[inline(always)]
+fn a_coord(m16: bool, e: usize, lane: usize, r: usize, j: usize) -> (usize, usize) {
+    let (g, t) = (lane / 4, lane % 4);
+    if m16 {
         (g + 8 * (r % 2), e * t + 4 * e * (r / 2) + j)
     } else {
         (g, e * t + j)
     }
 }
 
-/// (row, column) of element `j` of B register `r` in `lane`.
+/// (row, column) of element `j` of B register `r` in `lane`: a register's elements are
+/// consecutive rows of one column.
 pub(crate) fn b_at(f: &MmaForm, lane: usize, r: usize, j: usize) -> (usize, usize) {
-    let (g, t, e) = (lane / 4, lane % 4, per_reg(f.b));
+    b_coord(per_reg(f.b), lane, r, j)
+}
+
+/// [`b_at`] for `e` elements per register.
+#[inline(always)]
+fn b_coord(e: usize, lane: usize, r: usize, j: usize) -> (usize, usize) {
+    let (g, t) = (lane / 4, lane % 4);
     (e * t + 4 * e * r + j, g)
 }
 
 /// (row, column) of element `i` of C or D in `lane`.
 pub(crate) fn c_at(f: &MmaForm, lane: usize, i: usize) -> (usize, usize) {
+    c_coord(f.shape.m == 16, lane, i)
+}
+
+/// [`c_at`] for a C of 16 rows or not (`m16`).
+#[inline(always)]
+fn c_coord(m16: bool, lane: usize, i: usize) -> (usize, usize) {
     let (g, t) = (lane / 4, lane % 4);
-    let row = if f.shape.m == 16 { g + 8 * (i / 2) } else { g };
+    let row = if m16 { g + 8 * (i / 2) } else { g };
     (row, 2 * t + i % 2)
 }
 
@@ -146,35 +181,36 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, f: &MmaForm, inputs: &Rows, present: u3
     }
     let d = product(f, inputs, cx.ins.mods.rnd);
     let count = f.regs()[0] * per_reg(f.d);
+    let m16 = f.shape.m == 16;
     scatter(
         cx,
         &d,
         usize::from(f.shape.n),
         (f.regs()[0], f.d),
-        &|lane| (0..count).map(|i| c_at(f, lane, i)).collect(),
+        (count, &|lane, i| c_coord(m16, lane, i)),
     );
     Ok(())
 }
 
 /// Writes D (row-major, `n` columns) into each active lane's `regs` registers of type `e`:
-/// `coords(lane)` lists the (row, column) of the lane's elements in register order, repeated
-/// to fill the registers where a fragment holds its elements more than once.
+/// `coords(lane, i)` is the (row, column) of the lane's element `i` in register order, for `i`
+/// below `count`, repeated to fill the registers where a fragment holds its elements more than
+/// once.
 pub(crate) fn scatter(
     cx: &mut Ctx<'_, '_>,
     d: &[u64],
     n: usize,
     (regs, e): (usize, Elem),
-    coords: &dyn Fn(usize) -> Vec<(usize, usize)>,
+    (count, coords): (usize, &dyn Fn(usize, usize) -> (usize, usize)),
 ) {
     let out = elems(cx, 0);
-    let per = per_reg(e);
+    let (per, w) = (per_reg(e), e.bits());
     for lane in lanes(cx.active) {
-        let at = coords(lane);
         for (r, o) in out.iter().enumerate().take(regs) {
             let mut v = 0u64;
             for j in 0..per {
-                let (row, col) = at[(r * per + j) % at.len()];
-                v |= d[row * n + col] << (j as u32 * e.bits());
+                let (row, col) = coords(lane, (r * per + j) % count);
+                v |= d[row * n + col] << (j as u32 * w);
             }
             if let Operand::Reg(reg) = o {
                 cx.set_reg(*reg, lane, v);
@@ -195,6 +231,8 @@ fn product(f: &MmaForm, inputs: &Rows, rnd: Option<Rounding>) -> Vec<u64> {
 /// A (m x the K of `a_form`), B transposed (n x k) and C (m x n) of form `f` as element bits,
 /// gathered from the lanes' registers through the fragment layouts (`counts`: A, B and C
 /// registers per lane). `a_form` is `f`, or for a sparse form the compressed A (K halved).
+/// The elements of one A register are consecutive columns of a row, those of a B register
+/// consecutive rows of a column (`a_coord`, `b_coord`): each register is unpacked at once.
 pub(crate) fn operands(
     a_form: &MmaForm,
     f: &MmaForm,
@@ -208,27 +246,36 @@ pub(crate) fn operands(
     );
     let ka = usize::from(a_form.shape.k);
     let (mut a, mut b_t, mut c) = (vec![0; m * ka], vec![0; n * k], vec![0; m * n]);
+    // The layouts' constants, once: elements per register and their widths.
+    let (pa, pb, pc) = (per_reg(f.a), per_reg(f.b), per_reg(f.c));
+    let (wa, wb, wc) = (f.a.bits(), f.b.bits(), f.c.bits());
+    let (a_m16, a_per) = (a_form.shape.m == 16, per_reg(a_form.a));
+    let c_m16 = f.shape.m == 16;
     for (lane, regs) in inputs.iter().enumerate() {
         let (ra, rest) = regs.split_at(a_regs);
         let (rb, rc) = rest.split_at(b_regs);
         for (r, &v) in ra.iter().enumerate() {
-            for j in 0..per_reg(f.a) {
-                let (row, col) = a_at(a_form, lane, r, j);
-                a[row * ka + col] = element(v, f.a, j);
-            }
+            let (row, col) = a_coord(a_m16, a_per, lane, r, 0);
+            unpack(v, wa, &mut a[row * ka + col..][..pa]);
         }
         for (r, &v) in rb.iter().enumerate() {
-            for j in 0..per_reg(f.b) {
-                let (row, col) = b_at(f, lane, r, j);
-                b_t[col * k + row] = element(v, f.b, j);
-            }
+            let (row, col) = b_coord(pb, lane, r, 0);
+            unpack(v, wb, &mut b_t[col * k + row..][..pb]);
         }
-        for i in 0..c_regs * per_reg(f.c) {
-            let (row, col) = c_at(f, lane, i);
-            c[row * n + col] = element(rc[i / per_reg(f.c)], f.c, i % per_reg(f.c));
+        for i in 0..c_regs * pc {
+            let (row, col) = c_coord(c_m16, lane, i);
+            c[row * n + col] = element_of(rc[i / pc], wc, i % pc);
         }
     }
     [a, b_t, c]
+}
+
+/// The elements of `w` bits of a register value `v`, lowest first, into `out`.
+#[inline(always)]
+fn unpack(v: u64, w: u32, out: &mut [u64]) {
+    for (j, x) in out.iter_mut().enumerate() {
+        *x = element_of(v, w, j);
+    }
 }
 
 /// One element of D of a floating-point form: A's row, B's column and C's element; `rnd` is
@@ -264,11 +311,7 @@ pub(crate) fn multiply(f: &MmaForm, (a, b_t, c): (&[u64], &[u64], &[u64]), dot: 
         let ai: Vec<i32> = a.iter().map(|&v| tcore::int_value(v, f.a)).collect();
         let bi: Vec<i32> = b_t.iter().map(|&v| tcore::int_value(v, f.b)).collect();
         let b1 = (f.a == Elem::B1).then_some(f.xor);
-        for (i, out) in d.iter_mut().enumerate() {
-            let (row, col) = (i / n, i % n);
-            let (ar, bc) = (&ai[row * k..][..k], &bi[col * k..][..k]);
-            *out = tcore::int_dot(ar, bc, b1, c[i], f.satfinite);
-        }
+        int_products(f, (&ai, &bi, c), b1, &mut d);
     } else {
         for (i, out) in d.iter_mut().enumerate() {
             let (row, col) = (i / n, i % n);
@@ -276,6 +319,24 @@ pub(crate) fn multiply(f: &MmaForm, (a, b_t, c): (&[u64], &[u64], &[u64]), dot: 
         }
     }
     d
+}
+
+/// The integer forms' D (`multiply`) from A and B transposed as element values: each element
+/// `tcore::int_dot`, in a loop built also for x86-64-v3 and chosen at run time (AVX2 multiplies
+/// eight 32-bit lanes at once; the baseline has no 32-bit vector multiply).
+#[multiversion::multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+fma+lzcnt+popcnt+movbe"))]
+fn int_products(
+    f: &MmaForm,
+    (ai, bi, c): (&[i32], &[i32], &[u64]),
+    b1: Option<bool>,
+    d: &mut [u64],
+) {
+    let (n, k) = (usize::from(f.shape.n), usize::from(f.shape.k));
+    for (i, out) in d.iter_mut().enumerate() {
+        let (row, col) = (i / n, i % n);
+        let (ar, bc) = (&ai[row * k..][..k], &bi[col * k..][..k]);
+        *out = tcore::int_dot(ar, bc, b1, c[i], f.satfinite);
+    }
 }
 
 #[cfg(test)]
@@ -315,12 +376,17 @@ mod tests {
                     for j in 0..per_reg(f.a) {
                         let (x, y) = a_at(&f, lane, r, j);
                         sa[x * k + y] += 1;
+                        // `operands` unpacks a register at once.
+                        let (x0, y0) = a_at(&f, lane, r, 0);
+                        assert_eq!((x, y), (x0, y0 + j), "{text}");
                     }
                 }
                 for r in 0..b {
                     for j in 0..per_reg(f.b) {
                         let (x, y) = b_at(&f, lane, r, j);
                         sb[x * n + y] += 1;
+                        let (x0, y0) = b_at(&f, lane, r, 0);
+                        assert_eq!((x, y), (x0 + j, y0), "{text}");
                     }
                 }
                 for i in 0..d * per_reg(f.d) {

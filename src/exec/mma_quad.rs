@@ -69,15 +69,17 @@ pub(crate) fn exec(
     }
     // D of the four quad pairs side by side: row r of pair q is row 8q + r of a 32 x 8 matrix.
     let d = product(f, cols, inputs);
-    scatter(cx, &d, 8, (f.regs()[0], f.d), &|lane| {
-        let (q, h, t) = place(lane);
-        (0..8)
-            .map(|i| {
-                let (r, c) = c_at(f.d, h, t, i);
-                (8 * q + r, c)
-            })
-            .collect()
-    });
+    scatter(
+        cx,
+        &d,
+        8,
+        (f.regs()[0], f.d),
+        (8, &|lane, i| {
+            let (q, h, t) = place(lane);
+            let (r, c) = c_at(f.d, h, t, i);
+            (8 * q + r, c)
+        }),
+    );
     Ok(())
 }
 

@@ -87,7 +87,7 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<()> {
         &d,
         usize::from(f.mma.shape.n),
         (f.regs()[0], f.mma.d),
-        &|lane| (0..count).map(|i| c_at(&f.mma, lane, i)).collect(),
+        (count, &|lane, i| c_at(&f.mma, lane, i)),
     );
     Ok(())
 }

@@ -308,6 +308,7 @@ pub fn int_value(v: u64, e: Elem) -> i32 {
 
 /// One element of an integer `mma`: `a` and `b` hold k element values (`int_value`), `c` an s32;
 /// `b1` is `Some(xor)` for the `.b1` forms (`popc` of AND or XOR) and None for products.
+#[inline(always)]
 pub fn int_dot(a: &[i32], b: &[i32], b1: Option<bool>, c: u64, satfinite: bool) -> u64 {
     let terms: i64 = match b1 {
         Some(true) => a.iter().zip(b).map(|(x, y)| i64::from(x ^ y)).sum(),

@@ -220,9 +220,17 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
     let d = super::mma::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| {
         element_of(&f, rnd, ar, bc, cv)
     });
-    super::mma::scatter(cx, &d, n, (d_regs, f.d), &|lane| {
-        fragment(Frag::Acc, f.shape, f.d, lane)
-    });
+    // Every lane's fragment has the same length.
+    let coords: Vec<_> = (0..super::lanes::WARP)
+        .map(|lane| fragment(Frag::Acc, f.shape, f.d, lane))
+        .collect();
+    super::mma::scatter(
+        cx,
+        &d,
+        n,
+        (d_regs, f.d),
+        (coords[0].len(), &|lane, i| coords[lane][i]),
+    );
     Ok(())
 }
 
