@@ -1,6 +1,6 @@
 //! Warp-wide fast forms of the hottest instructions: 32- and 64-bit integer `add`, `sub`, `mul`,
-//! `mad`, logic, shifts, `min`/`max`, `setp`, `selp`, `mov` and integer widening/narrowing `cvt`
-//! (PTX ISA 9.0 sections 9.7.1, 9.7.7, 9.7.8, 9.7.9.1, 9.7.9.21), round-to-nearest `f32` `add`,
+//! `mad`, logic, shifts, `min`/`max`, `setp`, `selp`, `prmt`, `mov` (also of 16 bits) and integer
+//! widening/narrowing `cvt` (PTX ISA 9.0 sections 9.7.1, 9.7.7, 9.7.8, 9.7.9.1, 9.7.9.21), round-to-nearest `f32` `add`,
 //! `sub`, `mul`, `fma` and `setp` (9.7.3), and scalar `ld`/`st` of shared and global memory
 //! (9.7.9.8-9, run by `memfast.rs`). `translate.rs` picks them once per launch. A fast form
 //! computes exactly what the general handler does (`tests/fast_forms.rs` runs both on random
@@ -10,7 +10,7 @@
 //! `sem/` (`sem::int`, `sem::bits`, `sem::float`) that the general handlers call too.
 use super::lanes::WARP;
 use crate::ir::mods::Cmp;
-use crate::sem::bits::{w32 as s32, w64 as s64};
+use crate::sem::bits::{self, w32 as s32, w64 as s64};
 use crate::sem::float::{self, Bin};
 use crate::sem::int::{self, holds, order_key, sext, w32, w64};
 pub(crate) use crate::sem::int::{Key, Rel};
@@ -144,6 +144,13 @@ pub(crate) enum Fast {
         d: u32,
         a: Src,
         b: Src,
+    },
+    /// `prmt.b32` in its default mode: the bytes of {b, a} the nibbles of `c` pick.
+    Prmt {
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
     },
     /// `ld.shared`/`ld.global` of `n` (1, 2 or 4: `.v2`, `.v4`) elements of `w` (4 or 8) bytes,
     /// at most 16 in all, into registers `d[..n]` of that width, or of one element of 1 or 2
@@ -383,6 +390,9 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
         },
         Fast::Fma32 { d, a, b, c } => fma32(regs, (d, active), a, b, c),
         Fast::SetpF32 { cmp, d, a, b } => setp_f32(regs, cmp, (d, active), a, b),
+        Fast::Prmt { d, a, b, c } => map3(regs, (d, active), a, b, c, |x, y, z| {
+            bits::prmt(x as u32, y as u32, z as u32, None)
+        }),
     }
 }
 

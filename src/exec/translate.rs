@@ -333,7 +333,9 @@ fn form(module: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fa
             })
         }
         Op::Mov => {
-            let w = int_width(t)?;
+            // Moves copy 16-bit registers too (`mov.u16 %rs1, 0`, as Triton zeroes a load's
+            // destination before a guarded load).
+            let w = int_width(t).or(matches!(t, Type::B16 | Type::U16 | Type::S16).then_some(2))?;
             if ops.len() != 2 {
                 return None;
             }
@@ -415,6 +417,12 @@ fn int_form(f: &Function, i: &Instr, ops: &[Operand], w: u32, signed: bool) -> O
         (Op::Max, None) if signed => two(IntOp::MaxS),
         (Op::Max, None) => two(IntOp::MaxU),
         (Op::Setp, None) if ops.len() == 3 => int_setp(f, ops, m.cmp?, w, signed),
+        (Op::Prmt, None) if w == 4 && ops.len() == 4 => Some(Fast::Prmt {
+            d: dst(f, o(0), 4)?,
+            a: isrc(f, o(1), 4)?,
+            b: isrc(f, o(2), 4)?,
+            c: isrc(f, o(3), 4)?,
+        }),
         (Op::Selp, None) if ops.len() == 4 => Some(Fast::Selp {
             d: dst(f, o(0), w)?,
             a: isrc(f, o(1), w)?,

@@ -30,6 +30,12 @@ const OPS32: &[&str] = &[
     "max.u32 D, A, B",
     "mov.u32 D, A",
     "mov.u32 D, -2128831035",
+    // Byte permutes (hex selectors in lower case: the template's letters are upper case).
+    "prmt.b32 D, A, B, 0x3340",
+    "prmt.b32 D, A, B, 0x5410",
+    "prmt.b32 D, A, B, 0xba98",
+    "prmt.b32 D, A, B, 0x7f0c",
+    "prmt.b32 D, A, B, C",
 ];
 
 const OPS64: &[&str] = &[
@@ -227,6 +233,12 @@ pub fn kernel() -> (String, usize, usize, usize) {
         ("r", "ld.global.s8 %r9, [%rd12+5]"),
         ("rd", "ld.global.u16 %rd9, [%rd13+6]"),
         ("rd", "ld.global.s16 %rd9, [%rd13+14]"),
+        // Moves of 16-bit registers, of literals cut to 16 bits.
+        (
+            "r",
+            "mov.u16 %rs1, 0xfff0;\n\tmov.b16 %rs2, %rs1;\n\tcvt.u32.u16 %r9, %rs2",
+        ),
+        ("r", "mov.s16 %rs1, -7;\n\tcvt.s32.s16 %r9, %rs1"),
         // Four and eight bytes in braces, as Triton writes them.
         (
             "r",

@@ -31,6 +31,8 @@ pub(super) fn lowerable(form: Fast, fma: bool, mem: bool) -> bool {
         }
         Fast::Slow => false,
         Fast::Fma32 { .. } => fma,
+        // A selector that varies by lane picks bytes by lane: the interpreter's.
+        Fast::Prmt { c, .. } => matches!(c, Src::Imm(_)),
         _ => true,
     }
 }
@@ -129,7 +131,8 @@ pub(super) fn sources(form: Fast) -> (Vec<u32>, Option<u32>) {
         Fast::Mad32 { d, a, b, c }
         | Fast::Mad64 { d, a, b, c }
         | Fast::MadWide { d, a, b, c, .. }
-        | Fast::Fma32 { d, a, b, c } => (regs(&[a, b, c]), Some(d)),
+        | Fast::Fma32 { d, a, b, c }
+        | Fast::Prmt { d, a, b, c } => (regs(&[a, b, c]), Some(d)),
         Fast::Selp { d, a, b, p } => (regs(&[a, b, Src::Reg(p)]), Some(d)),
         Fast::Mov { d, a } | Fast::Cvt { d, a, .. } => (regs(&[a]), Some(d)),
         Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => (Vec::new(), None),
@@ -184,6 +187,13 @@ pub(super) fn fragment(b: &mut FunctionBuilder<'_>, form: Fast, base: Value, kee
         Fast::F32 { op, d, a, b } => (d, l.f32_bin(op, a, b)),
         Fast::Fma32 { d, a, b, c } => (d, l.f32_fma(a, b, c)),
         Fast::SetpF32 { cmp, d, a, b } => (d, l.setp_f32(cmp, a, b)),
+        Fast::Prmt {
+            d,
+            a,
+            b,
+            c: Src::Imm(c),
+        } => (d, l.prmt(a, b, c as u32)),
+        Fast::Prmt { .. } => return,
         Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => return,
     };
     l.put(d, v, keep);
@@ -279,6 +289,36 @@ impl Lanes<'_, '_> {
             }
         };
         self.low(v)
+    }
+
+    /// `sem::bits::prmt` in the default mode with a constant selector `c`: output byte `i`
+    /// is byte `c[4i+2..4i]` of the 64-bit {b, a}, or with `c`'s bit `4i+3` set that byte's
+    /// sign bit replicated.
+    fn prmt(&mut self, a: Src, b: Src, c: u32) -> Value {
+        let (x, y) = (self.src(a), self.src(b));
+        let lo = self.low(x);
+        let hi = self.b.ins().ishl_imm_u(y, 32);
+        let both = self.b.ins().bor(lo, hi);
+        let mut out = self.splat(0);
+        for i in 0..4u32 {
+            let sel = (c >> (4 * i)) & 0xf;
+            let k = i64::from(sel & 7);
+            let byte = if sel & 8 == 0 {
+                let v = self.b.ins().ushr_imm_u(both, 8 * k);
+                let m = self.splat(0xff);
+                let v = self.b.ins().band(v, m);
+                self.b.ins().ishl_imm_u(v, i64::from(8 * i))
+            } else {
+                // The byte's sign bit to bit 63, then all ones where it is set.
+                let up = self.b.ins().ishl_imm_u(both, 56 - 8 * k);
+                let zero = self.splat(0);
+                let neg = self.b.ins().icmp(IntCC::SignedLessThan, up, zero);
+                let m = self.splat(0xff << (8 * i));
+                self.b.ins().band(neg, m)
+            };
+            out = self.b.ins().bor(out, byte);
+        }
+        out
     }
 
     /// The low 32 bits of a product: `pmulld` on the low words (the high words' products

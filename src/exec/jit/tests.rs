@@ -101,7 +101,7 @@ fn form(r: &mut ChaCha8Rng) -> Fast {
         |r: &mut ChaCha8Rng| src(r, 32),
         |r: &mut ChaCha8Rng| src(r, 64),
     );
-    match r.gen_range(0..13) {
+    match r.gen_range(0..14) {
         0 => Fast::I32 {
             op: INT_OPS[r.gen_range(0..15)],
             d,
@@ -175,6 +175,13 @@ fn form(r: &mut ChaCha8Rng) -> Fast {
             a: s32(r),
             b: s32(r),
             c: s32(r),
+        },
+        12 => Fast::Prmt {
+            d,
+            a: s32(r),
+            b: s32(r),
+            // Any selector (the upper half is ignored), sign-replicating nibbles included.
+            c: Src::Imm(u64::from(r.gen::<u32>())),
         },
         _ => Fast::SetpF32 {
             cmp: CMPS[r.gen_range(0..18)],
