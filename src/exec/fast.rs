@@ -1,8 +1,8 @@
 //! Warp-wide fast forms of the hottest instructions: 32- and 64-bit integer `add`, `sub`, `mul`,
 //! `mad`, logic, shifts, `min`/`max`, `setp`, `selp`, `prmt`, `mov` (also of 16 bits) and integer
-//! widening/narrowing `cvt` (PTX ISA 9.0 sections 9.7.1, 9.7.7, 9.7.8, 9.7.9.1, 9.7.9.21), round-to-nearest `f32` `add`,
-//! `sub`, `mul`, `fma` and `setp` (9.7.3), and scalar `ld`/`st` of shared and global memory
-//! (9.7.9.8-9, run by `memfast.rs`). `translate.rs` picks them once per launch. A fast form
+//! widening/narrowing `cvt` (PTX ISA 9.0 sections 9.7.1, 9.7.7, 9.7.8, 9.7.9.1, 9.7.9.21),
+//! round-to-nearest `f32` `add`, `sub`, `mul`, `fma` and `setp` (9.7.3), and `ld`/`st` of shared
+//! and global memory (9.7.9.8-9, run by `memfast.rs`). `translate.rs` picks them once per launch. A fast form
 //! computes exactly what the general handler does (`tests/fast_forms.rs` runs both on random
 //! operands), but over whole register rows: every lane of `regs[r * 32 ..][..32]` is computed and
 //! the active ones written, in loops without branches that the compiler vectorises. The meaning

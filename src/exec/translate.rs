@@ -302,6 +302,15 @@ fn int_width(t: Type) -> Option<u32> {
     }
 }
 
+/// The width of an integer `mov`: as [`int_width`], and 16-bit registers too (`mov.u16 %rs1, 0`,
+/// as Triton zeroes a load's destination before a guarded load).
+fn mov_width(t: Type) -> Option<u32> {
+    match t {
+        Type::B16 | Type::U16 | Type::S16 => Some(2),
+        _ => int_width(t),
+    }
+}
+
 fn form(module: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fast> {
     let m = i.mods;
     if m.flags != Flags::NONE || m.bool_op.is_some() || m.sem.is_some() || m.vec > 1 {
@@ -333,9 +342,7 @@ fn form(module: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fa
             })
         }
         Op::Mov => {
-            // Moves copy 16-bit registers too (`mov.u16 %rs1, 0`, as Triton zeroes a load's
-            // destination before a guarded load).
-            let w = int_width(t).or(matches!(t, Type::B16 | Type::U16 | Type::S16).then_some(2))?;
+            let w = mov_width(t)?;
             if ops.len() != 2 {
                 return None;
             }

@@ -193,8 +193,10 @@ pub(super) fn fragment(b: &mut FunctionBuilder<'_>, form: Fast, base: Value, kee
             b,
             c: Src::Imm(c),
         } => (d, l.prmt(a, b, c as u32)),
-        Fast::Prmt { .. } => return,
-        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => return,
+        // Not lowerable: a selector in a register, memory forms (`shared.rs`).
+        Fast::Prmt { .. } | Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {
+            return
+        }
     };
     l.put(d, v, keep);
 }
