@@ -13,6 +13,10 @@ use ptxrun::launchfile::{execute, prepare, Prepared, Settings};
 mod kernel;
 use kernel::{kernel, THREADS};
 
+/// The kernel's scalar parameter `k`: bytes with and without their sign bit, for `ld.param` of
+/// every width.
+const K: i64 = -9155677300669251711;
+
 /// The kernel and its launch file in a directory removed when the handle drops.
 fn launch_dir() -> (tempfile::TempDir, (usize, usize, usize)) {
     let (ptx, n32, n64, nf) = kernel();
@@ -27,7 +31,8 @@ fn launch_dir() -> (tempfile::TempDir, (usize, usize, usize)) {
         )
     };
     let launch = format!(
-        "kernel = \"kernel.ptx\"\ngrid = 1\nblock = {THREADS}\n\n{}{}{}{}{}{}",
+        "kernel = \"kernel.ptx\"\ngrid = 1\nblock = {THREADS}\n\n{}{}{}{}{}{}\
+         [[params]]\ntype = \"i64\"\nvalue = {K}\n",
         buf("in32", "u32", 3 * THREADS),
         buf("in64", "u64", 3 * THREADS),
         buf("inf", "f32", 3 * THREADS),

@@ -73,7 +73,8 @@ struct Limits {
     #[arg(long, conflicts_with = "jit_after")]
     no_jit: bool,
     /// Compile a straight run of arithmetic once the interpreter has run its instructions N
-    /// times each on average (default 4000, about what compiling costs; 0 compiles at once).
+    /// times each on average (default 4000, about what compiling costs; 0 compiles at once);
+    /// loads and stores count more, as they cost the interpreter more.
     #[arg(long, value_name = "N")]
     jit_after: Option<u32>,
 }

@@ -61,9 +61,10 @@ pub const MALLOC_HEAP_BYTES: u64 = 8 << 20;
 /// Output", "Limitations").
 pub const PRINTF_FIFO_BYTES: u64 = 1 << 20;
 
-/// How many times, on average, the interpreter runs the instructions of a straight run before
-/// the JIT (`jit/`) compiles it, unless the options say otherwise: about what compiling costs
-/// (see `jit/mod.rs`), so code that runs less is never compiled and hot loops soon are.
+/// How many times, on average, the interpreter runs the arithmetic instructions of a straight
+/// run before the JIT (`jit/`) compiles it, unless the options say otherwise: about what
+/// compiling costs (see `jit/mod.rs`, which weighs loads and stores more), so code that runs
+/// less is never compiled and hot loops soon are.
 pub const JIT_AFTER: u32 = 4000;
 
 /// How often (in warp instructions, a power of two) a run looks at `Options::cancel`.

@@ -69,9 +69,9 @@ fn the_kernel_is_made_of_fast_forms() {
     );
 }
 
-/// Every load and store of the fast-forms kernel (but the parameters') has a fast form: the
-/// narrow ones of 1 and 2 bytes too, so that `tests/fast_forms.rs` compares them with the
-/// general path.
+/// Every load and store of the fast-forms kernel has a fast form: the narrow ones of 1 and 2
+/// bytes too, and the parameters' (`launchval.rs`), so that `tests/fast_forms.rs` compares them
+/// with the general path.
 #[test]
 fn every_load_and_store_of_the_kernel_is_fast() {
     let (ptx, ..) = fast_forms_kernel::kernel();
@@ -81,8 +81,14 @@ fn every_load_and_store_of_the_kernel_is_fast() {
     let forms = translate::translate(&m, f, &var_addr);
     let mut narrow = 0;
     for (ins, form) in f.code.iter().zip(&forms) {
-        let param = ins.mods.space == Some(ir::Space::Param);
-        if !matches!(ins.op, ir::Op::Ld | ir::Op::St) || param {
+        if !matches!(ins.op, ir::Op::Ld | ir::Op::St) {
+            continue;
+        }
+        if ins.mods.space == Some(ir::Space::Param) {
+            assert!(
+                matches!(form, fast::Fast::Param { .. }),
+                "ld.param has no fast form"
+            );
             continue;
         }
         assert!(form.is_mem(), "{:?} has no fast form", ins.op);

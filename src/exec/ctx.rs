@@ -214,7 +214,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn special(&self, s: crate::ir::SpecialReg, lane: usize) -> u64 {
+    pub fn special(&self, s: crate::ir::SpecialReg, lane: usize) -> u64 {
         use crate::ir::types::Sreg;
         let [bx, by, _] = self.grid.block;
         let t = self.warp_index * WARP as u32 + lane as u32;

@@ -1,8 +1,10 @@
 //! Warp-wide fast forms of the hottest instructions: 32- and 64-bit integer `add`, `sub`, `mul`,
-//! `mad`, logic, shifts, `min`/`max`, `setp`, `selp`, `prmt`, `mov` (also of 16 bits) and integer
-//! widening/narrowing `cvt` (PTX ISA 9.0 sections 9.7.1, 9.7.7, 9.7.8, 9.7.9.1, 9.7.9.21),
-//! round-to-nearest `f32` `add`, `sub`, `mul`, `fma` and `setp` (9.7.3), and `ld`/`st` of shared
-//! and global memory (9.7.9.8-9, run by `memfast.rs`). `translate.rs` picks them once per launch. A fast form
+//! `mad`, `div`, `rem`, logic, `bfi`, shifts, `min`/`max`, `setp`, `selp`, `prmt`, `mov` (also of 16
+//! bits) and integer widening/narrowing `cvt` (PTX ISA 9.0 sections 9.7.1, 9.7.7, 9.7.8, 9.7.9.1,
+//! 9.7.9.21), round-to-nearest `f32` `add`, `sub`, `mul`, `fma` and `setp` (9.7.3), `ld`/`st` of
+//! shared and global memory (9.7.9.8-9, run by `memfast.rs`), and the prologue's `ld.param` of a
+//! kernel parameter and `mov` of a special register (run by `launchval.rs`, which reads the
+//! launch). `translate.rs` picks them once per launch. A fast form
 //! computes exactly what the general handler does (`tests/fast_forms.rs` runs both on random
 //! operands), but over whole register rows: every lane of `regs[r * 32 ..][..32]` is computed and
 //! the active ones written, in loops without branches that the compiler vectorises. The meaning
@@ -10,6 +12,7 @@
 //! `sem/` (`sem::int`, `sem::bits`, `sem::float`) that the general handlers call too.
 use super::lanes::WARP;
 use crate::ir::mods::Cmp;
+use crate::ir::{SpecialReg, Type};
 use crate::sem::bits::{self, w32 as s32, w64 as s64};
 use crate::sem::float::{self, Bin};
 use crate::sem::int::{self, holds, order_key, sext, w32, w64};
@@ -20,6 +23,23 @@ pub(crate) use crate::sem::int::{Key, Rel};
 pub(crate) enum Src {
     Reg(u32),
     Imm(u64),
+}
+
+/// A 32-bit source: a register row, or an immediate (kept small, so that [`Fast`] with two of
+/// them stays as large as its largest other form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Src32 {
+    Reg(u32),
+    Imm(u32),
+}
+
+impl Src32 {
+    pub fn wide(self) -> Src {
+        match self {
+            Src32::Reg(r) => Src::Reg(r),
+            Src32::Imm(v) => Src::Imm(u64::from(v)),
+        }
+    }
 }
 
 /// Two-source integer operations; `I32` forms read and write the low 32 bits.
@@ -145,6 +165,37 @@ pub(crate) enum Fast {
         a: Src,
         b: Src,
     },
+    /// `div`/`rem` of integer type `t` (4 or 8 bytes; `sem::int::div`, `rem`).
+    Div {
+        t: Type,
+        rem: bool,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    /// `ld.param` of `w` bytes at byte `off` of the kernel's parameter buffer into register
+    /// `d`, filled as `ext` says: one value for every lane (`launchval.rs` runs it).
+    Param {
+        d: u32,
+        off: u32,
+        w: u8,
+        ext: Ext,
+    },
+    /// `mov` of special register `s` into register `d` (`launchval.rs` runs it).
+    Special {
+        d: u32,
+        s: SpecialReg,
+    },
+    /// `bfi.b32`/`.b64` (`bits`): the low `len` bits of `a` inserted into `b` at `pos`
+    /// (`sem::bits::bfi`; position and length are 32-bit sources, of which it reads a byte).
+    Bfi {
+        bits: u8,
+        d: u32,
+        a: Src,
+        b: Src,
+        pos: Src32,
+        len: Src32,
+    },
     /// `prmt.b32` in its default mode: the bytes of {b, a} the nibbles of `c` pick.
     Prmt {
         d: u32,
@@ -221,6 +272,12 @@ impl Fast {
 
     pub fn is_store(self) -> bool {
         matches!(self, Fast::St { .. } | Fast::StV { .. })
+    }
+
+    /// Values that come from the launch, not from registers: run by `launchval.rs`, never in
+    /// a straight run.
+    pub fn reads_launch(self) -> bool {
+        matches!(self, Fast::Param { .. } | Fast::Special { .. })
     }
 }
 
@@ -305,7 +362,12 @@ fn lo32(g: impl Fn(u32, u32) -> u32) -> impl Fn(u64, u64) -> u64 {
 #[multiversion::multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+fma+lzcnt+popcnt+movbe"))]
 pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
     match form {
-        Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {}
+        Fast::Slow
+        | Fast::Ld { .. }
+        | Fast::St { .. }
+        | Fast::StV { .. }
+        | Fast::Param { .. }
+        | Fast::Special { .. } => {}
         Fast::I32 { op, d, a, b } => int32(op, regs, d, active, a, b),
         Fast::I64 { op, d, a, b } => int64(op, regs, d, active, a, b),
         Fast::MulWide {
@@ -393,6 +455,43 @@ pub(crate) fn exec(form: Fast, regs: &mut [u64], active: u32) {
         Fast::Prmt { d, a, b, c } => map3(regs, (d, active), a, b, c, |x, y, z| {
             bits::prmt(x as u32, y as u32, z as u32, None)
         }),
+        Fast::Div { t, rem, d, a, b } => div_rem(regs, (d, active), t, rem, a, b),
+        Fast::Bfi {
+            bits,
+            d,
+            a,
+            b,
+            pos,
+            len,
+        } => bfi(
+            regs,
+            (d, active),
+            u32::from(bits),
+            [a, b, pos.wide(), len.wide()],
+        ),
+    }
+}
+
+/// `bfi` of `bits` bits, cut to them as the general handler cuts its result.
+#[inline(always)]
+fn bfi(regs: &mut [u64], (d, active): (u32, u32), bits: u32, srcs: [Src; 4]) {
+    let [a, b, p, n] = srcs.map(|s| row(regs, s));
+    let cut = int::mask(bits);
+    let mut out = [0u64; WARP];
+    for l in 0..WARP {
+        out[l] = bits::bfi(a[l], b[l], p[l], n[l], bits) & cut;
+    }
+    put(regs, d, active, &out);
+}
+
+/// `div`/`rem` of type `t`, the quotient cut to the register's width as `Ctx::set_reg` cuts
+/// it (a signed 32-bit quotient comes sign-extended from `sem::int::div`).
+#[inline(always)]
+fn div_rem(regs: &mut [u64], (d, active): (u32, u32), t: Type, rem: bool, a: Src, b: Src) {
+    let cut = int::mask(t.size() * 8);
+    match rem {
+        false => map2(regs, d, active, a, b, |x, y| int::div(x, y, t) & cut),
+        true => map2(regs, d, active, a, b, |x, y| int::rem(x, y, t) & cut),
     }
 }
 

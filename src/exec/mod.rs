@@ -68,6 +68,7 @@ mod hazard;
 mod heap;
 mod jit;
 mod lanes;
+mod launchval;
 mod layout;
 mod machine;
 mod matrix;

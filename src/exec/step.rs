@@ -278,7 +278,10 @@ fn straight_run(
 /// (not the general path).
 #[inline(always)]
 fn straight(form: Fast, with_mem: bool) -> bool {
-    form != Fast::Slow && (with_mem || !form.is_mem())
+    match form {
+        Fast::Slow | Fast::Param { .. } | Fast::Special { .. } => false,
+        _ => with_mem || !form.is_mem(),
+    }
 }
 
 /// The code a straight run runs: function `func`'s fast forms and instructions, for a warp of
@@ -327,11 +330,11 @@ fn run_forms(
                 most: end - pc,
                 mask: l.mask,
             };
-            let shared: &mut [u8] = match mem.as_mut() {
-                Some(m) => m.shared,
-                None => &mut [],
+            let (shared, global): (&mut [u8], _) = match mem.as_mut() {
+                Some(m) => (m.shared, Some(&mut *m.global)),
+                None => (&mut [], None),
             };
-            match jit.run(at, &mut frame.regs, shared) {
+            match jit.run(at, &mut frame.regs, shared, global) {
                 super::jit::Ran::Compiled(c) => {
                     if let Some(j) = c.last_store {
                         last_store = Some((pc + j - pcs.start) as u32);
@@ -614,8 +617,9 @@ fn trace_instr(mc: &mut Machine<'_>, cl: &Cluster, w: WarpRef<'_>, pc: u32) {
     });
 }
 
-/// Runs the instruction's warp-wide fast form (`fast.rs`, `memfast.rs`); `false` when it has
-/// none, or a memory form declined (the general handler runs it).
+/// Runs the instruction's warp-wide fast form (`fast.rs`, `memfast.rs`, `launchval.rs`);
+/// `false` when it has none, or a memory or parameter form declined (the general handler runs
+/// it).
 #[inline]
 fn fast_form<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, form: Fast) -> Res<bool> {
     if form.is_mem() && w.active != 0 {
@@ -626,6 +630,9 @@ fn fast_form<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, form: F
         return Ok(done);
     }
     if form == Fast::Slow {
+        return Ok(false);
+    }
+    if form.reads_launch() && w.active != 0 && !super::launchval::run(mc, cl, w, form) {
         return Ok(false);
     }
     let warp = &mut cl.ctas[w.ci].warps[w.wi];

@@ -5,7 +5,7 @@
 //! predicate combiner, a memory-order semantic, a vector); everything else is [`Fast::Slow`] and
 //! runs through the general handlers.
 
-use super::fast::{Ext, FOp, Fast, IntOp, Key, Rel, Src, Widen};
+use super::fast::{Ext, FOp, Fast, IntOp, Key, Rel, Src, Src32, Widen};
 use crate::ir::mods::{Cmp, Rounding, SubOp};
 use crate::ir::{AddrBase, Flags, Function, Instr, Module, Op, Operand, Space, Symbol, Type};
 
@@ -18,6 +18,7 @@ pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast>
             let form = match i.op {
                 // The general handlers refuse `.b128` (unsupported) by name.
                 _ if i.is_b128() => None,
+                Op::Ld if i.mods.space == Some(Space::Param) => param_form(f, i),
                 Op::Ld | Op::St => mem_form(m, f, i, var_addr),
                 Op::Cvta => cvta_form(f, i),
                 _ => form(m, f, i, var_addr),
@@ -56,6 +57,33 @@ fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
         d,
         a,
         b: Src::Imm(window),
+    })
+}
+
+/// `ld.param` of one scalar kernel parameter (at a constant offset in it) in a kernel: its
+/// offset in the parameter buffer, and the register it fills as `memops::load` fills it
+/// (sign-extended for a signed type, cut to the register's width).
+fn param_form(f: &Function, i: &Instr) -> Option<Fast> {
+    let md = i.mods;
+    if !f.is_entry || md.flags != Flags::NONE || md.sem.is_some() || md.vec > 1 {
+        return None;
+    }
+    let t = md.ty()?;
+    let ops = f.ops(i);
+    let (Some(&Operand::Reg(r)), Some(&Operand::Addr(AddrBase::Sym(Symbol::Param(p)), off))) =
+        (ops.first(), ops.get(1))
+    else {
+        return None;
+    };
+    let off = u64::from(f.params.get(p as usize)?.offset).checked_add_signed(off)?;
+    Some(Fast::Param {
+        d: r.0,
+        off: u32::try_from(off).ok()?,
+        w: u8::try_from(t.size()).ok()?,
+        ext: Ext {
+            wide: reg_width(f, r)? as u8,
+            signed: t.is_signed(),
+        },
     })
 }
 
@@ -322,6 +350,9 @@ fn form(module: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fa
     if t == Type::F32 {
         return float_form(f, i, ops);
     }
+    if t == Type::Pred {
+        return pred_logic(f, i, ops);
+    }
     match i.op {
         Op::Cvt => {
             let st = m.types[1]?;
@@ -348,6 +379,12 @@ fn form(module: &Module, f: &Function, i: &Instr, var_addr: &[u64]) -> Option<Fa
             }
             let a = match *o(1)? {
                 Operand::Sym(Symbol::Var(v), off) => var_src(module, v, off, var_addr, w)?,
+                Operand::Special(s) => {
+                    return Some(Fast::Special {
+                        s,
+                        d: dst(f, o(0), w)?,
+                    })
+                }
                 _ => isrc(f, o(1), w)?,
             };
             Some(Fast::Mov {
@@ -413,6 +450,26 @@ fn int_form(f: &Function, i: &Instr, ops: &[Operand], w: u32, signed: bool) -> O
             b: isrc(f, o(2), 4)?,
             c: isrc(f, o(3), 8)?,
         }),
+        (Op::Div | Op::Rem, None) if ops.len() == 3 => Some(Fast::Div {
+            t: match (w, signed) {
+                (4, true) => Type::S32,
+                (4, false) => Type::U32,
+                (_, true) => Type::S64,
+                (_, false) => Type::U64,
+            },
+            rem: i.op == Op::Rem,
+            d: dst(f, o(0), w)?,
+            a: isrc(f, o(1), w)?,
+            b: isrc(f, o(2), w)?,
+        }),
+        (Op::Bfi, None) if ops.len() == 5 => Some(Fast::Bfi {
+            bits: (w * 8) as u8,
+            d: dst(f, o(0), w)?,
+            a: isrc(f, o(1), w)?,
+            b: isrc(f, o(2), w)?,
+            pos: src32(f, o(3))?,
+            len: src32(f, o(4))?,
+        }),
         (Op::And, None) => two(IntOp::And),
         (Op::Or, None) => two(IntOp::Or),
         (Op::Xor, None) => two(IntOp::Xor),
@@ -441,6 +498,33 @@ fn int_form(f: &Function, i: &Instr, ops: &[Operand], w: u32, signed: bool) -> O
         }),
         _ => None,
     }
+}
+
+/// A 32-bit source as [`Src32`]: a register of 4 bytes, or an immediate cut to 32 bits.
+fn src32(f: &Function, o: Option<&Operand>) -> Option<Src32> {
+    Some(match isrc(f, o, 4)? {
+        Src::Reg(r) => Src32::Reg(r),
+        Src::Imm(v) => Src32::Imm(v as u32),
+    })
+}
+
+/// `and`/`or`/`xor` of two predicate registers (Triton combines its masks so): predicates hold
+/// 0 or 1 (`Ctx::set_reg`), which the 64-bit bitwise operations keep.
+fn pred_logic(f: &Function, i: &Instr, ops: &[Operand]) -> Option<Fast> {
+    let op = match i.op {
+        Op::And => IntOp::And,
+        Op::Or => IntOp::Or,
+        Op::Xor => IntOp::Xor,
+        _ => return None,
+    };
+    let pred = |k: usize| pred_dst(f, ops.get(k));
+    (ops.len() == 3).then_some(())?;
+    Some(Fast::I64 {
+        op,
+        d: pred(0)?,
+        a: Src::Reg(pred(1)?),
+        b: Src::Reg(pred(2)?),
+    })
 }
 
 /// The fast form of an integer `setp` of `w` bytes.

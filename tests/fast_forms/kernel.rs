@@ -36,6 +36,19 @@ const OPS32: &[&str] = &[
     "prmt.b32 D, A, B, 0xba98",
     "prmt.b32 D, A, B, 0x7f0c",
     "prmt.b32 D, A, B, C",
+    // Division: by zero too (all ones, or the dividend for `rem`), and INT_MIN / -1.
+    "div.s32 D, A, B",
+    "div.u32 D, A, B",
+    "rem.s32 D, A, B",
+    "rem.u32 D, A, B",
+    "div.s32 D, A, -1",
+    "rem.s32 D, A, -1",
+    "div.u32 D, A, 0",
+    "rem.u32 D, A, 7",
+    // Bit-field insert: a position and length from registers (past the width too), literals.
+    "bfi.b32 D, A, B, C, 9",
+    "bfi.b32 D, A, B, 4, 28",
+    "bfi.b32 D, A, B, 20, C",
 ];
 
 const OPS64: &[&str] = &[
@@ -54,6 +67,11 @@ const OPS64: &[&str] = &[
     "max.s64 D, A, B",
     "max.u64 D, A, B",
     "mov.b64 D, A",
+    "div.s64 D, A, B",
+    "div.u64 D, A, B",
+    "rem.s64 D, A, B",
+    "rem.u64 D, A, B",
+    "rem.s64 D, A, 0",
 ];
 
 const OPSF: &[&str] = &[
@@ -123,6 +141,8 @@ pub fn kernel() -> (String, usize, usize, usize) {
         "cvt.u64.u32 D, %r1",
         "cvt.u64.s32 D, %r1",
         "selp.b64 D, A, B, %p2",
+        "bfi.b64 D, A, B, %r2, %r3",
+        "bfi.b64 D, A, B, 40, 30",
     ] {
         emit(
             &mut body,
@@ -160,6 +180,32 @@ pub fn kernel() -> (String, usize, usize, usize) {
             let line = format!("setp.{c}.{ty} %p3, {a}, {b};\n\tselp.u32 %r9, 1, 0, %p3");
             emit(&mut body, "r", line, &mut n32);
         }
+    }
+    // Predicate logic, special registers, kernel parameters of other types and offsets.
+    for line in [
+        "and.pred %p3, %p1, %p2;\n\tselp.u32 %r9, 1, 0, %p3",
+        "or.pred %p3, %p1, %p2;\n\tselp.u32 %r9, 1, 0, %p3",
+        "xor.pred %p3, %p2, %p1;\n\tselp.u32 %r9, 1, 0, %p3",
+        "mov.u32 %r9, %tid.x",
+        "mov.u32 %r9, %laneid",
+        "mov.u32 %r9, %ntid.x",
+        "mov.u32 %r9, %ctaid.x",
+        "mov.u32 %r9, %warpid",
+        "mov.u32 %r9, %lanemask_lt",
+        "ld.param.u32 %r9, [in64+4]",
+        "ld.param.s8 %r9, [k]",
+        "ld.param.s8 %r9, [k+1]",
+        "ld.param.s16 %r9, [k+2]",
+        "ld.param.b16 %rs1, [k+6];\n\tcvt.u32.u16 %r9, %rs1",
+    ] {
+        emit(&mut body, "r", line.into(), &mut n32);
+    }
+    for line in [
+        "ld.param.s32 %rd9, [k+4]",
+        "ld.param.u8 %rd9, [k+3]",
+        "ld.param.u64 %rd9, [k]",
+    ] {
+        emit(&mut body, "rd", line.into(), &mut n64);
     }
     for c in CMPS_F {
         let line = format!("setp.{c}.f32 %p3, %f1, %f2;\n\tselp.u32 %r9, 1, 0, %p3");
@@ -258,7 +304,8 @@ pub fn kernel() -> (String, usize, usize, usize) {
 .address_size 64
 
 .visible .entry fast_forms(.param .u64 in32, .param .u64 in64, .param .u64 inf,
-                           .param .u64 out32, .param .u64 out64, .param .u64 outf)
+                           .param .u64 out32, .param .u64 out64, .param .u64 outf,
+                           .param .u64 k)
 {{
 	.reg .pred %p<4>;
 	.reg .b32 %r<15>;

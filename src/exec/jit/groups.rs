@@ -20,7 +20,7 @@
 //! multiple of its own access's size, or the access is not grouped) is too.
 
 use super::super::fast::Fast;
-use super::lower::{sources, SharedAccess};
+use super::lower::{sources, MemAccess};
 use super::shared::{self, Lanes, Shared, Window};
 use super::Rows;
 use cranelift_codegen::ir::types::{I32, I8};
@@ -67,7 +67,7 @@ pub(super) fn plan(forms: &[Fast]) -> (Vec<Group>, Vec<Option<Member>>) {
     let mut open: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
     let mut done = Vec::new();
     for (i, &f) in forms.iter().enumerate() {
-        if let Some(m) = SharedAccess::of(f) {
+        if let Some(m) = MemAccess::of(f).filter(|m| !m.global) {
             match open.iter_mut().find(|g| g.0 == m.base) {
                 Some(g) => g.1.push(i),
                 None => open.push((m.base, vec![i])),
@@ -111,12 +111,9 @@ fn window(base: Option<u32>, at: &[usize], forms: &[Fast]) -> Option<(Window, Ve
     if at.len() < 2 {
         return None;
     }
-    let accesses: Vec<SharedAccess> = at
-        .iter()
-        .filter_map(|&i| SharedAccess::of(forms[i]))
-        .collect();
+    let accesses: Vec<MemAccess> = at.iter().filter_map(|&i| MemAccess::of(forms[i])).collect();
     // Only the low 32 bits of an address matter: offsets modulo 2^32.
-    let low = |a: &SharedAccess| a.off as u32;
+    let low = |a: &MemAccess| a.off as u32;
     let start = accesses.iter().map(low).min()?;
     let mut deltas = Vec::new();
     let (mut align, mut extent) = (1, 0);
@@ -173,7 +170,7 @@ pub(super) fn declare(b: &mut FunctionBuilder<'_>, groups: &mut [Group]) {
 pub(super) fn emit(
     b: &mut FunctionBuilder<'_>,
     rows: Rows,
-    (ld, m): (SharedAccess, Member),
+    (ld, m): (MemAccess, Member),
     g: &mut Group,
     sh: Shared,
 ) {
@@ -203,7 +200,7 @@ pub(super) fn finish(b: &mut FunctionBuilder<'_>, rows: Rows, groups: &[Group], 
     for g in groups {
         let Some(st) = &g.state else { continue };
         b.switch_to_block(st.check);
-        let bad = shared::check(b, rows, g.window, sh.len, Some((st.stash, sh.ptr)));
+        let bad = shared::check(b, rows, g.window, sh, Some(st.stash));
         let fine = b.create_block();
         b.ins().brif(bad, sh.bail, &[], fine, &[]);
         b.switch_to_block(fine);

@@ -22,14 +22,19 @@ const LOW: i64 = 0xffff_ffff;
 const SIGN: i64 = i64::MIN;
 
 /// Whether `form` has a fragment here (`fma`: the host has fused multiply-add, which the
-/// fragment of `fma.rn.f32` needs to round once), or is a load or store of shared memory `mem`
-/// lets the JIT compile ([`SharedAccess`]).
+/// fragment of `fma.rn.f32` needs to round once), or is a load or store `mem` lets the JIT
+/// compile ([`MemAccess`]).
 pub(super) fn lowerable(form: Fast, fma: bool, mem: bool) -> bool {
     match form {
         Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {
-            mem && SharedAccess::of(form).is_some()
+            mem && MemAccess::of(form).is_some()
         }
-        Fast::Slow => false,
+        // A division by zero must not trap; the launch's values are read by the interpreter.
+        Fast::Slow
+        | Fast::Div { .. }
+        | Fast::Bfi { .. }
+        | Fast::Param { .. }
+        | Fast::Special { .. } => false,
         Fast::Fma32 { .. } => fma,
         // A selector that varies by lane picks bytes by lane: the interpreter's.
         Fast::Prmt { c, .. } => matches!(c, Src::Imm(_)),
@@ -37,13 +42,15 @@ pub(super) fn lowerable(form: Fast, fma: bool, mem: bool) -> bool {
     }
 }
 
-/// A load or store of the CTA's shared memory the JIT compiles (`shared.rs`): `n` elements of
-/// `ew` bytes (4 or 8; `bytes` in all, 4, 8 or 16) between `vals[..n]` (registers, or a
-/// store's immediate) and the low 32 bits of register `base` (or 0) plus `off`: the shapes
-/// `memfast.rs` runs, whose rules it follows (each lane's access aligned to its size and inside
-/// shared memory, else the interpreter takes the instruction).
+/// A load or store the JIT compiles (`shared.rs`, and `global.rs` for `global`): `n` elements
+/// of `ew` bytes (4 or 8; `bytes` in all, 4, 8 or 16) between `vals[..n]` (registers, or a
+/// store's immediate) and register `base` (or 0) plus `off` (of a shared address, the low 32
+/// bits): the shapes `memfast.rs` runs, whose rules it follows (each lane's access aligned to its
+/// size and inside shared memory, or inside the global allocation of the first active lane's,
+/// writable for a store; else the interpreter takes the instruction).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct SharedAccess {
+pub(super) struct MemAccess {
+    pub global: bool,
     pub store: bool,
     pub ew: u8,
     pub n: u8,
@@ -53,38 +60,39 @@ pub(super) struct SharedAccess {
     pub off: u64,
 }
 
-impl SharedAccess {
-    pub fn of(form: Fast) -> Option<SharedAccess> {
+impl MemAccess {
+    pub fn of(form: Fast) -> Option<MemAccess> {
         let regs = |r: [u32; 4]| r.map(Src::Reg);
-        let (store, w, n, vals, base, off) = match form {
+        let (global, store, w, n, vals, base, off) = match form {
             Fast::Ld {
-                global: false,
+                global,
                 w,
                 n,
                 d,
                 base,
                 off,
                 ..
-            } => (false, w, n, regs(d), base, off),
+            } => (global, false, w, n, regs(d), base, off),
             Fast::St {
-                global: false,
+                global,
                 w,
                 v,
                 base,
                 off,
-            } => (true, w, 1, [v; 4], base, off),
+            } => (global, true, w, 1, [v; 4], base, off),
             Fast::StV {
-                global: false,
+                global,
                 w,
                 n,
                 v,
                 base,
                 off,
-            } => (true, w, n, regs(v), base, off),
+            } => (global, true, w, n, regs(v), base, off),
             _ => return None,
         };
         let bytes = i64::from(w) * i64::from(n);
-        ((w == 4 || w == 8) && matches!(bytes, 4 | 8 | 16)).then_some(SharedAccess {
+        ((w == 4 || w == 8) && matches!(bytes, 4 | 8 | 16)).then_some(MemAccess {
+            global,
             store,
             ew: w,
             n,
@@ -100,7 +108,7 @@ impl SharedAccess {
 pub(super) fn registers(form: Fast) -> Vec<u32> {
     let (mut all, write) = sources(form);
     all.extend(write);
-    if let Some(m) = SharedAccess::of(form) {
+    if let Some(m) = MemAccess::of(form) {
         all.extend(m.base);
         all.extend(m.vals[..usize::from(m.n)].iter().filter_map(|v| match *v {
             Src::Reg(r) => Some(r),
@@ -135,6 +143,11 @@ pub(super) fn sources(form: Fast) -> (Vec<u32>, Option<u32>) {
         | Fast::Prmt { d, a, b, c } => (regs(&[a, b, c]), Some(d)),
         Fast::Selp { d, a, b, p } => (regs(&[a, b, Src::Reg(p)]), Some(d)),
         Fast::Mov { d, a } | Fast::Cvt { d, a, .. } => (regs(&[a]), Some(d)),
+        Fast::Div { d, a, b, .. } => (regs(&[a, b]), Some(d)),
+        Fast::Bfi {
+            d, a, b, pos, len, ..
+        } => (regs(&[a, b, pos.wide(), len.wide()]), Some(d)),
+        Fast::Param { d, .. } | Fast::Special { d, .. } => (Vec::new(), Some(d)),
         Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => (Vec::new(), None),
     }
 }
@@ -193,10 +206,17 @@ pub(super) fn fragment(b: &mut FunctionBuilder<'_>, form: Fast, base: Value, kee
             b,
             c: Src::Imm(c),
         } => (d, l.prmt(a, b, c as u32)),
-        // Not lowerable: a selector in a register, memory forms (`shared.rs`).
-        Fast::Prmt { .. } | Fast::Slow | Fast::Ld { .. } | Fast::St { .. } | Fast::StV { .. } => {
-            return
-        }
+        // Not lowerable: a selector in a register, memory forms (`shared.rs`), division, `bfi`,
+        // the launch's values.
+        Fast::Prmt { .. }
+        | Fast::Slow
+        | Fast::Ld { .. }
+        | Fast::St { .. }
+        | Fast::StV { .. }
+        | Fast::Div { .. }
+        | Fast::Bfi { .. }
+        | Fast::Param { .. }
+        | Fast::Special { .. } => return,
     };
     l.put(d, v, keep);
 }

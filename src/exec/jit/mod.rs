@@ -1,33 +1,37 @@
 //! A JIT for straight runs (issue 17): the warp-wide fast forms (`fast.rs`) that follow one
 //! another in a function become one native function per *stretch* (a maximal run of unguarded
 //! instructions whose forms have a fragment, `lower.rs`, or, when no checker runs, are loads
-//! and stores of shared memory, `shared.rs`), compiled with Cranelift, the code generator of
-//! wasmtime. The interpreter stays the reference and the fallback: `step.rs`'s `straight_run`
-//! decides how many instructions may run (the scheduler's quantum, the step limit, the cancel
-//! check, the next asynchronous event) and does their bookkeeping; the compiled code only
-//! computes registers and moves shared memory, exactly as `fast::exec` and `memfast.rs` would,
-//! instruction after instruction. A stretch can be entered at any of its instructions and left
-//! after any count, so the random quanta of the scheduler need one function per stretch, not
-//! one per quantum.
+//! and stores of shared memory, `shared.rs`, or of global memory, `global.rs`), compiled with
+//! Cranelift, the code generator of wasmtime. The interpreter stays the reference and the
+//! fallback: `step.rs`'s `straight_run` decides how many instructions may run (the scheduler's
+//! quantum, the step limit, the cancel check, the next asynchronous event) and does their
+//! bookkeeping; the compiled code only computes registers and moves memory, exactly as
+//! `fast::exec` and `memfast.rs` would, instruction after instruction. A stretch can be entered
+//! at any of its instructions and left after any count, so the random quanta of the scheduler
+//! need one function per stretch, not one per quantum.
 //!
-//! The model of one compiled stretch: `fn(regs, start, count, mask, shared, shared_len) -> ran`
-//! jumps (a jump table) to instruction `start`, then runs `count` instructions; each runs its
-//! fragment for the 16 pairs of lanes of the register file in turn. A warp with inactive lanes
-//! uses a second variant whose stores keep the inactive lanes (the lane masks are made once
-//! per call). A load or store whose lanes do not all land aligned inside shared memory ends
-//! the call before it (`ran` tells how far it got), and the interpreter takes it: the general
-//! path's faults and messages stay its own. A whole warp's accesses through one unchanged
+//! The model of one compiled stretch: `fn(regs, start, count, mask, shared, shared_len,
+//! global) -> ran` jumps (a jump table) to instruction `start`, then runs `count`
+//! instructions; each runs its fragment for the 16 pairs of lanes of the register file in
+//! turn. A warp with inactive lanes uses a second variant whose stores keep the inactive lanes
+//! (the lane masks are made once per call). A load or store whose lanes do not all land
+//! aligned inside shared memory (or inside one global allocation) ends the call before it
+//! (`ran` tells how far it got), and the interpreter takes it: the general path's faults and
+//! messages stay its own. A whole warp's accesses of shared memory through one unchanged
 //! register are checked once per call, as a group (`groups.rs`).
 //!
 //! Compiling costs about as much as interpreting an instruction a few thousand times (Cranelift
-//! spends ~0.6 M host instructions per PTX instruction of a stretch; compiled code saves ~70 per
-//! warp instruction), so a stretch is compiled only once the interpreter has run its
-//! instructions [`Jit::after`] times each on average (the ski-rental rule: the compile is paid
-//! for by then, and code that never gets hot is never compiled). Code and plans last as long as
-//! the machine (one per run, or per `--jobs` worker), bounded by the module's size: a
-//! function's plan is made once per kernel (a child grid's fast forms may hold other
-//! addresses).
+//! spends ~0.6 M host instructions per arithmetic PTX instruction of a stretch; compiled code
+//! saves ~70 per warp instruction), so a stretch is compiled only once the interpreter has
+//! spent on it what compiling it costs: for arithmetic, once it has run its instructions
+//! [`Jit::after`] times each on average; a load or store weighs more, as it costs the
+//! interpreter 6 times what arithmetic does and Cranelift 1.7 times (`weigh`). This is the
+//! ski-rental rule: the compile is paid for by then, and code that never gets hot is never
+//! compiled. Code and plans last as long as the machine (one per run, or per `--jobs` worker),
+//! bounded by the module's size: a function's plan is made once per kernel (a child grid's fast
+//! forms may hold other addresses).
 
+mod global;
 mod groups;
 mod lower;
 mod shared;
@@ -36,6 +40,7 @@ mod tests;
 
 use super::fast::Fast;
 use crate::ir::Instr;
+use crate::mem::Global;
 use cranelift_codegen::ir::types::{I64, I64X2};
 use cranelift_codegen::ir::{
     AbiParam, Block, InstBuilder, JumpTableData, MemFlagsData, StackSlot, StackSlotData,
@@ -50,9 +55,10 @@ use cranelift_module::{default_libcall_names, Module};
 use rustc_hash::FxHashMap;
 
 /// A compiled stretch: registers, first instruction, how many to run, the warp's lane mask, the
-/// CTA's shared memory and its length; it returns how many instructions it ran (fewer when a
-/// load declined: the interpreter takes that one).
-type StretchFn = unsafe extern "C" fn(*mut u64, u64, u64, u64, *mut u8, u64) -> u64;
+/// CTA's shared memory and its length, and global memory (`global.rs`); it returns how many
+/// instructions it ran (fewer when a load declined: the interpreter takes that one).
+type StretchFn =
+    unsafe extern "C" fn(*mut u64, u64, u64, u64, *mut u8, u64, *mut global::Env) -> u64;
 
 /// Pairs of lanes a fragment's loop handles per iteration (16 pairs in all).
 const UNROLL: i64 = 4;
@@ -71,9 +77,15 @@ struct Stretch {
     len: u32,
     /// Register-file entries the code touches: the highest register's row end.
     regs_end: usize,
-    /// Whether it loads or stores shared memory.
+    /// Whether it loads or stores shared memory, and global memory.
     mem: bool,
-    /// Instructions of the stretch the interpreter has run while it was not compiled.
+    global: bool,
+    /// What interpreting the stretch's instructions costs, and compiling them, in tenths of an
+    /// arithmetic form's (`weigh`).
+    weight: u64,
+    cost: u64,
+    /// Instructions of the stretch the interpreter has run while it was not compiled, times
+    /// the stretch's weight.
     work: u64,
     /// For a whole warp, and for one with inactive lanes.
     full: Code,
@@ -94,7 +106,8 @@ pub(crate) struct Jit {
     ctx: Context,
     fctx: FunctionBuilderContext,
     fma: bool,
-    /// Whether loads and stores of shared memory are compiled (no checker must see them).
+    /// Whether loads and stores of shared and global memory are compiled (no checker must see
+    /// them).
     mem: bool,
     /// How many times, on average, the interpreter runs a stretch's instructions before it
     /// is compiled.
@@ -186,9 +199,15 @@ impl Jit {
     }
 
     /// Runs what compiled code can of the straight run at `at` on `regs` (loads and stores
-    /// reaching `shared`, the CTA's shared memory), or says how many instructions the
-    /// interpreter should run before asking again.
-    pub fn run(&mut self, at: At<'_>, regs: &mut [u64], shared: &mut [u8]) -> Ran {
+    /// reaching `shared`, the CTA's shared memory, and `global`), or says how many instructions
+    /// the interpreter should run before asking again.
+    pub fn run(
+        &mut self,
+        at: At<'_>,
+        regs: &mut [u64],
+        shared: &mut [u8],
+        global: Option<&mut Global>,
+    ) -> Ran {
         let partial = at.mask != u32::MAX;
         let after = u64::from(self.after);
         let Some(st) = self.stretch_at(&at) else {
@@ -196,16 +215,18 @@ impl Jit {
         };
         let (start, len, regs_end) = (st.start as usize, st.len as usize, st.regs_end);
         // Shared memory shorter than any access: the code's inactive lanes read at 0.
-        let mem = st.mem;
-        let no_room = mem && shared.len() < shared::ROOM;
+        let mem = st.mem || st.global;
+        let no_room = (st.mem && shared.len() < shared::ROOM) || (st.global && global.is_none());
         let from = at.pc - start;
         let count = (len - from).min(at.most);
         let code = if partial { st.partial } else { st.full };
         let f = match code {
             Code::Ready(f) => f,
             Code::Failed => return Ran::Interpret(count.max(1)),
-            Code::Cold if st.work < after.saturating_mul(len as u64) => {
-                st.work += count as u64;
+            // Compiled once the interpreter has spent on the stretch what compiling costs:
+            // `after` times `cost`, in weighted instructions (`work` is weighted, times `len`).
+            Code::Cold if st.work < after.saturating_mul(st.cost).saturating_mul(len as u64) => {
+                st.work = st.work.saturating_add(count as u64 * st.weight);
                 return Ran::Interpret(count.max(1));
             }
             Code::Cold => {
@@ -230,7 +251,13 @@ impl Jit {
         // below `regs_end`, checked against `regs` just above; it runs `count` (at least one,
         // at most the stretch's rest) instructions from `from`, an instruction of the stretch.
         // Its loads and stores reach `shared` only at offsets it has checked against
-        // `shared.len()` (inactive lanes at 0, inside since `no_room` is false).
+        // `shared.len()` (inactive lanes at 0, inside since `no_room` is false), and `global`
+        // only through `env` (present where the stretch has global accesses), inside the
+        // allocation `global::locate` found.
+        let mut env = global.map(global::Env::new);
+        let env_ptr = env
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |e| e as *mut global::Env);
         let ran = unsafe {
             f(
                 regs.as_mut_ptr(),
@@ -239,6 +266,7 @@ impl Jit {
                 u64::from(at.mask),
                 shared.as_mut_ptr(),
                 shared.len() as u64,
+                env_ptr,
             )
         } as usize;
         let ran = ran.min(count);
@@ -289,7 +317,7 @@ fn host_has_fma() -> bool {
 }
 
 /// A function's stretches: the maximal runs of unguarded instructions whose fast form has a
-/// fragment (or is a load or store of shared memory, with `mem`).
+/// fragment (or is a load or store, with `mem`).
 fn plan(forms: &[Fast], code: &[Instr], fma: bool, mem: bool) -> Plan {
     let mut home = vec![NONE; forms.len()];
     let mut stretches = Vec::new();
@@ -316,13 +344,32 @@ fn plan(forms: &[Fast], code: &[Instr], fma: bool, mem: bool) -> Plan {
             start: start as u32,
             len: (pc - start) as u32,
             regs_end: (top as usize + 1) * super::lanes::WARP,
-            mem: forms[start..pc].iter().any(|f| f.is_mem()),
+            mem: accesses(&forms[start..pc], false),
+            global: accesses(&forms[start..pc], true),
+            weight: weigh(&forms[start..pc], 10, 60),
+            cost: weigh(&forms[start..pc], 10, 17),
             work: 0,
             full: Code::Cold,
             partial: Code::Cold,
         });
     }
     Plan { home, stretches }
+}
+
+/// The sum over `forms` of `arith` of an arithmetic form and `mem` of a load or store. Measured
+/// (benches/NOTES.md sections 13-18): the interpreter runs a warp's arithmetic form in ~170 host
+/// instructions and a load or store in ~1,000 (6x), Cranelift compiles an arithmetic form in
+/// ~0.6 M and a load or store in ~1 M (1.7x): interpreting weighs 10 and 60, compiling 10 and
+/// 17.
+fn weigh(forms: &[Fast], arith: u64, mem: u64) -> u64 {
+    (forms.iter())
+        .map(|f| if f.is_mem() { mem } else { arith })
+        .sum()
+}
+
+/// Whether `forms` has compiled accesses of global memory (else of shared memory).
+fn accesses(forms: &[Fast], global: bool) -> bool {
+    (forms.iter()).any(|&f| lower::MemAccess::of(f).is_some_and(|m| m.global == global))
 }
 
 /// Compiles one variant of the stretch `forms` (`partial`: the stores keep inactive lanes).
@@ -332,7 +379,7 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
     };
     module.clear_context(&mut jit.ctx);
     let ptr = I64;
-    for _ in 0..6 {
+    for _ in 0..7 {
         jit.ctx.func.signature.params.push(AbiParam::new(ptr));
     }
     jit.ctx.func.signature.returns.push(AbiParam::new(I64));
@@ -343,8 +390,8 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
         module.define_function(id, &mut jit.ctx)?;
         module.finalize_definitions()?;
         let f = module.get_finalized_function(id);
-        // SAFETY: `build` made a function of exactly this signature (six 64-bit integers in,
-        // one out).
+        // SAFETY: `build` made a function of exactly this signature (seven 64-bit integers
+        // in, one out).
         Ok(unsafe { std::mem::transmute::<*const u8, StretchFn>(f) })
     })();
     module.clear_context(&mut jit.ctx);
@@ -399,11 +446,20 @@ fn build(
         ptr: p[4],
         len: p[5],
         bail: exit,
+        base: None,
+    };
+    let call_conv = b.func.signature.call_conv;
+    let reach = global::Reach {
+        env: p[6],
+        mask,
+        locate: global::signature(&mut b, call_conv),
+        bail: exit,
     };
     for (i, &form) in forms.iter().enumerate() {
         b.switch_to_block(heads[i]);
         let rows = Rows { regs, off, keep };
-        match lower::SharedAccess::of(form) {
+        match lower::MemAccess::of(form) {
+            Some(m) if m.global => global::emit(&mut b, rows, m, reach),
             Some(m) => match groups::member(&members, i) {
                 Some(g) => groups::emit(&mut b, rows, (m, g), &mut groups[g.group], shared),
                 None => shared::emit(&mut b, rows, m, shared),

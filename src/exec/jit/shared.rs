@@ -1,5 +1,5 @@
 //! A load or store of the CTA's shared memory in compiled code (PTX ISA 9.0 sections 9.7.9.8-9
-//! `ld`/`st`, the shapes [`SharedAccess`] names): what `memfast.rs` does for the same fast
+//! `ld`/`st`, the shapes [`MemAccess`] names): what `memfast.rs` does for the same fast
 //! form, in two loops over the warp. The first checks every active lane's address, two lanes at
 //! a time: the low 32 bits of the base register plus the offset (a shared window address),
 //! aligned to the access's size and ending inside shared memory. If one fails, the code leaves
@@ -14,7 +14,7 @@
 //! they read, and keep their registers.
 
 use super::super::fast::Src;
-use super::lower::{SharedAccess, ROW};
+use super::lower::{MemAccess, ROW};
 use super::Rows;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I64, I64X2};
@@ -27,13 +27,17 @@ pub(super) const ROOM: usize = 16;
 /// Lanes a load's moving loop handles per iteration.
 const LANES: i64 = 4;
 
-/// The CTA's shared memory (its address and length, the function's parameters) and the block
-/// that leaves the function when a load declines.
+/// The memory an access reaches, its address and length: the CTA's shared memory (the
+/// function's parameters), or a global allocation (`global.rs`) whose address is `base`; and the
+/// block that leaves the function when an access declines. A shared address is the low 32 bits
+/// of a register plus an offset, and its offset into the memory; a global one is 64 bits, its
+/// offset the distance from `base`, compared unsigned.
 #[derive(Clone, Copy)]
 pub(super) struct Shared {
     pub ptr: Value,
     pub len: Value,
     pub bail: Block,
+    pub base: Option<Value>,
 }
 
 /// Register rows: in bounds (checked before the call).
@@ -51,8 +55,8 @@ fn mem_flags() -> MemFlagsData {
 
 /// Emits access `ld` at the builder's position (the instruction's head), leaving the builder
 /// after it.
-pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: SharedAccess, sh: Shared) {
-    let bad = check(b, rows, Window::of(ld), sh.len, None);
+pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: MemAccess, sh: Shared) {
+    let bad = check(b, rows, Window::of(ld), sh, None);
     let fine = b.create_block();
     b.ins().brif(bad, sh.bail, &[], fine, &[]);
     b.switch_to_block(fine);
@@ -71,7 +75,7 @@ pub(super) struct Window {
 
 impl Window {
     /// The window of one access: its own bytes.
-    pub fn of(ld: SharedAccess) -> Window {
+    pub fn of(ld: MemAccess) -> Window {
         Window {
             base: ld.base,
             off: ld.off,
@@ -81,24 +85,29 @@ impl Window {
     }
 }
 
-/// The first loop: whether some active lane's window is misaligned or not inside shared memory
-/// (an `i8`, nonzero then). With `stash`, each lane's address in memory (the shared memory's
-/// address plus the window's start) is kept there, at the lane's offset in a row, for
+/// The first loop: whether some active lane's window is misaligned or not inside the memory
+/// (an `i8`, nonzero then). With `stash`, each lane's address in memory (the memory's address
+/// plus the window's offset) is kept there, at the lane's offset in a row, for
 /// [`Lanes::Stashed`] moves.
 pub(super) fn check(
     b: &mut FunctionBuilder<'_>,
     rows: Rows,
     win: Window,
-    len: Value,
-    stash: Option<(StackSlot, Value)>,
+    sh: Shared,
+    stash: Option<StackSlot>,
 ) -> Value {
+    let stash = stash.map(|slot| (slot, sh.ptr));
     let bad = b.declare_var(I64X2);
     let zeros = splat(b, 0);
     b.def_var(bad, zeros);
     // The last offset a window may start at. Shared memory is far below 2^63 bytes and
-    // addresses are 32-bit, so signed comparisons of the 64-bit lanes are exact.
-    let last = b.ins().iadd_imm_s(len, -win.extent);
+    // addresses are 32-bit, so signed comparisons of the 64-bit lanes are exact. A global
+    // allocation holds at least the access (`global.rs`) and far less than 2^63 bytes: an
+    // address below it, or 2^63 or more above, has a negative offset. (Cranelift's x86-64
+    // backend lowers no unsigned comparison of 64-bit vector lanes.)
+    let last = b.ins().iadd_imm_s(sh.len, -win.extent);
     let last = b.ins().splat(I64X2, last);
+    let below = sh.base.map(|_| splat(b, 0));
     let misaligned = splat(b, win.align - 1);
     let ptr = stash.map(|(_, ptr)| b.ins().splat(I64X2, ptr));
     let (body, o, at) = super::loop_head(b, rows);
@@ -110,9 +119,16 @@ pub(super) fn check(
                 .load(I64X2, rows_flags(), at, r as i32 * ROW + (u * 16) as i32),
             None => splat(b, 0),
         };
-        let a = address(b, a, win.off, I64X2);
+        let (a, rel) = address(b, a, win.off, I64X2, sh.base);
         let mis = b.ins().band(a, misaligned);
-        let out = b.ins().icmp(IntCC::SignedGreaterThan, a, last);
+        let out = b.ins().icmp(IntCC::SignedGreaterThan, rel, last);
+        let out = match below {
+            Some(zero) => {
+                let neg = b.ins().icmp(IntCC::SignedLessThan, rel, zero);
+                b.ins().bor(out, neg)
+            }
+            None => out,
+        };
         let wrong = b.ins().bor(mis, out);
         let wrong = match rows.keep {
             Some(slot) => {
@@ -123,7 +139,7 @@ pub(super) fn check(
         };
         acc = b.ins().bor(acc, wrong);
         if let (Some((slot, _)), Some(ptr)) = (stash, ptr) {
-            let p = b.ins().iadd(a, ptr);
+            let p = b.ins().iadd(rel, ptr);
             let s = b.ins().stack_addr(I64, slot, 0);
             let s = b.ins().iadd(s, o);
             b.ins()
@@ -151,7 +167,7 @@ pub(super) enum Lanes {
 pub(super) fn move_lanes(
     b: &mut FunctionBuilder<'_>,
     rows: Rows,
-    ld: SharedAccess,
+    ld: MemAccess,
     sh: Shared,
     from: Lanes,
 ) {
@@ -179,13 +195,14 @@ pub(super) fn move_lanes(
                     Some(r) => b.ins().load(I64, rows_flags(), at, r as i32 * ROW + lane),
                     None => b.ins().iconst(I64, 0),
                 };
-                let a = address(b, a, ld.off, I64);
-                // An inactive lane reads at 0 (inside: `ROOM`), and changes nothing.
-                let a = match active {
-                    Some(m) => b.ins().band(a, m),
-                    None => a,
+                let (_, rel) = address(b, a, ld.off, I64, sh.base);
+                // An inactive lane reads at 0 (inside: `ROOM`, or the global allocation holds
+                // the access), and changes nothing.
+                let rel = match active {
+                    Some(m) => b.ins().band(rel, m),
+                    None => rel,
                 };
-                b.ins().iadd(sh.ptr, a)
+                b.ins().iadd(sh.ptr, rel)
             }
         };
         let lane_at = Lane {
@@ -264,18 +281,37 @@ fn keep_where(b: &mut FunctionBuilder<'_>, m: Value, new: Value, old: Value) -> 
     b.ins().bor(new, old)
 }
 
-/// A shared window address: the low 32 bits of `base + off`, wrapping as the interpreter's
-/// (`ty`: one lane, `I64`, or two, `I64X2`).
-fn address(b: &mut FunctionBuilder<'_>, base: Value, off: u64, ty: Type) -> Value {
-    if ty == I64X2 {
+/// The address `base + off` (wrapping as the interpreter's) and its offset into the memory: a
+/// shared window address is its low 32 bits, which are the offset; a global one's offset is
+/// its distance from the allocation's address `global` (`ty`: one lane, `I64`, or two,
+/// `I64X2`).
+fn address(
+    b: &mut FunctionBuilder<'_>,
+    base: Value,
+    off: u64,
+    ty: Type,
+    global: Option<Value>,
+) -> (Value, Value) {
+    let a = if ty == I64X2 {
         let o = splat(b, off as i64);
-        let a = b.ins().iadd(base, o);
+        b.ins().iadd(base, o)
+    } else {
+        b.ins().iadd_imm_s(base, off as i64)
+    };
+    if let Some(g) = global {
+        let g = match ty == I64X2 {
+            true => b.ins().splat(I64X2, g),
+            false => g,
+        };
+        return (a, b.ins().isub(a, g));
+    }
+    let a = if ty == I64X2 {
         let low = splat(b, 0xffff_ffff);
         b.ins().band(a, low)
     } else {
-        let a = b.ins().iadd_imm_s(base, off as i64);
         b.ins().band_imm_u(a, 0xffff_ffff)
-    }
+    };
+    (a, a)
 }
 
 fn splat(b: &mut FunctionBuilder<'_>, v: i64) -> Value {

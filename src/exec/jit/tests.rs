@@ -1,10 +1,11 @@
 //! The compiled code against the interpreter's fast forms: random stretches of every form with a
-//! fragment and of shared-memory loads and stores, over register files of edge values, random
-//! bits and addresses (inside, outside, misaligned, colliding), entered at a random instruction
-//! for a random count, for a whole warp and for one with inactive lanes; every register of
-//! every lane and every byte of shared memory must come out as `fast::exec` and `memfast.rs`
-//! leave them, instruction by instruction, and the code must stop before the first access the
-//! interpreter declines.
+//! fragment and of loads and stores of shared and global memory, over register files of edge
+//! values, random bits and addresses (inside, outside, misaligned, colliding, across two global
+//! allocations, into a read-only one), entered at a random instruction for a random count, for a
+//! whole warp and for one with inactive lanes; every register of every lane and every byte of
+//! shared and global memory must come out as `fast::exec` and `memfast.rs` leave them,
+//! instruction by instruction, and the code must stop before the first access the interpreter
+//! declines.
 
 use super::super::fast::{exec, Ext, FOp, Fast, IntOp, Key, Rel, Src, Widen};
 use super::super::lanes::WARP;
@@ -205,24 +206,42 @@ fn access(r: &mut ChaCha8Rng) -> Fast {
         _ => r.gen_range(0..8) * 16,
     };
     let base = r.gen_bool(0.8).then(|| r.gen_range(0..REGS));
-    access_at(r, shape, base, off)
+    // Global addresses: the same offsets from the writable allocation, the read-only one after
+    // it, or the gap between them (registers hold offsets near shared memory's).
+    let global = r.gen_bool(0.4);
+    let off = match global {
+        true => [GLOBAL_BASE, READ_ONLY, GLOBAL_BASE + SHARED as u64][r.gen_range(0..3)]
+            .wrapping_add(off),
+        false => off,
+    };
+    access_with(r, (shape, global), base, off, 0)
 }
 
-/// A random load or store of `w`-byte elements, `n` of them, at `base` plus `off`.
-fn access_at(r: &mut ChaCha8Rng, (w, n): (u8, u8), base: Option<u32>, off: u64) -> Fast {
-    access_with(r, (w, n), base, off, 0)
+/// Where the writable global allocation of the tests begins, and the read-only one.
+const GLOBAL_BASE: u64 = crate::mem::GLOBAL_BASE;
+const READ_ONLY: u64 = GLOBAL_BASE + 2 * SHARED as u64;
+
+/// Global memory of the tests: `SHARED` writable bytes at `GLOBAL_BASE`, as many read-only at
+/// `READ_ONLY`, random.
+fn global_memory(r: &mut ChaCha8Rng) -> Global {
+    let mut g = Global::new();
+    for (name, readonly, at) in [("w", false, GLOBAL_BASE), ("r", true, READ_ONLY)] {
+        let bytes = (0..SHARED).map(|_| r.gen()).collect();
+        assert_eq!(g.alloc(name, bytes, readonly), at);
+    }
+    g
 }
 
-/// [`access_at`], its registers (but the base) from `low` up.
+/// A random load or store (of global memory if `global`) of `w`-byte elements, `n` of them,
+/// at `base` plus `off`, its registers (but the base) from `low` up.
 fn access_with(
     r: &mut ChaCha8Rng,
-    (w, n): (u8, u8),
+    ((w, n), global): ((u8, u8), bool),
     base: Option<u32>,
     off: u64,
     low: u32,
 ) -> Fast {
     let regs = [0; 4].map(|_| r.gen_range(low..REGS));
-    let global = false;
     match r.gen_range(0..3) {
         0 => Fast::Ld {
             global,
@@ -269,7 +288,7 @@ fn grouped_access(r: &mut ChaCha8Rng) -> Fast {
     };
     // Loads mostly leave the base registers alone, as a tile's loads do.
     let low = if r.gen_bool(0.9) { 2 } else { 0 };
-    access_with(r, shape, base, off, low)
+    access_with(r, (shape, false), base, off, low)
 }
 
 /// A register value for the loads of `forms` to use as an address: mostly an aligned offset
@@ -285,18 +304,21 @@ fn address(r: &mut ChaCha8Rng) -> u64 {
 }
 
 /// A register's lanes as a program sets them for an access: one address for every lane, or
-/// one address plus 4 or 8 bytes a lane, near the start of shared memory.
+/// one address plus (or, rarely, less) 4 or 8 bytes a lane, near the start of shared memory
+/// (and, with a global access's offset, of a global allocation: lanes going down run below
+/// it while the first is inside).
 fn address_row(r: &mut ChaCha8Rng) -> [u64; WARP] {
-    let start = r.gen_range(0..4) * 16;
-    let stride = [0, 4, 8][r.gen_range(0..3)];
-    std::array::from_fn(|lane| start + lane as u64 * stride)
+    let start: u64 = r.gen_range(0..4) * 16;
+    let stride: i64 = [0, 4, 8, 0, 4, 8, -4, -8][r.gen_range(0..8)];
+    std::array::from_fn(|lane| start.wrapping_add_signed(lane as i64 * stride))
 }
 
-/// Runs `forms[from..from + count]` through compiled code, loads reading `shared`: how many ran.
+/// Runs `forms[from..from + count]` through compiled code, accesses reaching `shared` and
+/// `global`: how many ran.
 fn compiled(
     jit: &mut Jit,
     forms: &[Fast],
-    (regs, shared): (&mut [u64], &mut [u8]),
+    (regs, shared, global): (&mut [u64], &mut [u8], &mut Global),
     (from, count): (usize, usize),
     mask: u32,
 ) -> usize {
@@ -305,8 +327,9 @@ fn compiled(
         panic!("Cranelift refused {forms:?}: {:?}", jit.last_refusal);
     };
     assert!(shared.len() >= super::shared::ROOM);
+    let mut env = super::global::Env::new(global);
     // SAFETY: every register the forms name is below REGS, and `regs` holds REGS rows; shared
-    // memory is at least `ROOM` bytes.
+    // memory is at least `ROOM` bytes; `env` holds global memory, which nothing else touches.
     unsafe {
         f(
             regs.as_mut_ptr(),
@@ -315,18 +338,22 @@ fn compiled(
             u64::from(mask),
             shared.as_mut_ptr(),
             shared.len() as u64,
+            &mut env,
         ) as usize
     }
 }
 
 /// Runs `forms[from..from + count]` as the interpreter's straight run does: how many ran
 /// before a load it declines.
-fn interpreted(forms: &[Fast], (regs, shared): (&mut [u64], &mut [u8]), mask: u32) -> usize {
-    let mut global = Global::new();
+fn interpreted(
+    forms: &[Fast],
+    (regs, shared, global): (&mut [u64], &mut [u8], &mut Global),
+    mask: u32,
+) -> usize {
     for (i, &f) in forms.iter().enumerate() {
         if f.is_mem() {
             let mem = Reach {
-                global: &mut global,
+                global: &mut *global,
                 shared,
             };
             if !unwatched(mem, regs, f, mask) {
@@ -347,6 +374,8 @@ fn compiled_stretches_leave_the_registers_the_fast_forms_leave() {
     };
     let mut r = ChaCha8Rng::seed_from_u64(17);
     let shared: Vec<u8> = (0..SHARED).map(|_| r.gen()).collect();
+    let mem = (shared, global_memory(&mut r));
+    let mut global = 0;
     for trial in 0..3000 {
         let n = r.gen_range(1..10);
         let with_mem = trial % 2 == 1;
@@ -361,8 +390,12 @@ fn compiled_stretches_leave_the_registers_the_fast_forms_leave() {
             1 => r.gen(),
             _ => 1 << r.gen_range(0..32),
         };
-        compare(&mut jit, &mut r, (forms, mask), &shared, trial);
+        if let Compared::Global = compare(&mut jit, &mut r, (forms, mask), &mem, trial) {
+            global += 1;
+        }
     }
+    // Compiled code moves global memory (the trials are seeded: 76 of them).
+    assert!(global > 50, "only {global} trials moved global memory");
 }
 
 /// Accesses through one register checked once (`groups.rs`): mostly whole warps, at offsets
@@ -374,6 +407,7 @@ fn accesses_through_one_register_stop_where_the_interpreter_stops() {
     };
     let mut r = ChaCha8Rng::seed_from_u64(29);
     let shared: Vec<u8> = (0..SHARED).map(|_| r.gen()).collect();
+    let mem = (shared, global_memory(&mut r));
     let (mut moved, mut early) = (0, 0);
     for trial in 0..3000 {
         let n = r.gen_range(2..12);
@@ -387,13 +421,13 @@ fn accesses_through_one_register_stop_where_the_interpreter_stops() {
             0 => r.gen(),
             _ => u32::MAX,
         };
-        match compare(&mut jit, &mut r, (forms, mask), &shared, trial) {
+        match compare(&mut jit, &mut r, (forms, mask), &mem, trial) {
             Compared::Moved => moved += 1,
             Compared::Early => early += 1,
-            Compared::Other => {}
+            Compared::Other | Compared::Global => {}
         }
     }
-    // Both ways are taken (the trials are seeded: 182 and 25 of them).
+    // Both ways are taken (the trials are seeded: 142 and 26 of them).
     assert!(moved > 120, "only {moved} trials moved a grouped access");
     assert!(
         early > 10,
@@ -403,13 +437,14 @@ fn accesses_through_one_register_stop_where_the_interpreter_stops() {
 
 /// Runs the lowerable `forms` of a trial, with lanes `mask`, entered at a random instruction for a
 /// random count on registers of addresses (with accesses) or values, compiled and interpreted:
-/// registers, shared memory and the count run must agree, except that compiled code may stop
-/// earlier, before a grouped access whose group's window is not inside ([`window_fails`]).
+/// registers, shared and global memory and the count run must agree, except that compiled code
+/// may stop earlier, before a grouped access whose group's window is not inside
+/// ([`window_fails`]).
 fn compare(
     jit: &mut Jit,
     r: &mut ChaCha8Rng,
     (forms, mask): (Vec<Fast>, u32),
-    shared: &[u8],
+    (shared, global): &(Vec<u8>, Global),
     trial: usize,
 ) -> Compared {
     let fma = jit.fma;
@@ -432,18 +467,28 @@ fn compare(
         .collect();
     // The interpreter runs no instruction for a warp without lanes.
     let mask = mask.max(1);
-    let (mut got, mut got_mem) = (regs.clone(), shared.to_vec());
-    let got_ran = compiled(jit, &forms, (&mut got, &mut got_mem), (from, count), mask);
-    let (mut want, mut want_mem) = (regs.clone(), shared.to_vec());
-    let mut ran = interpreted(&forms[from..from + count], (&mut want, &mut want_mem), mask);
+    let (mut got, mut got_mem, mut got_global) = (regs.clone(), shared.clone(), global.clone());
+    let got_ran = compiled(
+        jit,
+        &forms,
+        (&mut got, &mut got_mem, &mut got_global),
+        (from, count),
+        mask,
+    );
+    let (mut want, mut want_mem, mut want_global) = (regs.clone(), shared.clone(), global.clone());
+    let mut ran = interpreted(
+        &forms[from..from + count],
+        (&mut want, &mut want_mem, &mut want_global),
+        mask,
+    );
     let what =
         format!("trial {trial}: {forms:?} from {from}, {count} instructions, mask {mask:#x}");
     let early = got_ran < ran;
     if early {
-        (want, want_mem) = (regs.clone(), shared.to_vec());
+        (want, want_mem, want_global) = (regs.clone(), shared.clone(), global.clone());
         ran = interpreted(
             &forms[from..from + got_ran],
-            (&mut want, &mut want_mem),
+            (&mut want, &mut want_mem, &mut want_global),
             mask,
         );
         let at = from + got_ran;
@@ -455,20 +500,29 @@ fn compare(
     assert_eq!(got_ran, ran, "{what}");
     assert_eq!(got, want, "{what}");
     assert!(got_mem == want_mem, "shared memory differs: {what}");
+    for (g, w) in got_global.allocs.iter().zip(&want_global.allocs) {
+        assert!(g.data == w.data, "global memory differs: {what}");
+    }
     let (_, members) = super::groups::plan(&forms);
     let grouped = members[from..from + got_ran].iter().any(Option::is_some);
+    let global_moved = forms[from..from + got_ran]
+        .iter()
+        .any(|&f| super::lower::MemAccess::of(f).is_some_and(|m| m.global));
     match (early, mask == u32::MAX && grouped) {
         (true, _) => Compared::Early,
         (false, true) => Compared::Moved,
+        (false, false) if global_moved => Compared::Global,
         (false, false) => Compared::Other,
     }
 }
 
 /// What a trial of [`compare`] showed of groups: compiled code moved a grouped access, stopped
-/// at a group whose window is not inside, or neither.
+/// at a group whose window is not inside, or neither; and if neither, whether it moved global
+/// memory.
 enum Compared {
     Moved,
     Early,
+    Global,
     Other,
 }
 
@@ -481,7 +535,7 @@ fn window_fails(forms: &[Fast], k: usize, regs: &[u64], mask: u32) -> bool {
         return false;
     };
     let declined = |f: Fast| {
-        let a = super::lower::SharedAccess::of(f).expect("a member is an access");
+        let a = super::lower::MemAccess::of(f).expect("a member is an access");
         let bytes = a.bytes as u64;
         (0..WARP).any(|lane| {
             let base = a.base.map_or(0, |r| regs[r as usize * WARP + lane]);
