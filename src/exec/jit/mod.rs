@@ -216,7 +216,15 @@ impl Jit {
         let (start, len, regs_end) = (st.start as usize, st.len as usize, st.regs_end);
         // Shared memory shorter than any access: the code's inactive lanes read at 0.
         let mem = st.mem || st.global;
-        let no_room = (st.mem && shared.len() < shared::ROOM) || (st.global && global.is_none());
+        let no_room = st.mem && shared.len() < shared::ROOM;
+        // Only a stretch with global accesses reaches global memory, through an `Env`.
+        let mut env = match st.global {
+            true => match global {
+                Some(g) => Some(global::Env::new(g)),
+                None => return Ran::Interpret(1),
+            },
+            false => None,
+        };
         let from = at.pc - start;
         let count = (len - from).min(at.most);
         let code = if partial { st.partial } else { st.full };
@@ -254,7 +262,6 @@ impl Jit {
         // `shared.len()` (inactive lanes at 0, inside since `no_room` is false), and `global`
         // only through `env` (present where the stretch has global accesses), inside the
         // allocation `global::locate` found.
-        let mut env = global.map(global::Env::new);
         let env_ptr = env
             .as_mut()
             .map_or(std::ptr::null_mut(), |e| e as *mut global::Env);
