@@ -278,10 +278,7 @@ fn straight_run(
 /// (not the general path).
 #[inline(always)]
 fn straight(form: Fast, with_mem: bool) -> bool {
-    match form {
-        Fast::Slow | Fast::Param { .. } | Fast::Special { .. } => false,
-        _ => with_mem || !form.is_mem(),
-    }
+    form != Fast::Slow && !form.reads_launch() && (with_mem || !form.is_mem())
 }
 
 /// The code a straight run runs: function `func`'s fast forms and instructions, for a warp of

@@ -6,12 +6,12 @@
 //! the interpreter must see the access (clusters running on several threads log the ranges each
 //! touches). Declined, the code leaves before the instruction and the interpreter takes it.
 //! Found, the allocation's address, length and bytes are left in the [`Env`], and the access
-//! runs as `shared.rs` runs a shared one, with 64-bit offsets from the allocation's address,
-//! compared unsigned: every active lane aligned and inside that allocation, else the code leaves
-//! before the instruction; then each lane's elements move in lane order.
+//! runs as `shared.rs` runs a shared one, with 64-bit offsets from the allocation's address
+//! (none negative, none past the end): every active lane aligned and inside that allocation,
+//! else the code leaves before the instruction; then each lane's elements move in lane order.
 
 use super::lower::{MemAccess, ROW};
-use super::shared::{self, Shared};
+use super::shared::{self, Region};
 use super::Rows;
 use crate::mem::Global;
 use cranelift_codegen::ir::types::I64;
@@ -119,7 +119,7 @@ pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: MemAccess, g: Re
     b.ins().brif(found, fine, &[], g.bail, &[]);
     b.switch_to_block(fine);
     let env = MemFlagsData::trusted();
-    let region = Shared {
+    let region = Region {
         base: Some(b.ins().load(I64, env, g.env, BASE)),
         len: b.ins().load(I64, env, g.env, LEN),
         ptr: b.ins().load(I64, env, g.env, BYTES),

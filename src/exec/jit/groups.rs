@@ -21,7 +21,7 @@
 
 use super::super::fast::Fast;
 use super::lower::{sources, MemAccess};
-use super::shared::{self, Lanes, Shared, Window};
+use super::shared::{self, Lanes, Region, Window};
 use super::Rows;
 use cranelift_codegen::ir::types::{I32, I8};
 use cranelift_codegen::ir::{
@@ -172,7 +172,7 @@ pub(super) fn emit(
     rows: Rows,
     (ld, m): (MemAccess, Member),
     g: &mut Group,
-    sh: Shared,
+    sh: Region,
 ) {
     let Some(st) = g.state.as_mut() else {
         return shared::emit(b, rows, ld, sh);
@@ -196,7 +196,7 @@ pub(super) fn emit(
 /// Emits each group's check: every lane's window aligned and inside (then back to the member
 /// that asked, to move), else out through `sh.bail` before that member, for the interpreter to
 /// take it (it declines it, or a later member).
-pub(super) fn finish(b: &mut FunctionBuilder<'_>, rows: Rows, groups: &[Group], sh: Shared) {
+pub(super) fn finish(b: &mut FunctionBuilder<'_>, rows: Rows, groups: &[Group], sh: Region) {
     for g in groups {
         let Some(st) = &g.state else { continue };
         b.switch_to_block(st.check);

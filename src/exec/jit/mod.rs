@@ -80,13 +80,13 @@ struct Stretch {
     /// Whether it loads or stores shared memory, and global memory.
     mem: bool,
     global: bool,
-    /// What interpreting the stretch's instructions costs, and compiling them, in tenths of an
-    /// arithmetic form's (`weigh`).
+    /// What interpreting the stretch's instructions costs, in tenths of an arithmetic form's
+    /// (`weigh`).
     weight: u64,
-    cost: u64,
     /// Instructions of the stretch the interpreter has run while it was not compiled, times
-    /// the stretch's weight.
+    /// its weight; it is compiled once that reaches `due` (`plan`).
     work: u64,
+    due: u64,
     /// For a whole warp, and for one with inactive lanes.
     full: Code,
     partial: Code,
@@ -209,7 +209,6 @@ impl Jit {
         global: Option<&mut Global>,
     ) -> Ran {
         let partial = at.mask != u32::MAX;
-        let after = u64::from(self.after);
         let Some(st) = self.stretch_at(&at) else {
             return Ran::Interpret(1);
         };
@@ -231,9 +230,7 @@ impl Jit {
         let f = match code {
             Code::Ready(f) => f,
             Code::Failed => return Ran::Interpret(count.max(1)),
-            // Compiled once the interpreter has spent on the stretch what compiling costs:
-            // `after` times `cost`, in weighted instructions (`work` is weighted, times `len`).
-            Code::Cold if st.work < after.saturating_mul(st.cost).saturating_mul(len as u64) => {
+            Code::Cold if st.work < st.due => {
                 st.work = st.work.saturating_add(count as u64 * st.weight);
                 return Ran::Interpret(count.max(1));
             }
@@ -295,8 +292,9 @@ impl Jit {
         if self.plans.len() <= at.func {
             self.plans.resize_with(at.func + 1, || None);
         }
-        let (fma, mem) = (self.fma, self.mem);
-        let plan = self.plans[at.func].get_or_insert_with(|| plan(at.forms, at.code, fma, mem));
+        let (fma, mem, after) = (self.fma, self.mem, self.after);
+        let plan =
+            self.plans[at.func].get_or_insert_with(|| plan(at.forms, at.code, (fma, mem), after));
         let s = *plan.home.get(at.pc)?;
         plan.stretches.get_mut(s as usize)
     }
@@ -324,8 +322,10 @@ fn host_has_fma() -> bool {
 }
 
 /// A function's stretches: the maximal runs of unguarded instructions whose fast form has a
-/// fragment (or is a load or store, with `mem`).
-fn plan(forms: &[Fast], code: &[Instr], fma: bool, mem: bool) -> Plan {
+/// fragment (or is a load or store, with `mem`), each compiled once the interpreter has spent
+/// on it what compiling costs: `after` times the compile's weight, in weighted instructions
+/// (`work` counts them times the stretch's length).
+fn plan(forms: &[Fast], code: &[Instr], (fma, mem): (bool, bool), after: u32) -> Plan {
     let mut home = vec![NONE; forms.len()];
     let mut stretches = Vec::new();
     let fits = |pc: usize| {
@@ -354,8 +354,10 @@ fn plan(forms: &[Fast], code: &[Instr], fma: bool, mem: bool) -> Plan {
             mem: accesses(&forms[start..pc], false),
             global: accesses(&forms[start..pc], true),
             weight: weigh(&forms[start..pc], 10, 60),
-            cost: weigh(&forms[start..pc], 10, 17),
             work: 0,
+            due: u64::from(after)
+                .saturating_mul(weigh(&forms[start..pc], 10, 17))
+                .saturating_mul((pc - start) as u64),
             full: Code::Cold,
             partial: Code::Cold,
         });
@@ -449,7 +451,7 @@ fn build(
     let jt = b.create_jump_table(JumpTableData::new(default, &table));
     let start = b.ins().ireduce(cranelift_codegen::ir::types::I32, start);
     b.ins().br_table(start, jt);
-    let shared = shared::Shared {
+    let shared = shared::Region {
         ptr: p[4],
         len: p[5],
         bail: exit,

@@ -31,9 +31,9 @@ const LANES: i64 = 4;
 /// function's parameters), or a global allocation (`global.rs`) whose address is `base`; and the
 /// block that leaves the function when an access declines. A shared address is the low 32 bits
 /// of a register plus an offset, and its offset into the memory; a global one is 64 bits, its
-/// offset the distance from `base`, compared unsigned.
+/// offset the distance from `base`.
 #[derive(Clone, Copy)]
-pub(super) struct Shared {
+pub(super) struct Region {
     pub ptr: Value,
     pub len: Value,
     pub bail: Block,
@@ -55,7 +55,7 @@ fn mem_flags() -> MemFlagsData {
 
 /// Emits access `ld` at the builder's position (the instruction's head), leaving the builder
 /// after it.
-pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: MemAccess, sh: Shared) {
+pub(super) fn emit(b: &mut FunctionBuilder<'_>, rows: Rows, ld: MemAccess, sh: Region) {
     let bad = check(b, rows, Window::of(ld), sh, None);
     let fine = b.create_block();
     b.ins().brif(bad, sh.bail, &[], fine, &[]);
@@ -93,7 +93,7 @@ pub(super) fn check(
     b: &mut FunctionBuilder<'_>,
     rows: Rows,
     win: Window,
-    sh: Shared,
+    sh: Region,
     stash: Option<StackSlot>,
 ) -> Value {
     let stash = stash.map(|slot| (slot, sh.ptr));
@@ -108,6 +108,7 @@ pub(super) fn check(
     let last = b.ins().iadd_imm_s(sh.len, -win.extent);
     let last = b.ins().splat(I64X2, last);
     let below = sh.base.map(|_| splat(b, 0));
+    let global = sh.base.map(|g| b.ins().splat(I64X2, g));
     let misaligned = splat(b, win.align - 1);
     let ptr = stash.map(|(_, ptr)| b.ins().splat(I64X2, ptr));
     let (body, o, at) = super::loop_head(b, rows);
@@ -119,7 +120,7 @@ pub(super) fn check(
                 .load(I64X2, rows_flags(), at, r as i32 * ROW + (u * 16) as i32),
             None => splat(b, 0),
         };
-        let (a, rel) = address(b, a, win.off, I64X2, sh.base);
+        let (a, rel) = address(b, a, win.off, I64X2, global);
         let mis = b.ins().band(a, misaligned);
         let out = b.ins().icmp(IntCC::SignedGreaterThan, rel, last);
         let out = match below {
@@ -168,7 +169,7 @@ pub(super) fn move_lanes(
     b: &mut FunctionBuilder<'_>,
     rows: Rows,
     ld: MemAccess,
-    sh: Shared,
+    sh: Region,
     from: Lanes,
 ) {
     let (body, o, at) = super::loop_head(b, rows);
@@ -284,7 +285,7 @@ fn keep_where(b: &mut FunctionBuilder<'_>, m: Value, new: Value, old: Value) -> 
 /// The address `base + off` (wrapping as the interpreter's) and its offset into the memory: a
 /// shared window address is its low 32 bits, which are the offset; a global one's offset is
 /// its distance from the allocation's address `global` (`ty`: one lane, `I64`, or two,
-/// `I64X2`).
+/// `I64X2`, and `global` of that type).
 fn address(
     b: &mut FunctionBuilder<'_>,
     base: Value,
@@ -299,10 +300,6 @@ fn address(
         b.ins().iadd_imm_s(base, off as i64)
     };
     if let Some(g) = global {
-        let g = match ty == I64X2 {
-            true => b.ins().splat(I64X2, g),
-            false => g,
-        };
         return (a, b.ins().isub(a, g));
     }
     let a = if ty == I64X2 {
