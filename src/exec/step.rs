@@ -203,6 +203,43 @@ fn straight_run(
     (ci, wi): (usize, usize),
     budget: u32,
 ) -> Res<u32> {
+    let mut ran = straight_forms(mc, cl, (ci, wi), budget)?;
+    if mc.hb.is_none() {
+        return Ok(ran);
+    }
+    // A checked run goes on through the fast loads and stores the checker sees.
+    while ran < budget {
+        match watched_access(mc, cl, (ci, wi)) {
+            Some(form) if checked_access(mc, cl, (ci, wi), form)? => ran += 1,
+            _ => break,
+        }
+        ran += straight_forms(mc, cl, (ci, wi), budget - ran)?;
+    }
+    Ok(ran)
+}
+
+/// The fast load or store at the pc of warp `wi` of CTA `ci`, when the warp could run it in a
+/// straight run (one lane group, ready, nothing traced or watched) but for the checker.
+fn watched_access(mc: &Machine<'_>, cl: &Cluster, (ci, wi): (usize, usize)) -> Option<Fast> {
+    let w = &cl.ctas[ci].warps[wi];
+    let [g] = &w.groups[..] else { return None };
+    let wgmma_watch = w.asy.as_ref().is_some_and(|a| a.wg.watching());
+    if g.wait != Wait::Ready || mc.trace.instructions || wgmma_watch {
+        return None;
+    }
+    let func = w.frames[g.frame as usize].func.0 as usize;
+    let form = *mc.fast.get(func)?.get(g.pc as usize)?;
+    form.is_mem().then_some(form)
+}
+
+/// The arithmetic forms (and, with no checker, the loads and stores) of [`straight_run`]: how
+/// many it ran.
+fn straight_forms(
+    mc: &mut Machine<'_>,
+    cl: &mut Cluster,
+    (ci, wi): (usize, usize),
+    budget: u32,
+) -> Res<u32> {
     let Cluster { ctas, smem, .. } = cl;
     let rank = ctas[ci].rank as usize;
     let Warp {
@@ -225,7 +262,8 @@ fn straight_run(
     let Some(fast) = mc.fast.get(frame.func.0 as usize) else {
         return Ok(0);
     };
-    // Loads and stores join straight runs when no checker watches them.
+    // Loads and stores join straight runs when no checker watches them (with one,
+    // `straight_run` runs them one by one).
     let with_mem = mc.hb.is_none();
     let pc0 = g.pc as usize;
     if !fast.get(pc0).is_some_and(|&f| straight(f, with_mem)) {
@@ -272,6 +310,65 @@ fn straight_run(
         super::park::pump(mc, cl)?;
     }
     Ok(ran)
+}
+
+/// Runs the fast load or store `form` at the pc of warp `wi` of CTA `ci` (one lane group, ready)
+/// with the checker watching, exactly as [`step`] would: `false`, having changed nothing, when
+/// `step` must run it (a limit or the cancel check falls on it, or the fast path declines it).
+fn checked_access(
+    mc: &mut Machine<'_>,
+    cl: &mut Cluster,
+    (ci, wi): (usize, usize),
+    form: Fast,
+) -> Res<bool> {
+    let warp = &cl.ctas[ci].warps[wi];
+    let limit = Stretch {
+        done: mc.stats.warp_instructions,
+        max_steps: mc.max_steps,
+        now: mc.now,
+        clock: warp.clock,
+        cycles: mc.instruction_cycles,
+        event: mc.engine.next_time(),
+    };
+    if limit.most(1) == 0 {
+        return Ok(false);
+    }
+    let g = &warp.groups[0];
+    let (pc, frame) = (g.pc, &warp.frames[g.frame as usize]);
+    let (m, fid) = (mc.m, frame.func);
+    let func = &m.functions[fid.0 as usize];
+    let ins = &func.code[pc as usize];
+    let active = guarded(ins, frame, g.mask);
+    if active != 0 {
+        let w = WarpRef::new((ci, wi, 0), ins, func, active);
+        let first = warp.index * WARP as u32 + active.trailing_zeros();
+        let done = super::memfast::access(mc, cl, w, form)
+            .map_err(|f| with_cta(at(f, fid, pc, first), cl.ctas[ci].id))?;
+        if !done {
+            return Ok(false);
+        }
+    }
+    // What `step` counts for it.
+    mc.stats.warp_instructions += 1;
+    if active != 0 && form.is_store() {
+        mc.spin.effect(mc.stats.warp_instructions);
+    }
+    let warp = &mut cl.ctas[ci].warps[wi];
+    warp.steps += 1;
+    let g = &mut warp.groups[0];
+    g.last = warp.steps;
+    g.pc += 1;
+    let threads = u64::from(active.count_ones());
+    charge(
+        &mut mc.stats,
+        &mut warp.clock,
+        mc.instruction_cycles,
+        threads,
+    );
+    if event_due(&mut mc.now, &mc.engine, warp.clock) {
+        super::park::pump(mc, cl)?;
+    }
+    Ok(true)
 }
 
 /// Whether a fast form belongs in a straight run: arithmetic, and loads and stores `with_mem`
