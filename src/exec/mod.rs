@@ -36,7 +36,7 @@
 //!   `mbarops.rs`, `tensorops.rs`, `tmapedit.rs`, `texops.rs`, `stbulk.rs`, `policy.rs`;
 //!   `collective.rs` (the warp rendezvous), `devrt.rs` (the device runtime), `printf.rs`
 //!   (builtins: printf, malloc, assert), `control.rs` (branches, calls, barriers);
-//! - the scheduler and dispatcher `step.rs`; `cdp.rs` (grids launched from the device),
+//! - straight runs `straight.rs`; the scheduler and dispatcher `step.rs`; `cdp.rs` (grids launched from the device),
 //!   and `grid.rs` (the launch, on one or several threads); this file last, which no file
 //!   imports.
 //!
@@ -87,6 +87,7 @@ mod sfu;
 mod spin;
 mod stbulk;
 mod step;
+mod straight;
 mod stuck;
 mod tcore;
 mod tensorops;
