@@ -1,7 +1,9 @@
 //! `ptxrun test ptx-samples` as part of `cargo test`: every golden sample must reproduce the
 //! bytes a real GPU produced (see each sample's provenance.toml), and runs are deterministic.
 
-use ptxrun::launchfile::{find_launches, load, run, test_one, test_with, Settings, Verdict};
+use ptxrun::launchfile::{
+    execute, find_launches, load, prepare, run, test_one, test_with, Settings, Verdict,
+};
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -53,6 +55,39 @@ fn failures_with(change: impl Fn(&mut Settings)) -> String {
 fn every_golden_sample_matches_without_fast_forms() {
     let failures = failures_with(|s| s.fast = false);
     assert!(failures.is_empty(), "{failures}");
+}
+
+/// Fast forms and straight runs (`exec/straight.rs`: whole lines of fast forms, uniform
+/// branches, the loads and stores a checker sees) only make runs faster: with them off, every
+/// instruction goes through its general handler one step at a time, and every sample, checked
+/// and not, leaves the same counters (warp and thread instructions, cycles), hazards, fault,
+/// printf output and buffer bytes.
+#[test]
+fn straight_runs_leave_what_single_steps_leave() {
+    let mut differ = Vec::new();
+    for l in find_launches(&[PathBuf::from("ptx-samples")]) {
+        for check in [true, false] {
+            let mut s = Settings::for_test(0, ptxrun::launchfile::DEFAULT_LATENCY);
+            s.check = check;
+            let Ok(p) = prepare(&l, &s) else { continue };
+            let what = |s: &Settings| match execute(&p, s) {
+                Ok(o) => {
+                    let bytes: Vec<&[u8]> = (p.buffers.iter())
+                        .map(|b| o.global.read(b.2, b.3).unwrap_or(&[]))
+                        .collect();
+                    let (st, h, f) = (&o.stats, &o.hazards, &o.fault);
+                    format!("{st:?} {h:?} {f:?} {:?} {bytes:?}", o.stdout)
+                }
+                Err(e) => format!("{e:?}"),
+            };
+            let fast = what(&s);
+            s.fast = false;
+            if fast != what(&s) {
+                differ.push(format!("{} (checking: {check})", l.display()));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
 
 /// The JIT (`src/exec/jit`) compiles every straight run the first time it is entered: every
