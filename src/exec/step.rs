@@ -2,9 +2,10 @@
 //! cluster (or cooperative grid) — picking a warp and a quantum with the seeded scheduler,
 //! moving the clock to the next asynchronous event when every warp waits, reporting deadlocks
 //! — and the execution of one instruction by a lane group: guard, trace, checker watches, the
-//! warp-wide fast form where there is one, else the family that handles the opcode. The top of
-//! the executor's layers below `cdp.rs`/`grid.rs`: it calls the families and the parked waits
-//! (`park.rs`), and nothing below calls it.
+//! warp-wide fast form where there is one, else the family that handles the opcode. A quantum
+//! runs what it can as straight runs (`straight.rs`) and the rest here, one instruction at a
+//! time. The top of the executor's layers below `cdp.rs`/`grid.rs`: it calls the families,
+//! straight runs and the parked waits (`park.rs`), and nothing below calls it.
 
 use super::config::Scheduler;
 use super::ctx::Ctx;
