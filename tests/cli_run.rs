@@ -247,11 +247,16 @@ fn trap_deadlock_and_step_limit_exit_1() {
     );
 }
 
-/// A spin on a flag nobody sets and a lock nobody releases end at once as deadlocks naming the
-/// loop, not after billions of steps.
+/// A spin on a flag nobody sets (by one lane of a warp, or by whole warps, whose back edge runs
+/// inside straight runs) and a lock nobody releases end at once as deadlocks naming the loop,
+/// not after billions of steps.
 #[test]
 fn endless_spins_are_deadlocks_naming_the_loop() {
-    for (dir, line) in [("tests/run/spin_flag", 23), ("tests/run/lock_held", 18)] {
+    for (dir, line) in [
+        ("tests/run/spin_flag", 23),
+        ("tests/run/lock_held", 18),
+        ("tests/run/spin_warp", 17),
+    ] {
         let (code, stdout, _) = ptxrun(&["run", dir, "--format", "json"]);
         assert_eq!(code, 1, "{dir}: {stdout}");
         let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
@@ -263,9 +268,10 @@ fn endless_spins_are_deadlocks_naming_the_loop() {
             msg.contains(&format!("spins in the loop ending at line {line}")),
             "{msg}"
         );
-        // Well before the step limit.
+        // Well before the step limit: the back edges' samples find the cycle after 16,000 to
+        // 34,000 warp instructions (a straight run that skipped them: 98,000 and more).
         assert!(
-            v["stats"]["warp_instructions"].as_u64().unwrap() < 1 << 20,
+            v["stats"]["warp_instructions"].as_u64().unwrap() < 1 << 16,
             "{dir}"
         );
     }
