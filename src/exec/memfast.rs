@@ -275,22 +275,12 @@ fn move_values(
     match form {
         Fast::St { v, w, .. } => {
             let vals = row(regs, v);
-            match w {
-                1 => store_lanes::<1>(mem, |lane, _| vals[lane], 1, at, active),
-                2 => store_lanes::<2>(mem, |lane, _| vals[lane], 1, at, active),
-                4 => store_lanes::<4>(mem, |lane, _| vals[lane], 1, at, active),
-                _ => store_lanes::<8>(mem, |lane, _| vals[lane], 1, at, active),
-            }
+            store_by_size(usize::from(w), mem, |lane, _| vals[lane], 1, at, active);
         }
         Fast::StV { v, n, .. } => {
             let (v, n) = (&v[..usize::from(n)], usize::from(n));
             let elem = |lane: usize, k: usize| regs[v[k] as usize * WARP + lane];
-            match ew {
-                1 => store_lanes::<1>(mem, elem, n, at, active),
-                2 => store_lanes::<2>(mem, elem, n, at, active),
-                4 => store_lanes::<4>(mem, elem, n, at, active),
-                _ => store_lanes::<8>(mem, elem, n, at, active),
-            }
+            store_by_size(ew, mem, elem, n, at, active);
         }
         Fast::Ld { d, n, ext, .. } => {
             // Element by element: a register named twice gets the later element, as in lane
@@ -317,6 +307,24 @@ fn move_values(
             }
         }
         _ => {}
+    }
+}
+
+/// [`store_lanes`] with elements of `size` bytes (1, 2, 4 or 8), each size its own loop.
+#[inline(always)]
+fn store_by_size(
+    size: usize,
+    mem: &mut [u8],
+    elem: impl Fn(usize, usize) -> u64,
+    n: usize,
+    at: &[usize; WARP],
+    active: u32,
+) {
+    match size {
+        1 => store_lanes::<1>(mem, elem, n, at, active),
+        2 => store_lanes::<2>(mem, elem, n, at, active),
+        4 => store_lanes::<4>(mem, elem, n, at, active),
+        _ => store_lanes::<8>(mem, elem, n, at, active),
     }
 }
 

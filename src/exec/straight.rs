@@ -12,8 +12,8 @@ use super::fault::{at, with_cta, Res};
 use super::lanes::WARP;
 use super::machine::{Machine, WarpRef};
 use super::memfast::Reach;
-use super::warp::{Cluster, Frame, Wait, Warp};
-use crate::ir::{Instr, Op};
+use super::warp::{Cluster, Frame, Group, Wait, Warp, WarpAsync};
+use crate::ir::{Instr, Op, Operand};
 
 /// Runs, for at most `budget` instructions, the warp-wide arithmetic fast forms (`fast.rs`)
 /// that follow one another from the pc of warp `wi` of CTA `ci`, when the warp is one lane
@@ -64,8 +64,7 @@ enum Onward {
 fn onward(mc: &Machine<'_>, cl: &Cluster, (ci, wi): (usize, usize)) -> Option<Onward> {
     let w = &cl.ctas[ci].warps[wi];
     let [g] = &w.groups[..] else { return None };
-    let wgmma_watch = mc.hb.is_some() && w.asy.as_ref().is_some_and(|a| a.wg.watching());
-    if g.wait != Wait::Ready || mc.trace.instructions || wgmma_watch {
+    if !may_run_straight(mc, g, &w.asy) {
         return None;
     }
     let func = w.frames[g.frame as usize].func.0 as usize;
@@ -77,18 +76,18 @@ fn onward(mc: &Machine<'_>, cl: &Cluster, (ci, wi): (usize, usize)) -> Option<On
     (ins.op == Op::Bra).then_some(Onward::Branch)
 }
 
+/// Whether a warp whose one lane group is `g` and whose asynchronous state is `asy` may run
+/// straight: ready, with nothing traced instruction by instruction, and no `wgmma` whose
+/// registers the checker watches.
+fn may_run_straight(mc: &Machine<'_>, g: &Group, asy: &Option<Box<WarpAsync>>) -> bool {
+    let wgmma_watch = mc.hb.is_some() && asy.as_ref().is_some_and(|a| a.wg.watching());
+    g.wait == Wait::Ready && !mc.trace.instructions && !wgmma_watch
+}
+
 /// Whether warp `wi` of CTA `ci` may run one more instruction in its straight run: no limit,
 /// cancel check or asynchronous event falls on it (see [`Stretch`]).
 fn one_more(mc: &Machine<'_>, cl: &Cluster, (ci, wi): (usize, usize)) -> bool {
-    let limit = Stretch {
-        done: mc.stats.warp_instructions,
-        max_steps: mc.max_steps,
-        now: mc.now,
-        clock: cl.ctas[ci].warps[wi].clock,
-        cycles: mc.instruction_cycles,
-        event: mc.engine.next_time(),
-    };
-    limit.most(1) == 1
+    Stretch::of(mc, cl.ctas[ci].warps[wi].clock).most(1) == 1
 }
 
 /// Runs the `bra` at the pc of warp `wi` of CTA `ci` (one lane group, ready) when every active
@@ -105,7 +104,7 @@ fn uniform_branch(mc: &mut Machine<'_>, cl: &mut Cluster, (ci, wi): (usize, usiz
     let func = &m.functions[fid.0 as usize];
     let ins = &func.code[pc as usize];
     let active = guarded(ins, frame, mask);
-    let Some(crate::ir::Operand::Label(target)) = func.ops(ins).first().copied() else {
+    let Some(Operand::Label(target)) = func.ops(ins).first().copied() else {
         return Ok(false);
     };
     if active != 0 && active != mask {
@@ -139,8 +138,8 @@ fn count_one(mc: &mut Machine<'_>, cl: &mut Cluster, (ci, wi): (usize, usize), a
     warp.clock
 }
 
-/// After one instruction of a straight run, as after a step of `step.rs`: the asynchronous events that
-/// fall due by the warp's `clock`.
+/// After one instruction of a straight run, as after a step of `step.rs`: the asynchronous
+/// events that fall due by the warp's `clock`.
 fn after_one(mc: &mut Machine<'_>, cl: &mut Cluster, clock: u64) -> Res<()> {
     if event_due(&mut mc.now, &mc.engine, clock) {
         super::park::pump(mc, cl)?;
@@ -169,8 +168,7 @@ fn straight_forms(
     let [g] = &mut groups[..] else {
         return Ok(0);
     };
-    let wgmma_watch = mc.hb.is_some() && asy.as_ref().is_some_and(|a| a.wg.watching());
-    if g.wait != Wait::Ready || mc.trace.instructions || wgmma_watch {
+    if !may_run_straight(mc, g, asy) {
         return Ok(0);
     }
     let frame = &mut frames[g.frame as usize];
@@ -185,15 +183,7 @@ fn straight_forms(
     if !fast.get(pc0).is_some_and(|&f| straight(f, with_mem)) {
         return Ok(0);
     }
-    let limit = Stretch {
-        done: mc.stats.warp_instructions,
-        max_steps: mc.max_steps,
-        now: mc.now,
-        clock: *clock,
-        cycles: mc.instruction_cycles,
-        event: mc.engine.next_time(),
-    };
-    let most = limit.most(budget);
+    let most = Stretch::of(mc, *clock).most(budget);
     let end = (pc0 + most as usize).min(fast.len()).min(func.code.len());
     let lanes = Lanes {
         func: frame.func.0 as usize,
@@ -433,6 +423,18 @@ struct Stretch {
 }
 
 impl Stretch {
+    /// The bounds of a straight run of a warp whose clock is `clock`, as the machine stands.
+    fn of(mc: &Machine<'_>, clock: u64) -> Self {
+        Stretch {
+            done: mc.stats.warp_instructions,
+            max_steps: mc.max_steps,
+            now: mc.now,
+            clock,
+            cycles: mc.instruction_cycles,
+            event: mc.engine.next_time(),
+        }
+    }
+
     /// How many instructions a straight run may execute within `budget`: up to the first after
     /// which an asynchronous event falls due, at most. Instruction `j`, counted
     /// from one, is the run's `done + j`-th: it may run while that number is within the step
