@@ -7,8 +7,8 @@
 //! The shadow keeps 8 bytes per remembered access, not a whole stamp: what every word of one
 //! instruction's access shares (who, epoch, instruction) is written once into an [`Events`]
 //! table and the word names it by index, beside its own lane, scope and bytes. The table only
-//! grows while the run makes new events; when it has doubled since the shadow was last
-//! walked, the events no word names any more are dropped and the rest renumbered
+//! grows while the run makes new events; when the events in use have doubled since the shadow
+//! was last walked, the indices no word names any more are freed and handed out again
 //! (`shadow::collect`), so it stays proportional to the shadow, not to the running time.
 
 use super::budget::Meter;
@@ -131,10 +131,6 @@ pub(super) fn event_of(e: Entry) -> u32 {
     e as u32
 }
 
-pub(super) fn with_event(e: Entry, event: u32) -> Entry {
-    (e & !0xffff_ffff) | u64::from(event)
-}
-
 pub(super) fn mask_of(e: Entry) -> u8 {
     ((e >> MASK_AT) & 15) as u8
 }
@@ -175,7 +171,11 @@ const FLOOR: usize = 1 << 16;
 #[derive(Debug)]
 pub struct Events {
     events: Vec<Event>,
-    /// Collect when the table reaches this length.
+    /// Indices no entry names since the last collection, handed out again lowest first.
+    free: Vec<u32>,
+    /// The index made or handed out last (0: none since the last collection).
+    last: u32,
+    /// Collect when no index is free and the table has this length.
     limit: usize,
     /// Events charged to the meter.
     charged: usize,
@@ -198,6 +198,8 @@ impl Events {
     pub fn new(meter: Arc<Meter>) -> Self {
         Events {
             events: vec![Event::default()],
+            free: Vec::new(),
+            last: 0,
             limit: FLOOR,
             charged: 0,
             meter,
@@ -216,8 +218,13 @@ impl Events {
             func: s.func,
             pc: s.pc,
         };
-        if self.events.last() == Some(&e) && self.events.len() > 1 {
-            return (self.events.len() - 1) as u32;
+        if self.last != 0 && self.events[self.last as usize] == e {
+            return self.last;
+        }
+        if let Some(i) = self.free.pop() {
+            self.events[i as usize] = e;
+            self.last = i;
+            return i;
         }
         if self.events.len() >= self.charged {
             // Over the budget the run stops at its next look at the meter; the event is kept.
@@ -227,7 +234,8 @@ impl Events {
             self.charged += CHUNK;
         }
         self.events.push(e);
-        (self.events.len() - 1) as u32
+        self.last = (self.events.len() - 1) as u32;
+        self.last
     }
 
     /// The access an entry remembers.
@@ -251,36 +259,37 @@ impl Events {
 
     /// Whether the table should be collected before more events are made.
     pub fn full(&self) -> bool {
-        self.events.len() >= self.limit
+        self.free.is_empty() && self.events.len() >= self.limit
     }
 
+    /// The table's length: indices are below it.
     pub(super) fn len(&self) -> usize {
         self.events.len()
     }
 
-    /// Keeps the events `live` marks (index 0 always) in order; returns each old index's new
-    /// one (0 for a dropped event). The next collection comes when the table has doubled, and
-    /// not before `walk` more events (what walking the shadow costs, in events: a large
-    /// shadow of few events is not walked again every few thousand accesses).
-    pub(super) fn retain(&mut self, live: &[bool], walk: usize) -> Vec<u32> {
-        let mut remap = vec![0u32; self.events.len()];
-        let mut k = 1;
-        for (i, to) in remap.iter_mut().enumerate().skip(1) {
-            if live.get(i).copied().unwrap_or(false) {
-                self.events[k] = self.events[i];
-                *to = k as u32;
-                k += 1;
-            }
+    /// Indices in use (index 0 among them): the table's length less the free ones.
+    pub(super) fn used(&self) -> usize {
+        self.events.len() - self.free.len()
+    }
+
+    /// Frees the indices `live` does not mark (index 0 is never handed out); entries keep
+    /// their numbers, so the shadow is walked once, only to mark. The next collection comes
+    /// when the events in use have doubled, and not before `walk` more events (what walking
+    /// the shadow costs, in events: a large shadow of few events is not walked again every
+    /// few thousand accesses).
+    pub(super) fn retain(&mut self, live: &[bool], walk: usize) {
+        self.free.clear();
+        // Descending, so that `pop` hands out the lowest first.
+        let dead = (1..self.events.len()).rev();
+        self.free.extend(
+            dead.filter(|&i| !live.get(i).copied().unwrap_or(false))
+                .map(|i| i as u32),
+        );
+        if !live.get(self.last as usize).copied().unwrap_or(false) {
+            self.last = 0;
         }
-        self.events.truncate(k);
-        self.events.shrink_to(k.max(FLOOR));
+        let k = self.used();
         self.limit = (2 * k).max(FLOOR).max(k + walk);
-        let keep = self.events.capacity().div_ceil(CHUNK) * CHUNK;
-        if keep < self.charged {
-            self.meter.release(Self::bytes(self.charged - keep));
-            self.charged = keep;
-        }
-        remap
     }
 }
 
@@ -312,24 +321,31 @@ mod tests {
     }
 
     #[test]
-    fn retaining_renumbers_in_order() {
+    fn freed_indices_are_handed_out_again_lowest_first() {
         let mut ev = Events::default();
-        let ids: Vec<u32> = (1..=4)
-            .map(|c| ev.intern(&Stamp::warp(Epoch { agent: 1, clock: c }, false, 0, c)))
-            .collect();
-        let remap = ev.retain(&[false, true, false, false, true], 0);
-        assert_eq!(remap[ids[0] as usize], 1);
-        assert_eq!(remap[ids[3] as usize], 2);
-        assert_eq!(remap[ids[1] as usize], 0);
-        assert_eq!(ev.len(), 3);
-        assert_eq!(ev.stamp(entry(2, &Stamp::default(), 1)).site(), (0, 4));
+        let at = |c| Stamp::warp(Epoch { agent: 1, clock: c }, false, 0, c);
+        let ids: Vec<u32> = (1..=4).map(|c| ev.intern(&at(c))).collect();
+        assert_eq!(ids, [1, 2, 3, 4]);
+        // The same event again is the last index.
+        assert_eq!(ev.intern(&at(4)), 4);
+        ev.retain(&[false, true, false, false, true], 0);
+        assert_eq!((ev.len(), ev.used()), (5, 3));
+        // Live indices keep their events; freed ones are reused lowest first.
+        assert_eq!(ev.stamp(entry(1, &Stamp::default(), 1)).site(), (0, 1));
+        assert_eq!(ev.stamp(entry(4, &Stamp::default(), 1)).site(), (0, 4));
+        assert_eq!(ev.intern(&at(9)), 2);
+        assert_eq!(ev.intern(&at(10)), 3);
+        assert_eq!(ev.intern(&at(11)), 5);
+        // The last index was freed: the same event is not found in it again.
+        ev.retain(&[false, true, true, true, true, false], 0);
+        assert_eq!(ev.intern(&at(11)), 5);
         // A collection that walked a large shadow waits for that many events more.
-        ev.retain(&[true, true, true], 8 * FLOOR);
+        ev.retain(&[true; 6], 8 * FLOOR);
         for c in 0..2 * FLOOR as u32 {
             ev.intern(&Stamp::warp(Epoch { agent: 2, clock: c }, false, 0, 0));
         }
         assert!(!ev.full());
         ev.retain(&[], 0);
-        assert_eq!((ev.len(), ev.full()), (1, false));
+        assert_eq!((ev.used(), ev.full()), (1, false));
     }
 }
