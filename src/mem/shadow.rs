@@ -22,7 +22,9 @@
 //! stops at its next look at the meter).
 
 use super::budget::Meter;
-use super::stamp::{entry, event_of, mask_of, shift_lane, with_mask, Entry, Events};
+use super::stamp::{
+    entry, event_of, lane_step, mask_of, movable, shift_lane, with_mask, Entry, Events, UNUSED_BIT,
+};
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
 use std::sync::Arc;
@@ -57,7 +59,7 @@ struct Cell {
     r: u64,
 }
 
-const SPILLED: u64 = 1 << 63;
+const SPILLED: u64 = UNUSED_BIT;
 
 // A word costs 16 bytes (issue 17's bound).
 const _: () = assert!(std::mem::size_of::<Cell>() == 16);
@@ -331,7 +333,7 @@ impl Shadow {
                 // each written and read by its own lane.
                 let d = lane.wrapping_sub(j.lane) & 31;
                 if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
-                    self.store_shifted(i, stored, &j.after, d);
+                    self.store_shifted(i, stored, j, d);
                     i += 1;
                     continue;
                 }
@@ -362,6 +364,7 @@ impl Shadow {
                 after: c,
                 mask,
                 lane,
+                moves: (Moves::of(&before), Moves::of(&c)),
             });
             i += 1;
         }
@@ -378,6 +381,7 @@ impl Shadow {
         shift_ok: bool,
     ) -> usize {
         let (before, after) = (&j.before, &j.after);
+        let (bm, am) = (&j.moves.0, &j.moves.1);
         // Words are rewritten in place, without `cell`, `alike` and `store_shifted`'s branches,
         // unless a read set spills only after the access (a second read: a slot is charged).
         let (spills, spills_after) = (before.r[1] != 0, after.r[1] != 0);
@@ -392,22 +396,23 @@ impl Shadow {
         for i in words.clone() {
             let lane = walk.lane(i * 4);
             let d = lane.wrapping_sub(j.lane) & 31;
+            let step = lane_step(d);
             let cell = &mut page[i % PAGE];
             if (d != 0 && !shift_ok) || (cell.r & SPILLED != 0) != spills {
                 return i;
             }
             if spills {
                 let slot = (cell.r & !SPILLED) as usize;
-                if !alike_spilled(cell, &spill[slot], before, d) {
+                if !alike_spilled(cell, &spill[slot], before, bm, step) {
                     return i;
                 }
-                rewrite_spilled(cell, (spill, free), after, d);
+                rewrite_spilled(cell, (spill, free), after, am, step);
             } else {
-                if !alike_in_word(cell, before, d) {
+                if !alike_in_word(cell, before, bm, step) {
                     return i;
                 }
                 // The page guard above: the reads do not spill after either.
-                *cell = in_word(after, d);
+                *cell = in_word(after, am, step);
             }
         }
         words.end
@@ -428,7 +433,7 @@ impl Shadow {
                 Some(&c) if (d == 0 || shift_ok) && self.alike(&c, j, d) => c,
                 _ => return i,
             };
-            self.store_shifted(i, stored, &j.after, d);
+            self.store_shifted(i, stored, j, d);
         }
         words.end
     }
@@ -438,20 +443,22 @@ impl Shadow {
     /// spilled: a spilled word holds two reads or more, an unspilled one at most one.
     #[inline(always)]
     fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
-        let b = &j.before;
+        let (b, m, step) = (&j.before, &j.moves.0, lane_step(d));
         match stored.r & SPILLED {
-            0 => b.r[1] == 0 && alike_in_word(stored, b, d),
+            0 => b.r[1] == 0 && alike_in_word(stored, b, m, step),
             _ => {
                 let r = &self.spill[(stored.r & !SPILLED) as usize];
-                b.r[1] != 0 && alike_spilled(stored, r, b, d)
+                b.r[1] != 0 && alike_spilled(stored, r, b, m, step)
             }
         }
     }
 
-    /// Stores word `i` (stored as `stored`) as `after` with every lane moved `d` up, in place
-    /// where no slot must be charged, else as [`Shadow::store`] does.
+    /// Stores word `i` (stored as `stored`) as the word `j` judged after its access with every
+    /// lane moved `d` up, in place where no slot must be charged, else as [`Shadow::store`]
+    /// does.
     #[inline(always)]
-    fn store_shifted(&mut self, i: usize, stored: Cell, after: &Word, d: u32) {
+    fn store_shifted(&mut self, i: usize, stored: Cell, j: &Judged, d: u32) {
+        let (after, m, step) = (&j.after, &j.moves.1, lane_step(d));
         let Shadow {
             pages, spill, free, ..
         } = self;
@@ -459,59 +466,65 @@ impl Shadow {
             return;
         };
         match (stored.r & SPILLED != 0, after.r[1] != 0) {
-            (false, false) => *cell = in_word(after, d),
-            (true, _) => rewrite_spilled(cell, (spill, free), after, d),
+            (false, false) => *cell = in_word(after, m, step),
+            (true, _) => rewrite_spilled(cell, (spill, free), after, m, step),
             (false, true) => self.store(i, &shifted(after, d), stored.r),
         }
     }
 }
 
-/// Whether the unspilled `cell` is `before` (at most one read) with every lane moved `d` up.
+/// Whether the unspilled `cell` is `before` (at most one read, its entries' masks `m`) with
+/// every lane moved up by `step` ([`lane_step`]).
 #[inline(always)]
-fn alike_in_word(cell: &Cell, before: &Word, d: u32) -> bool {
-    (cell.w ^ shift_lane(before.w, d)) | (cell.r ^ shift_lane(before.r[0], d)) == 0
+fn alike_in_word(cell: &Cell, before: &Word, m: &Moves, step: u64) -> bool {
+    let w = before.w.wrapping_add(step & m.w);
+    let r = before.r[0].wrapping_add(step & m.r[0]);
+    (cell.w ^ w) | (cell.r ^ r) == 0
 }
 
-/// Whether the spilled `cell`, its slot holding `reads`, is `before` with every lane moved `d`
-/// up.
+/// Whether the spilled `cell`, its slot holding `reads`, is `before` (its entries' masks `m`)
+/// with every lane moved up by `step`.
 #[inline(always)]
-fn alike_spilled(cell: &Cell, reads: &[Entry; READS], before: &Word, d: u32) -> bool {
+fn alike_spilled(cell: &Cell, reads: &[Entry; READS], before: &Word, m: &Moves, step: u64) -> bool {
     // `|`, not a short-circuit: no branch per read.
-    let differs = reads
-        .iter()
-        .zip(&before.r)
-        .fold(cell.w ^ shift_lane(before.w, d), |acc, (&x, &y)| {
-            acc | (x ^ shift_lane(y, d))
-        });
+    let mut differs = cell.w ^ before.w.wrapping_add(step & m.w);
+    for ((&x, &y), &mk) in reads.iter().zip(&before.r).zip(&m.r) {
+        differs |= x ^ y.wrapping_add(step & mk);
+    }
     differs == 0
 }
 
-/// `after`, of at most one read, with every lane moved `d` up, as an unspilled word.
+/// `after` (its entries' masks `m`), of at most one read, with every lane moved up by `step`,
+/// as an unspilled word.
 #[inline(always)]
-fn in_word(after: &Word, d: u32) -> Cell {
+fn in_word(after: &Word, m: &Moves, step: u64) -> Cell {
     Cell {
-        w: shift_lane(after.w, d),
-        r: shift_lane(after.r[0], d),
+        w: after.w.wrapping_add(step & m.w),
+        r: after.r[0].wrapping_add(step & m.r[0]),
     }
 }
 
-/// Rewrites the spilled `cell` as `after` with every lane moved `d` up: it keeps its slot while
-/// its reads still spill, and gives the slot back (to `free`) when they no longer do.
+/// Rewrites the spilled `cell` as `after` (its entries' masks `m`) with every lane moved up by
+/// `step`: it keeps its slot while its reads still spill, and gives the slot back (to `free`)
+/// when they no longer do.
 #[inline(always)]
 fn rewrite_spilled(
     cell: &mut Cell,
     (spill, free): (&mut [[Entry; READS]], &mut Vec<u32>),
     after: &Word,
-    d: u32,
+    m: &Moves,
+    step: u64,
 ) {
     let slot = (cell.r & !SPILLED) as usize;
     if after.r[1] != 0 {
-        spill[slot] = after.r.map(|e| shift_lane(e, d));
-        cell.w = shift_lane(after.w, d);
+        for ((to, &e), &mk) in spill[slot].iter_mut().zip(&after.r).zip(&m.r) {
+            *to = e.wrapping_add(step & mk);
+        }
+        cell.w = after.w.wrapping_add(step & m.w);
     } else {
         spill[slot] = [0; READS];
         free.push(slot as u32);
-        *cell = in_word(after, d);
+        *cell = in_word(after, m, step);
     }
 }
 
@@ -550,6 +563,25 @@ struct Judged {
     after: Word,
     mask: u8,
     lane: u32,
+    /// Which entries of `before` and `after` move with a shift of lanes ([`movable`]).
+    moves: (Moves, Moves),
+}
+
+/// The [`movable`] masks of a word's entries: computed once for the word judged in full, then
+/// used for every word compared with it.
+#[derive(Clone, Copy)]
+struct Moves {
+    w: u64,
+    r: [u64; READS],
+}
+
+impl Moves {
+    fn of(c: &Word) -> Moves {
+        Moves {
+            w: movable(c.w),
+            r: c.r.map(movable),
+        }
+    }
 }
 
 /// Frees the events no shadow names any more (see `stamp`); call it when [`Events::full`] says

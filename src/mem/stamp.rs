@@ -113,22 +113,33 @@ impl Stamp {
 }
 
 /// A remembered access, packed into 8 bytes: the index of its [`Events`] entry (bits 0-31),
-/// its tag (lane and scope, bits 32-38), the bytes of the word it touched (bits 39-42) and
-/// whether an operation made it (bit 43: lanes of operations are not shifted). 0: none; a used
-/// entry has a non-empty byte mask.
+/// the scope of a strong access (bits 32-33), the bytes of the word it touched (bits 39-42),
+/// whether an operation made it (bit 43: lanes of operations are not shifted) and the lane
+/// (bits 59-63, at the top, so that moving it up `d` lanes is one wrapping add: see
+/// [`shift_lane`]). 0: none; a used entry has a non-empty byte mask. No entry sets
+/// [`UNUSED_BIT`].
 pub(super) type Entry = u64;
 
-const TAG_AT: u32 = 32;
+const SCOPE_AT: u32 = 32;
 const MASK_AT: u32 = 39;
 const OP_BIT: u64 = 1 << 43;
+const LANE_AT: u32 = 59;
+/// A bit no entry sets (the shadow marks a read field holding a spill slot with it).
+pub(super) const UNUSED_BIT: u64 = 1 << 50;
 
 pub(super) fn entry(event: u32, s: &Stamp, mask: u8) -> Entry {
     let op = if s.who & OP != 0 { OP_BIT } else { 0 };
-    u64::from(event) | u64::from(s.tag) << TAG_AT | u64::from(mask & 15) << MASK_AT | op
+    let (lane, scope) = (u64::from(s.tag & 31), u64::from(s.tag >> 5));
+    u64::from(event) | scope << SCOPE_AT | u64::from(mask & 15) << MASK_AT | op | lane << LANE_AT
 }
 
 pub(super) fn event_of(e: Entry) -> u32 {
     e as u32
+}
+
+/// The tag of an entry: its lane (bits 0-4) and scope (bits 5-6), as in [`Stamp`].
+fn tag_of(e: Entry) -> u8 {
+    (e >> LANE_AT) as u8 | (((e >> SCOPE_AT) & 3) as u8) << 5
 }
 
 pub(super) fn mask_of(e: Entry) -> u8 {
@@ -143,14 +154,27 @@ pub(super) fn with_mask(e: Entry, mask: u8) -> Entry {
     (e & !(15 << MASK_AT)) | u64::from(mask & 15) << MASK_AT
 }
 
+/// All ones for a warp's entry, whose lane moves when words are compared up to a shift of
+/// lanes; zero for an operation's and for none, which stay as they are.
+#[inline(always)]
+pub(super) fn movable(e: Entry) -> u64 {
+    0u64.wrapping_sub(u64::from((e != 0) & (e & OP_BIT == 0)))
+}
+
+/// What [`shift_lane`] adds to a movable entry to move its lane `d` lanes up: the lane is the
+/// entry's top bits, so the add wraps modulo 32 by itself.
+#[inline(always)]
+pub(super) fn lane_step(d: u32) -> u64 {
+    u64::from(d) << LANE_AT
+}
+
 /// A warp's entry with its lane moved `d` lanes up (modulo 32); an operation's, and none,
 /// unchanged. Without a branch: the shadow shifts every entry of every word a coalesced access
-/// touches (`shadow::follow`), and which entries are warps' is not predictable.
+/// touches (`shadow::follow`), and which entries are warps' is not predictable; where one
+/// word is compared with many, its [`movable`] masks are computed once.
 #[inline(always)]
 pub(super) fn shift_lane(e: Entry, d: u32) -> Entry {
-    let warp = u64::from((e != 0) & (e & OP_BIT == 0));
-    let lane = ((e >> TAG_AT) + warp * u64::from(d)) & 31;
-    (e & !(31 << TAG_AT)) | lane << TAG_AT
+    e.wrapping_add(lane_step(d) & movable(e))
 }
 
 /// What the words of one access share: who, when, which instruction.
@@ -246,7 +270,7 @@ impl Events {
             clock: ev.clock,
             func: ev.func,
             pc: ev.pc,
-            tag: (e >> TAG_AT) as u8 & 127,
+            tag: tag_of(e),
         }
     }
 
@@ -254,7 +278,7 @@ impl Events {
     /// the same operation.
     pub(super) fn same(&self, e: Entry, s: &Stamp) -> bool {
         let who = self.events[event_of(e) as usize].who;
-        who & !ATOMIC == s.who & !ATOMIC && ((e >> TAG_AT) as u32 & 31) == s.lane()
+        who & !ATOMIC == s.who & !ATOMIC && (e >> LANE_AT) as u32 == s.lane()
     }
 
     /// Whether the table should be collected before more events are made.
