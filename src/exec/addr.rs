@@ -553,3 +553,66 @@ pub(crate) fn shared_loc(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The general path of [`sorted_pieces`] (keys, a sort when needed, one piece a start).
+    fn sorted_generally(
+        at: &[usize; WARP],
+        base: u64,
+        w: u64,
+        active: u32,
+    ) -> Vec<(u64, u64, u32)> {
+        let mut keys: Vec<u64> = (0..WARP)
+            .filter(|l| active >> l & 1 != 0)
+            .map(|l| (at[l] as u64) << 5 | l as u64)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup_by_key(|k| *k >> 5);
+        keys.iter()
+            .map(|k| (base + (k >> 5), base + (k >> 5) + w, (k & 31) as u32))
+            .collect()
+    }
+
+    #[test]
+    fn pieces_are_sorted_lanes_one_per_start() {
+        let mut patterns: Vec<[usize; WARP]> = Vec::new();
+        for w in [1usize, 2, 4, 8, 16] {
+            patterns.push(std::array::from_fn(|l| 64 + l * w));
+            patterns.push(std::array::from_fn(|l| 64 + (l % 16) * w));
+            patterns.push(std::array::from_fn(|l| 64 + (31 - l) * w));
+            patterns.push(std::array::from_fn(|l| 64 + (l ^ 1) * w));
+            // A row with one lane off, and one half a row, the other another.
+            patterns.push(std::array::from_fn(|l| {
+                64 + l * w + usize::from(l == 7) * w
+            }));
+            patterns.push(std::array::from_fn(|l| 64 + (l % 16) * w + (l / 16) * 4096));
+        }
+        patterns.push([100; WARP]);
+        patterns.push(std::array::from_fn(|l| 100 + (l / 16) * 8));
+        patterns.push(std::array::from_fn(|l| 100 + usize::from(l == 31) * 4));
+        // SplitMix64-style scrambles: most distinct, some repeated.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200 {
+            patterns.push(std::array::from_fn(|_| {
+                x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                ((x ^ (x >> 29)) % 48) as usize * 4
+            }));
+        }
+        for at in &patterns {
+            for w in [1u64, 4, 8, 16] {
+                for active in [u32::MAX, 0xffff, 0x8000_0001] {
+                    let mut out = [(0, 0, 0); WARP];
+                    let n = sorted_pieces(at, 1 << 20, w, active, &mut out);
+                    assert_eq!(
+                        out[..n],
+                        sorted_generally(at, 1 << 20, w, active)[..],
+                        "{at:?} w {w}"
+                    );
+                }
+            }
+        }
+    }
+}
