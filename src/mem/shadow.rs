@@ -364,7 +364,6 @@ impl Shadow {
                 after: c,
                 mask,
                 lane,
-                moves: (Moves::of(&before), Moves::of(&c)),
             });
             i += 1;
         }
@@ -381,7 +380,8 @@ impl Shadow {
         shift_ok: bool,
     ) -> usize {
         let (before, after) = (&j.before, &j.after);
-        let (bm, am) = (&j.moves.0, &j.moves.1);
+        // (Computed here, not for every word judged in full: most are followed by none.)
+        let (bm, am) = (&Moves::of(before), &Moves::of(after));
         // Words are rewritten in place, without `cell`, `alike` and `store_shifted`'s branches,
         // unless a read set spills only after the access (a second read: a slot is charged).
         let (spills, spills_after) = (before.r[1] != 0, after.r[1] != 0);
@@ -443,7 +443,7 @@ impl Shadow {
     /// spilled: a spilled word holds two reads or more, an unspilled one at most one.
     #[inline(always)]
     fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
-        let (b, m, step) = (&j.before, &j.moves.0, lane_step(d));
+        let (b, m, step) = (&j.before, &Moves::of(&j.before), lane_step(d));
         match stored.r & SPILLED {
             0 => b.r[1] == 0 && alike_in_word(stored, b, m, step),
             _ => {
@@ -458,7 +458,7 @@ impl Shadow {
     /// does.
     #[inline(always)]
     fn store_shifted(&mut self, i: usize, stored: Cell, j: &Judged, d: u32) {
-        let (after, m, step) = (&j.after, &j.moves.1, lane_step(d));
+        let (after, m, step) = (&j.after, &Moves::of(&j.after), lane_step(d));
         let Shadow {
             pages, spill, free, ..
         } = self;
@@ -563,12 +563,10 @@ struct Judged {
     after: Word,
     mask: u8,
     lane: u32,
-    /// Which entries of `before` and `after` move with a shift of lanes ([`movable`]).
-    moves: (Moves, Moves),
 }
 
 /// The [`movable`] masks of a word's entries: computed once for the word judged in full, then
-/// used for every word compared with it.
+/// used for every word [`Shadow::follow`] compares with it.
 #[derive(Clone, Copy)]
 struct Moves {
     w: u64,
