@@ -23,7 +23,7 @@
 
 use super::budget::Meter;
 use super::stamp::{
-    entry, event_of, lane_step, mask_of, movable, shift_lane, with_mask, Entry, Events, UNUSED_BIT,
+    entry, event_of, lane_step, mask_of, movable, with_mask, Entry, Events, UNUSED_BIT,
 };
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
@@ -443,7 +443,7 @@ impl Shadow {
     /// spilled: a spilled word holds two reads or more, an unspilled one at most one.
     #[inline(always)]
     fn alike(&self, stored: &Cell, j: &Judged, d: u32) -> bool {
-        let (b, m, step) = (&j.before, &Moves::of(&j.before), lane_step(d));
+        let (b, m, step) = (&j.before, &Moves::when(d, &j.before), lane_step(d));
         match stored.r & SPILLED {
             0 => b.r[1] == 0 && alike_in_word(stored, b, m, step),
             _ => {
@@ -458,7 +458,7 @@ impl Shadow {
     /// does.
     #[inline(always)]
     fn store_shifted(&mut self, i: usize, stored: Cell, j: &Judged, d: u32) {
-        let (after, m, step) = (&j.after, &Moves::of(&j.after), lane_step(d));
+        let (after, m, step) = (&j.after, &Moves::when(d, &j.after), lane_step(d));
         let Shadow {
             pages, spill, free, ..
         } = self;
@@ -468,7 +468,7 @@ impl Shadow {
         match (stored.r & SPILLED != 0, after.r[1] != 0) {
             (false, false) => *cell = in_word(after, m, step),
             (true, _) => rewrite_spilled(cell, (spill, free), after, m, step),
-            (false, true) => self.store(i, &shifted(after, d), stored.r),
+            (false, true) => self.store(i, &moved(after, m, step), stored.r),
         }
     }
 }
@@ -580,6 +580,19 @@ impl Moves {
             r: c.r.map(movable),
         }
     }
+
+    /// The masks of `c` for a move of `d` lanes: none are needed for no move (the step is 0),
+    /// which is what a word compared outside [`Shadow::follow`] mostly is.
+    #[inline(always)]
+    fn when(d: u32, c: &Word) -> Moves {
+        match d {
+            0 => Moves {
+                w: 0,
+                r: [0; READS],
+            },
+            _ => Moves::of(c),
+        }
+    }
 }
 
 /// Frees the events no shadow names any more (see `stamp`); call it when [`Events::full`] says
@@ -599,12 +612,17 @@ pub fn collect(events: &mut Events, shadows: &mut [&mut Shadow]) {
     events.retain(&live, words / 8);
 }
 
-/// A word with the lane of every warp's access moved `d` lanes up (modulo 32).
+/// `c` (its entries' masks `m`) with the lane of every warp's access moved up by `step`
+/// ([`lane_step`], modulo 32).
 #[inline(always)]
-fn shifted(c: &Word, d: u32) -> Word {
+fn moved(c: &Word, m: &Moves, step: u64) -> Word {
+    let mut r = c.r;
+    for (e, &mk) in r.iter_mut().zip(&m.r) {
+        *e = e.wrapping_add(step & mk);
+    }
     Word {
-        w: shift_lane(c.w, d),
-        r: c.r.map(|e| shift_lane(e, d)),
+        w: c.w.wrapping_add(step & m.w),
+        r,
     }
 }
 
@@ -850,6 +868,43 @@ mod tests {
             },
         );
         assert_eq!(asked, vec![(3, 4)]);
+    }
+
+    #[test]
+    fn words_whose_reads_spill_only_after_keep_each_its_lane() {
+        let mut s = Shadow::new(16);
+        let mut ev = Events::default();
+        // Lane i of two unordered warps reads word i: each word's one read spills at the
+        // second warp's, for every word after the first judged, moved i lanes.
+        let pieces = [(0, 4, 0), (4, 8, 1), (8, 12, 2), (12, 16, 3)];
+        let coalesced = Lanes {
+            pieces: &pieces,
+            base: 0,
+            shift_ok: true,
+        };
+        let (a, b) = (
+            Stamp::warp(at(1, 1), false, 0, 1),
+            Stamp::warp(at(2, 1), false, 0, 1),
+        );
+        for r in [a, b] {
+            s.access(
+                &mut ev,
+                (0, 16),
+                r,
+                coalesced,
+                false,
+                &mut |_, _, _, _, _| false,
+            );
+        }
+        let w = Stamp::warp(at(3, 1), false, 0, 2);
+        for i in 0..4u32 {
+            let met = touch(&mut s, &mut ev, i as usize * 4, 4, w, true);
+            assert_eq!(
+                met,
+                vec![(a.by_lane(i), false), (b.by_lane(i), false)],
+                "word {i}"
+            );
+        }
     }
 
     #[test]

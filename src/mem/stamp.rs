@@ -170,9 +170,10 @@ pub(super) fn lane_step(d: u32) -> u64 {
 
 /// A warp's entry with its lane moved `d` lanes up (modulo 32); an operation's, and none,
 /// unchanged. Without a branch: the shadow shifts every entry of every word a coalesced access
-/// touches (`shadow::follow`), and which entries are warps' is not predictable; where one
-/// word is compared with many, its [`movable`] masks are computed once.
-#[inline(always)]
+/// touches (`shadow::follow`), and which entries are warps' is not predictable. The shadow
+/// computes a word's [`movable`] masks once and adds [`lane_step`] through them; this, one
+/// entry at a time, is what the tests check that against.
+#[cfg(test)]
 pub(super) fn shift_lane(e: Entry, d: u32) -> Entry {
     e.wrapping_add(lane_step(d) & movable(e))
 }
