@@ -13,7 +13,9 @@
 //! change any more. Instructions whose result depends on time (`%clock`, `%globaltimer`)
 //! change the registers and so never look like a cycle. States are sampled at back-edges with
 //! an exponential backoff, so a long loop with no stores costs a few hashes, not one per
-//! iteration.
+//! iteration. Compiled code takes a loop's back edges itself while the [`EdgeRule`] of its
+//! straight run says the detector would only count them (`stuck::edge_rule`), and leaves the
+//! others, those that sample, to the interpreter.
 
 use crate::ir::mods::SubOp;
 use crate::ir::{Instr, Op};
@@ -112,5 +114,115 @@ impl Spin {
             quiet_from: now,
             ..Spin::default()
         };
+    }
+}
+
+/// What `stuck::back_edge` would do at the back edges one straight run of a warp takes (compiled
+/// code takes a loop's back edge itself: `jit/`), decided before the run starts, since nothing
+/// it reads changes while only registers do. Edges are named by their position in the run (the
+/// run's `k`-th instruction, from one, is the machine's warp instruction `base + k`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EdgeRule {
+    /// Edges at positions below this fall in the quiet time: `back_edge` returns at once.
+    pub(crate) quiet_before: u64,
+    /// What it does after the quiet time.
+    pub(crate) then: AfterQuiet,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterQuiet {
+    /// The first edge does something else (a new epoch begins, a warp's record is made or
+    /// reset, a sample is due): the interpreter takes it.
+    Stop,
+    /// Returns at once (an asynchronous event or a wait's deadline is ahead).
+    Pass,
+    /// Counts the warp's edges, this many before the one that samples.
+    Count(u64),
+}
+
+impl EdgeRule {
+    /// No back edge may be taken (a run without a loop, tests).
+    pub(crate) const NONE: EdgeRule = EdgeRule {
+        quiet_before: 0,
+        then: AfterQuiet::Stop,
+    };
+
+    /// How many back edges, at positions `first`, `first + period`, ..., may be taken without
+    /// `stuck::back_edge`: those of the quiet time, then as many as it would only count or pass.
+    pub(crate) fn allowed(&self, first: u64, period: u64) -> u64 {
+        let quiet = self.quiet_edges(first, period);
+        match self.then {
+            AfterQuiet::Stop => quiet,
+            AfterQuiet::Pass => u64::MAX,
+            AfterQuiet::Count(n) => quiet.saturating_add(n),
+        }
+    }
+
+    /// Of `taken` back edges at `first`, `first + period`, ..., how many `stuck::back_edge` would
+    /// have counted (for `stuck::count_edges`).
+    pub(crate) fn counted(&self, first: u64, period: u64, taken: u64) -> u64 {
+        match self.then {
+            AfterQuiet::Count(_) => taken.saturating_sub(self.quiet_edges(first, period)),
+            _ => 0,
+        }
+    }
+
+    /// How many of the edges at `first`, `first + period`, ... fall in the quiet time.
+    fn quiet_edges(&self, first: u64, period: u64) -> u64 {
+        match self.quiet_before.checked_sub(first) {
+            Some(d) if d > 0 => (d - 1) / period.max(1) + 1,
+            _ => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AfterQuiet, EdgeRule};
+
+    /// `back_edge`'s answer at each edge, position by position, against the rule's sums.
+    #[test]
+    fn an_edge_rule_allows_and_counts_the_edges_back_edge_would_pass() {
+        for quiet_before in [0, 1, 5, 17, 40] {
+            for then in [
+                AfterQuiet::Stop,
+                AfterQuiet::Pass,
+                AfterQuiet::Count(0),
+                AfterQuiet::Count(3),
+            ] {
+                let rule = EdgeRule { quiet_before, then };
+                for (first, period) in [(1, 1), (3, 7), (20, 4), (41, 2)] {
+                    // Walk the edges one by one as `back_edge` meets them.
+                    let (mut allowed, mut counted) = (0u64, 0u64);
+                    for j in 0..100 {
+                        let at = first + j * period;
+                        let pass = match (at < quiet_before, then) {
+                            (true, _) | (false, AfterQuiet::Pass) => true,
+                            (false, AfterQuiet::Count(n)) if counted < n => {
+                                counted += 1;
+                                true
+                            }
+                            _ => false,
+                        };
+                        if !pass {
+                            break;
+                        }
+                        allowed += 1;
+                    }
+                    // A walk that never stopped: at least as many.
+                    let got = rule.allowed(first, period);
+                    match allowed {
+                        100 => assert!(got >= 100, "{rule:?} {first} {period}"),
+                        _ => assert_eq!(got, allowed, "{rule:?} {first} {period}"),
+                    }
+                    assert_eq!(
+                        rule.counted(first, period, allowed),
+                        counted,
+                        "{rule:?} {first} {period}"
+                    );
+                }
+            }
+        }
+        assert_eq!(EdgeRule::NONE.allowed(1, 1), 0);
     }
 }

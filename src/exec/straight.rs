@@ -184,21 +184,36 @@ fn straight_forms(
         return Ok(0);
     }
     let most = Stretch::of(mc, *clock).most(budget);
-    let end = (pc0 + most as usize).min(fast.len()).min(func.code.len());
+    // (A loop's back edges that hang detection would only count or pass: `jit/edge.rs`.)
+    let edges = match mc.jit.is_some() && g.mask == u32::MAX {
+        true => super::stuck::edge_rule(mc, (ci, wi)),
+        false => super::spin::EdgeRule::NONE,
+    };
     let lanes = Lanes {
         func: frame.func.0 as usize,
         forms: fast,
         code: &func.code,
+        operands: &func.operands,
         mask: g.mask,
+        edges,
     };
     let mem = with_mem.then_some(Reach {
         global: &mut mc.global,
         shared: &mut smem[rank].bytes,
     });
-    let run = run_forms(mc.jit.as_deref_mut(), lanes, mem, frame, pc0..end);
+    let run = run_forms(
+        mc.jit.as_deref_mut(),
+        lanes,
+        mem,
+        frame,
+        (pc0, most as usize),
+    );
     let (ran, threads) = (run.ran, run.threads);
     if ran == 0 {
         return Ok(0);
+    }
+    if run.counted > 0 {
+        super::stuck::count_edges(mc, (ci, wi), run.counted);
     }
     // The spin detector hears of the last store, as `step` tells it of each.
     if let Some(j) = run.last_store {
@@ -208,7 +223,7 @@ fn straight_forms(
     mc.stats.warp_instructions += u64::from(ran);
     *steps += u64::from(ran);
     g.last = *steps;
-    g.pc += ran;
+    g.pc = run.pc as u32;
     let cycles = u64::from(ran).saturating_mul(mc.instruction_cycles);
     charge(&mut mc.stats, clock, cycles, threads);
     // `most` stopped the run at the first instruction after which an event falls due.
@@ -262,21 +277,26 @@ fn straight(form: Fast, with_mem: bool) -> bool {
     form != Fast::Slow && !form.reads_launch() && (with_mem || !form.is_mem())
 }
 
-/// The code a straight run runs: function `func`'s fast forms and instructions, for a warp of
-/// lanes `mask`.
+/// The code a straight run runs: function `func`'s fast forms, instructions and operands, for a
+/// warp of lanes `mask`, and which back edges compiled code may take.
 struct Lanes<'a> {
     func: usize,
     forms: &'a [Fast],
     code: &'a [Instr],
+    operands: &'a [Operand],
     mask: u32,
+    edges: super::spin::EdgeRule,
 }
 
-/// What [`run_forms`] did: instructions run, the thread instructions they count, and the index
-/// (in the run) of the last store among them.
+/// What [`run_forms`] did: instructions run, the pc after them, the thread instructions they
+/// count, the index (in the run) of the last store among them, and the back edges compiled code
+/// took that hang detection counts.
 struct Run {
     ran: u32,
+    pc: usize,
     threads: u64,
     last_store: Option<u32>,
+    counted: u64,
 }
 
 /// Runs the straight forms of `pcs` (stopping before any other) on `frame`'s registers, through
@@ -288,14 +308,16 @@ fn run_forms(
     l: Lanes<'_>,
     mut mem: Option<Reach<'_>>,
     frame: &mut Frame,
-    pcs: std::ops::Range<usize>,
+    (pc0, most): (usize, usize),
 ) -> Run {
-    let (mut pc, end) = (pcs.start, pcs.end);
-    let (mut threads, mut last_store) = (0u64, None);
+    let limit = l.forms.len().min(l.code.len());
+    let (mut pc, mut ran) = (pc0, 0usize);
+    let (mut threads, mut last_store, mut counted) = (0u64, None, 0u64);
     // Below this pc, the JIT has said to interpret.
     let mut interpret_to = pc;
-    while pc < end {
-        // The instruction that ends the run (a branch, a barrier) is no JIT's business.
+    while ran < most && pc < limit {
+        // The instruction that ends the run (a branch, a barrier) is no JIT's business, unless
+        // compiled code takes it as a loop's back edge.
         if !straight(l.forms[pc], mem.is_some()) {
             break;
         }
@@ -304,9 +326,12 @@ fn run_forms(
                 func: l.func,
                 forms: l.forms,
                 code: l.code,
+                operands: l.operands,
                 pc,
-                most: end - pc,
+                most: most - ran,
                 mask: l.mask,
+                done: ran as u64,
+                edges: l.edges,
             };
             let (shared, global): (&mut [u8], _) = match mem.as_mut() {
                 Some(m) => (m.shared, Some(&mut *m.global)),
@@ -315,26 +340,28 @@ fn run_forms(
             match jit.run(at, &mut frame.regs, shared, global) {
                 super::jit::Ran::Compiled(c) => {
                     if let Some(j) = c.last_store {
-                        last_store = Some((pc + j - pcs.start) as u32);
+                        last_store = Some((ran + j) as u32);
                     }
                     threads += c.ran as u64 * u64::from(l.mask.count_ones());
-                    pc += c.ran;
+                    (pc, ran) = (c.next, ran + c.ran);
+                    counted += c.counted;
                     if !c.declined {
                         continue;
                     }
                     // The access after them is the interpreter's (which may decline it too).
-                    interpret_to = (pc + 1).min(end);
+                    interpret_to = pc + 1;
                 }
-                super::jit::Ran::Interpret(n) => interpret_to = (pc + n).min(end),
+                super::jit::Ran::Interpret(n) => interpret_to = pc + n,
             }
         }
         // Without a JIT, everything is interpreted.
         let stop = match jit {
             Some(_) => interpret_to.max(pc + 1),
-            None => end,
+            None => limit,
         };
-        let (ran, t) = interpret(&l, frame, pc..stop);
-        pc += ran;
+        let stop = stop.min(pc + (most - ran)).min(limit);
+        let (r, t) = interpret(&l, frame, pc..stop);
+        (pc, ran) = (pc + r, ran + r);
         threads += t;
         if pc == stop {
             continue;
@@ -348,15 +375,17 @@ fn run_forms(
             break;
         };
         if active != 0 && form.is_store() {
-            last_store = Some((pc - pcs.start) as u32);
+            last_store = Some(ran as u32);
         }
         threads += u64::from(active.count_ones());
-        pc += 1;
+        (pc, ran) = (pc + 1, ran + 1);
     }
     Run {
-        ran: (pc - pcs.start) as u32,
+        ran: ran as u32,
+        pc,
         threads,
         last_store,
+        counted,
     }
 }
 

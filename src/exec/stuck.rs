@@ -6,7 +6,7 @@
 use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
 use super::lanes::WARP;
 use super::machine::Machine;
-use super::spin::{effect, Effect, WarpSpin, MAX_BACKOFF, QUIET};
+use super::spin::{effect, AfterQuiet, EdgeRule, Effect, WarpSpin, MAX_BACKOFF, QUIET};
 use super::warp::{Cluster, Wait, Warp};
 use crate::ir::{Instr, Operand};
 use std::hash::{Hash, Hasher};
@@ -90,6 +90,33 @@ pub(crate) fn back_edge(
         return Ok(());
     }
     sample(mc, cl, (ci, wi, pc, target))
+}
+
+/// The [`EdgeRule`] of a straight run of warp `wi` of CTA `ci` starting now: [`back_edge`]'s
+/// tests, in its order, on what stays fixed during the run.
+pub(crate) fn edge_rule(mc: &Machine<'_>, (ci, wi): (usize, usize)) -> EdgeRule {
+    let base = mc.stats.warp_instructions;
+    let quiet_before = (mc.spin.quiet_from.saturating_add(QUIET)).saturating_sub(base);
+    let then = if mc.progress != mc.spin.progress {
+        AfterQuiet::Stop
+    } else if mc.engine.next_time().is_some() || mc.next_deadline != u64::MAX {
+        AfterQuiet::Pass
+    } else {
+        match mc.spin.warp(ci, wi) {
+            Some(ws) if ws.epoch == mc.spin.epoch => {
+                AfterQuiet::Count(ws.next.saturating_sub(ws.edges.saturating_add(1)))
+            }
+            _ => AfterQuiet::Stop,
+        }
+    };
+    EdgeRule { quiet_before, then }
+}
+
+/// Warp `wi` of CTA `ci` took `n` back edges that [`back_edge`] would only have counted.
+pub(crate) fn count_edges(mc: &mut Machine<'_>, (ci, wi): (usize, usize), n: u64) {
+    if n > 0 {
+        mc.spin.warp_mut(ci, wi).edges += n;
+    }
 }
 
 /// A sample of warp `wi` of CTA `ci`, due at its backward branch at `pc` to `target`: the same

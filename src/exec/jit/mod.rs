@@ -31,6 +31,9 @@
 //! bounded by the module's size: a function's plan is made once per kernel (a child grid's fast
 //! forms may hold other addresses).
 
+mod edge;
+#[cfg(test)]
+mod edge_tests;
 mod global;
 mod groups;
 mod lower;
@@ -39,7 +42,8 @@ mod shared;
 mod tests;
 
 use super::fast::Fast;
-use crate::ir::Instr;
+use super::spin::EdgeRule;
+use crate::ir::{Instr, Operand};
 use crate::mem::Global;
 use cranelift_codegen::ir::types::{I64, I64X2};
 use cranelift_codegen::ir::{
@@ -52,13 +56,15 @@ use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Module};
+use edge::{Edge, Lap};
 use rustc_hash::FxHashMap;
 
 /// A compiled stretch: registers, first instruction, how many to run, the warp's lane mask, the
-/// CTA's shared memory and its length, and global memory (`global.rs`); it returns how many
-/// instructions it ran (fewer when a load declined: the interpreter takes that one).
+/// CTA's shared memory and its length, global memory (`global.rs`), and how many back edges
+/// it may take (`edge.rs`); it returns how many instructions it ran (fewer when a load
+/// declined, the interpreter takes that one, or at a back edge it may not take).
 type StretchFn =
-    unsafe extern "C" fn(*mut u64, u64, u64, u64, *mut u8, u64, *mut global::Env) -> u64;
+    unsafe extern "C" fn(*mut u64, u64, u64, u64, *mut u8, u64, *mut global::Env, u64) -> u64;
 
 /// Pairs of lanes a fragment's loop handles per iteration (16 pairs in all).
 const UNROLL: i64 = 4;
@@ -80,6 +86,8 @@ struct Stretch {
     /// Whether it loads or stores shared memory, and global memory.
     mem: bool,
     global: bool,
+    /// The branch after it back into it, when it is a loop body without loads and stores.
+    edge: Option<Edge>,
     /// What interpreting the stretch's instructions costs, in tenths of an arithmetic form's
     /// (`weigh`).
     weight: u64,
@@ -132,22 +140,29 @@ pub(crate) enum Ran {
 
 /// What compiled code ran: `ran` instructions (at least one, unless `declined`), of which the
 /// last store is the `last_store`-th; `declined`: then a load or store declined (a fault, a
-/// misaligned lane), and the interpreter must take the next instruction.
+/// misaligned lane), and the interpreter must take the next instruction. It stopped before
+/// instruction `next`, having taken back edges of which the run's rule counts `counted`.
 pub(crate) struct Compiled {
     pub ran: usize,
     pub declined: bool,
     pub last_store: Option<usize>,
+    pub next: usize,
+    pub counted: u64,
 }
 
-/// Where a straight run stands: function `func` (its id, forms and code), at `pc`, allowed to
-/// run `most` more instructions on the register file `regs` of a warp with lanes `mask`.
+/// Where a straight run stands: function `func` (its id, forms, code and operands), at `pc`,
+/// allowed to run `most` more instructions on the register file `regs` of a warp with lanes
+/// `mask`, having run `done`; `edges` says which back edges it may take.
 pub(crate) struct At<'a> {
     pub func: usize,
     pub forms: &'a [Fast],
     pub code: &'a [Instr],
+    pub operands: &'a [Operand],
     pub pc: usize,
     pub most: usize,
     pub mask: u32,
+    pub done: u64,
+    pub edges: EdgeRule,
 }
 
 impl Jit {
@@ -227,6 +242,11 @@ impl Jit {
         let from = at.pc - start;
         let count = (len - from).min(at.most);
         let code = if partial { st.partial } else { st.full };
+        let lap = st.edge.filter(|_| !partial).map(|e| Lap {
+            from,
+            len,
+            target: e.target as usize,
+        });
         let f = match code {
             Code::Ready(f) => f,
             Code::Failed => return Ran::Interpret(count.max(1)),
@@ -235,7 +255,8 @@ impl Jit {
                 return Ran::Interpret(count.max(1));
             }
             Code::Cold => {
-                let made = compile(self, &at.forms[start..start + len], partial);
+                let edge = st.edge.filter(|_| !partial);
+                let made = compile(self, &at.forms[start..start + len], partial, edge);
                 if let Some(st) = self.stretch_at(&at) {
                     *(if partial {
                         &mut st.partial
@@ -252,6 +273,11 @@ impl Jit {
         if count == 0 || regs.len() < regs_end || no_room {
             return Ran::Interpret(1);
         }
+        // A loop goes on past its back edge as far as the run may go.
+        let (count, edges) = match lap {
+            Some(l) => (at.most, l.allowed(&at.edges, at.done)),
+            None => (count, 0),
+        };
         // SAFETY: the code reads and writes only rows of the registers its forms name, all
         // below `regs_end`, checked against `regs` just above; it runs `count` (at least one,
         // at most the stretch's rest) instructions from `from`, an instruction of the stretch.
@@ -271,6 +297,7 @@ impl Jit {
                 shared.as_mut_ptr(),
                 shared.len() as u64,
                 env_ptr,
+                edges,
             )
         } as usize;
         let ran = ran.min(count);
@@ -280,10 +307,20 @@ impl Jit {
                 .rposition(|f| f.is_store()),
             false => None,
         };
+        let (next, counted) = match lap {
+            Some(l) => {
+                let (i, counted) = l.after(&at.edges, at.done, ran);
+                (start + i, counted)
+            }
+            None => (at.pc + ran, 0),
+        };
         Ran::Compiled(Compiled {
             ran,
-            declined: ran < count,
+            // A loop (no loads or stores) stops only at its count or its back edge.
+            declined: lap.is_none() && ran < count,
             last_store,
+            next,
+            counted,
         })
     }
 
@@ -293,8 +330,8 @@ impl Jit {
             self.plans.resize_with(at.func + 1, || None);
         }
         let (fma, mem, after) = (self.fma, self.mem, self.after);
-        let plan =
-            self.plans[at.func].get_or_insert_with(|| plan(at.forms, at.code, (fma, mem), after));
+        let plan = self.plans[at.func]
+            .get_or_insert_with(|| plan((at.forms, at.code, at.operands), (fma, mem), after));
         let s = *plan.home.get(at.pc)?;
         plan.stretches.get_mut(s as usize)
     }
@@ -325,7 +362,11 @@ fn host_has_fma() -> bool {
 /// fragment (or is a load or store, with `mem`), each compiled once the interpreter has spent
 /// on it what compiling costs: `after` times the compile's weight, in weighted instructions
 /// (`work` counts them times the stretch's length).
-fn plan(forms: &[Fast], code: &[Instr], (fma, mem): (bool, bool), after: u32) -> Plan {
+fn plan(
+    (forms, code, operands): (&[Fast], &[Instr], &[Operand]),
+    (fma, mem): (bool, bool),
+    after: u32,
+) -> Plan {
     let mut home = vec![NONE; forms.len()];
     let mut stretches = Vec::new();
     let fits = |pc: usize| {
@@ -342,17 +383,27 @@ fn plan(forms: &[Fast], code: &[Instr], (fma, mem): (bool, bool), after: u32) ->
             home[pc] = stretches.len() as u32;
             pc += 1;
         }
+        let (mem, global) = (
+            accesses(&forms[start..pc], false),
+            accesses(&forms[start..pc], true),
+        );
+        let edge = match mem || global {
+            true => None,
+            false => Edge::of(code, operands, start, pc),
+        };
         let top = forms[start..pc]
             .iter()
             .flat_map(|&f| lower::registers(f))
+            .chain(edge.and_then(|e| e.pred).map(|p| p.0))
             .max()
             .unwrap_or(0);
         stretches.push(Stretch {
             start: start as u32,
             len: (pc - start) as u32,
             regs_end: (top as usize + 1) * super::lanes::WARP,
-            mem: accesses(&forms[start..pc], false),
-            global: accesses(&forms[start..pc], true),
+            mem,
+            global,
+            edge,
             weight: weigh(&forms[start..pc], 10, 60),
             work: 0,
             due: u64::from(after)
@@ -381,25 +432,31 @@ fn accesses(forms: &[Fast], global: bool) -> bool {
     (forms.iter()).any(|&f| lower::MemAccess::of(f).is_some_and(|m| m.global == global))
 }
 
-/// Compiles one variant of the stretch `forms` (`partial`: the stores keep inactive lanes).
-fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
+/// Compiles one variant of the stretch `forms` (`partial`: the stores keep inactive lanes),
+/// closed into a loop by `edge`.
+fn compile(jit: &mut Jit, forms: &[Fast], partial: bool, edge: Option<Edge>) -> Code {
     let Some(module) = jit.module.as_mut() else {
         return Code::Failed;
     };
     module.clear_context(&mut jit.ctx);
     let ptr = I64;
-    for _ in 0..7 {
+    for _ in 0..8 {
         jit.ctx.func.signature.params.push(AbiParam::new(ptr));
     }
     jit.ctx.func.signature.returns.push(AbiParam::new(I64));
     let made = (|| -> Result<StretchFn, Box<cranelift_module::ModuleError>> {
         let id = module.declare_anonymous_function(&jit.ctx.func.signature)?;
         let target = module.target_config();
-        build((&mut jit.ctx, &mut jit.fctx), target, forms, partial);
+        build(
+            (&mut jit.ctx, &mut jit.fctx),
+            target,
+            forms,
+            (partial, edge),
+        );
         module.define_function(id, &mut jit.ctx)?;
         module.finalize_definitions()?;
         let f = module.get_finalized_function(id);
-        // SAFETY: `build` made a function of exactly this signature (seven 64-bit integers
+        // SAFETY: `build` made a function of exactly this signature (eight 64-bit integers
         // in, one out).
         Ok(unsafe { std::mem::transmute::<*const u8, StretchFn>(f) })
     })();
@@ -418,12 +475,13 @@ fn compile(jit: &mut Jit, forms: &[Fast], partial: bool) -> Code {
 }
 
 /// The body of a stretch's function: the jump table to the first instruction, then each
-/// instruction's loop over pairs of lanes and the count that ends the run.
+/// instruction's loop over pairs of lanes and the count that ends the run, and the back edge
+/// `edge` after the last.
 fn build(
     (ctx, fctx): (&mut Context, &mut FunctionBuilderContext),
     target: TargetFrontendConfig,
     forms: &[Fast],
-    partial: bool,
+    (partial, edge): (bool, Option<Edge>),
 ) {
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let entry = b.create_block();
@@ -433,7 +491,10 @@ fn build(
     let (regs, start, count, mask) = (p[0], p[1], p[2], p[3]);
     let left = b.declare_var(I64);
     let off = b.declare_var(I64);
+    let edges = b.declare_var(I64);
     b.def_var(left, count);
+    let zero = b.ins().iconst(I64, 0);
+    b.def_var(edges, zero);
     let keep = partial.then(|| lane_masks(&mut b, mask));
     // A whole warp checks the accesses through one register once (`groups.rs`).
     let (mut groups, members) = match partial {
@@ -443,6 +504,7 @@ fn build(
     groups::declare(&mut b, &mut groups);
     let heads: Vec<Block> = forms.iter().map(|_| b.create_block()).collect();
     let exit = b.create_block();
+    let back = b.create_block();
     let table: Vec<_> = heads
         .iter()
         .map(|&h| b.func.dfg.block_call(h, &[]))
@@ -478,10 +540,21 @@ fn build(
         let n = b.use_var(left);
         let n = b.ins().iadd_imm_s(n, -1);
         b.def_var(left, n);
-        match heads.get(i + 1) {
-            Some(&h) => b.ins().brif(n, h, &[], exit, &[]),
-            None => b.ins().jump(exit, &[]),
+        match (heads.get(i + 1), edge) {
+            (Some(&h), _) => b.ins().brif(n, h, &[], exit, &[]),
+            (None, Some(_)) => b.ins().jump(back, &[]),
+            (None, None) => b.ins().jump(exit, &[]),
         };
+    }
+    b.switch_to_block(back);
+    match edge {
+        Some(e) => {
+            let head = heads[e.target as usize];
+            edge::emit(&mut b, regs, (left, edges, p[7]), e, (head, exit));
+        }
+        None => {
+            b.ins().jump(exit, &[]);
+        }
     }
     groups::finish(&mut b, Rows { regs, off, keep }, &groups, shared);
     // Every way out returns the instructions run: `count` less those left (a declined load

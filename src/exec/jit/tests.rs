@@ -16,7 +16,7 @@ use crate::mem::Global;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const REGS: u32 = 8;
+pub(super) const REGS: u32 = 8;
 
 const INT_OPS: [IntOp; 15] = [
     IntOp::Add,
@@ -58,7 +58,7 @@ const CMPS: [Cmp; 18] = [
 ];
 
 /// A value worth testing: an edge of some width or format, a shift count, or random bits.
-fn value(r: &mut ChaCha8Rng) -> u64 {
+pub(super) fn value(r: &mut ChaCha8Rng) -> u64 {
     const EDGES: [u64; 16] = [
         0,
         1,
@@ -96,7 +96,7 @@ fn src(r: &mut ChaCha8Rng, width: u32) -> Src {
 }
 
 /// A random form with a fragment (every kind, every operator).
-fn form(r: &mut ChaCha8Rng) -> Fast {
+pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
     let d = r.gen_range(0..REGS);
     let (s32, s64) = (
         |r: &mut ChaCha8Rng| src(r, 32),
@@ -323,7 +323,7 @@ fn compiled(
     mask: u32,
 ) -> usize {
     let partial = mask != u32::MAX;
-    let Code::Ready(f) = compile(jit, forms, partial) else {
+    let Code::Ready(f) = compile(jit, forms, partial, None) else {
         panic!("Cranelift refused {forms:?}: {:?}", jit.last_refusal);
     };
     assert!(shared.len() >= super::shared::ROOM);
@@ -339,6 +339,7 @@ fn compiled(
             shared.as_mut_ptr(),
             shared.len() as u64,
             &mut env,
+            0,
         ) as usize
     }
 }
@@ -562,7 +563,7 @@ fn every_form_kind_compiles() {
         if super::lower::lowerable(f, jit.fma, true) {
             for partial in [false, true] {
                 assert!(
-                    matches!(compile(&mut jit, &[f], partial), Code::Ready(_)),
+                    matches!(compile(&mut jit, &[f], partial, None), Code::Ready(_)),
                     "{f:?} (partial: {partial}): {:?}",
                     jit.last_refusal
                 );
