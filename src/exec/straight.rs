@@ -184,9 +184,13 @@ fn straight_forms(
         return Ok(0);
     }
     let most = Stretch::of(mc, *clock).most(budget);
-    // (A loop's back edges that hang detection would only count or pass: `jit/edge.rs`.)
-    let edges = match mc.jit.is_some() && g.mask == u32::MAX {
-        true => super::stuck::edge_rule(mc, (ci, wi)),
+    // A loop's back edges that hang detection would only count or pass (`jit/edge.rs`),
+    // worked out only when compiled code is about to loop.
+    let (spin, engine) = (&mc.spin, &mc.engine);
+    let facts = (mc.stats.warp_instructions, mc.progress, mc.next_deadline);
+    let full = g.mask == u32::MAX;
+    let edges = move || match full {
+        true => super::stuck::edge_rule((spin, engine), facts, (ci, wi)),
         false => super::spin::EdgeRule::NONE,
     };
     let lanes = Lanes {
@@ -195,7 +199,7 @@ fn straight_forms(
         code: &func.code,
         operands: &func.operands,
         mask: g.mask,
-        edges,
+        edges: &edges,
     };
     let mem = with_mem.then_some(Reach {
         global: &mut mc.global,
@@ -285,7 +289,7 @@ struct Lanes<'a> {
     code: &'a [Instr],
     operands: &'a [Operand],
     mask: u32,
-    edges: super::spin::EdgeRule,
+    edges: &'a dyn Fn() -> super::spin::EdgeRule,
 }
 
 /// What [`run_forms`] did: instructions run, the pc after them, the thread instructions they

@@ -6,9 +6,10 @@
 use super::fault::{at, fault, with_cta, Fault, FaultKind, Res};
 use super::lanes::WARP;
 use super::machine::Machine;
-use super::spin::{effect, AfterQuiet, EdgeRule, Effect, WarpSpin, MAX_BACKOFF, QUIET};
+use super::spin::{effect, AfterQuiet, EdgeRule, Effect, Spin, WarpSpin, MAX_BACKOFF, QUIET};
 use super::warp::{Cluster, Wait, Warp};
 use crate::ir::{Instr, Operand};
+use crate::mem::copy::Engine;
 use std::hash::{Hash, Hasher};
 
 /// After an `atom.cas`/`atom.exch` ran with lanes `active`: an effect if any lane changed memory (its result
@@ -92,18 +93,22 @@ pub(crate) fn back_edge(
     sample(mc, cl, (ci, wi, pc, target))
 }
 
-/// The [`EdgeRule`] of a straight run of warp `wi` of CTA `ci` starting now: [`back_edge`]'s
+/// The [`EdgeRule`] of a straight run of warp `wi` of CTA `ci` starting at warp instruction
+/// `base`, with the machine's `progress` and `next_deadline`: [`back_edge`]'s
 /// tests, in its order, on what stays fixed during the run.
-pub(crate) fn edge_rule(mc: &Machine<'_>, (ci, wi): (usize, usize)) -> EdgeRule {
-    let base = mc.stats.warp_instructions;
-    let quiet_before = (mc.spin.quiet_from.saturating_add(QUIET)).saturating_sub(base);
-    let then = if mc.progress != mc.spin.progress {
+pub(crate) fn edge_rule(
+    (spin, engine): (&Spin, &Engine),
+    (base, progress, next_deadline): (u64, u64, u64),
+    (ci, wi): (usize, usize),
+) -> EdgeRule {
+    let quiet_before = (spin.quiet_from.saturating_add(QUIET)).saturating_sub(base);
+    let then = if progress != spin.progress {
         AfterQuiet::Stop
-    } else if mc.engine.next_time().is_some() || mc.next_deadline != u64::MAX {
+    } else if engine.next_time().is_some() || next_deadline != u64::MAX {
         AfterQuiet::Pass
     } else {
-        match mc.spin.warp(ci, wi) {
-            Some(ws) if ws.epoch == mc.spin.epoch => {
+        match spin.warp(ci, wi) {
+            Some(ws) if ws.epoch == spin.epoch => {
                 AfterQuiet::Count(ws.next.saturating_sub(ws.edges.saturating_add(1)))
             }
             _ => AfterQuiet::Stop,

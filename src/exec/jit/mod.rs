@@ -152,7 +152,8 @@ pub(crate) struct Compiled {
 
 /// Where a straight run stands: function `func` (its id, forms, code and operands), at `pc`,
 /// allowed to run `most` more instructions on the register file `regs` of a warp with lanes
-/// `mask`, having run `done`; `edges` says which back edges it may take.
+/// `mask`, having run `done`; `edges` says which back edges it may take (asked only when a
+/// loop is about to run).
 pub(crate) struct At<'a> {
     pub func: usize,
     pub forms: &'a [Fast],
@@ -162,7 +163,7 @@ pub(crate) struct At<'a> {
     pub most: usize,
     pub mask: u32,
     pub done: u64,
-    pub edges: EdgeRule,
+    pub edges: &'a dyn Fn() -> EdgeRule,
 }
 
 impl Jit {
@@ -274,8 +275,9 @@ impl Jit {
             return Ran::Interpret(1);
         }
         // A loop goes on past its back edge as far as the run may go.
+        let rule = lap.map(|_| (at.edges)()).unwrap_or(EdgeRule::NONE);
         let (count, edges) = match lap {
-            Some(l) => (at.most, l.allowed(&at.edges, at.done)),
+            Some(l) => (at.most, l.allowed(&rule, at.done)),
             None => (count, 0),
         };
         // SAFETY: the code reads and writes only rows of the registers its forms name, all
@@ -309,7 +311,7 @@ impl Jit {
         };
         let (next, counted) = match lap {
             Some(l) => {
-                let (i, counted) = l.after(&at.edges, at.done, ran);
+                let (i, counted) = l.after(&rule, at.done, ran);
                 (start + i, counted)
             }
             None => (at.pc + ran, 0),
