@@ -188,11 +188,7 @@ fn straight_forms(
     // worked out only when compiled code is about to loop.
     let (spin, engine) = (&mc.spin, &mc.engine);
     let facts = (mc.stats.warp_instructions, mc.progress, mc.next_deadline);
-    let full = g.mask == u32::MAX;
-    let edges = move || match full {
-        true => super::stuck::edge_rule((spin, engine), facts, (ci, wi)),
-        false => super::spin::EdgeRule::NONE,
-    };
+    let edges = move || super::stuck::edge_rule((spin, engine), facts, (ci, wi));
     let lanes = Lanes {
         func: frame.func.0 as usize,
         forms: fast,
@@ -216,9 +212,7 @@ fn straight_forms(
     if ran == 0 {
         return Ok(0);
     }
-    if run.counted > 0 {
-        super::stuck::count_edges(mc, (ci, wi), run.counted);
-    }
+    super::stuck::count_edges(mc, (ci, wi), run.counted);
     // The spin detector hears of the last store, as `step` tells it of each.
     if let Some(j) = run.last_store {
         mc.spin

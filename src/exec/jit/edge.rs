@@ -14,18 +14,18 @@
 
 use super::super::spin::EdgeRule;
 use super::lower::ROW;
-use crate::ir::{Instr, Op, Operand};
+use crate::ir::{Guard, Instr, Op, Operand};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I64, I64X2};
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
 /// The branch that closes a stretch into a loop: `bra` to the stretch's instruction `target`
-/// (counted from its start), guarded by predicate register `pred` (and whether negated), or not.
+/// (counted from its start), with the branch's guard, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Edge {
     pub target: u32,
-    pub pred: Option<(u32, bool)>,
+    pub guard: Option<Guard>,
 }
 
 impl Edge {
@@ -49,7 +49,7 @@ impl Edge {
         let t = t as usize;
         (start..end).contains(&t).then(|| Edge {
             target: (t - start) as u32,
-            pred: ins.guard.map(|g| (g.reg.0, g.negated)),
+            guard: ins.guard,
         })
     }
 }
@@ -116,9 +116,9 @@ pub(super) fn emit(
     b.ins().brif(under, check, &[], exit, &[]);
     b.switch_to_block(check);
     let go = b.create_block();
-    match e.pred {
-        Some((r, negated)) => {
-            let all = every_lane_takes(b, regs, r, negated);
+    match e.guard {
+        Some(g) => {
+            let all = every_lane_takes(b, regs, g.reg.0, g.negated);
             b.ins().brif(all, go, &[], exit, &[]);
         }
         None => {

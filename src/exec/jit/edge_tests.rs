@@ -10,8 +10,9 @@ use super::super::fast::{exec, Fast, IntOp, Key, Rel, Src};
 use super::super::lanes::WARP;
 use super::super::spin::EdgeRule;
 use super::edge::{Edge, Lap};
-use super::tests::{form, value, REGS};
+use super::tests::{call, form, value, REGS};
 use super::{compile, Code, Jit};
+use crate::ir::{Guard, RegId};
 use crate::mem::Global;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -87,7 +88,10 @@ fn compiled_loops_take_the_back_edges_the_interpreter_takes() {
         let target = r.gen_range(0..forms.len());
         let edge = Edge {
             target: target as u32,
-            pred: Some((PRED, negated)),
+            guard: Some(Guard {
+                reg: RegId(PRED),
+                negated,
+            }),
         };
         let Code::Ready(f) = compile(&mut jit, &forms, false, Some(edge)) else {
             panic!("Cranelift refused {forms:?}: {:?}", jit.last_refusal);
@@ -107,23 +111,9 @@ fn compiled_loops_take_the_back_edges_the_interpreter_takes() {
         let mut want = regs.clone();
         let (ran, at, edges) =
             interpreted(&forms, (target, negated), &mut want, (from, count, max));
-        let mut global = Global::default();
-        let mut env = super::global::Env::new(&mut global);
-        let mut shared = vec![0u8; super::shared::ROOM];
-        // SAFETY: every register the forms and the branch name is below REGS, and `regs` holds
-        // REGS rows; the forms touch no memory.
-        let got = unsafe {
-            f(
-                regs.as_mut_ptr(),
-                from as u64,
-                count as u64,
-                u64::from(u32::MAX),
-                shared.as_mut_ptr(),
-                shared.len() as u64,
-                &mut env,
-                max,
-            )
-        } as usize;
+        let (mut global, mut shared) = (Global::default(), vec![0u8; super::shared::ROOM]);
+        let mem = (&mut regs[..], &mut shared[..], &mut global);
+        let got = call(f, mem, (from, count, max), u32::MAX);
         assert_eq!(
             got, ran,
             "trial {trial}: {forms:?} from {from} count {count} max {max}"

@@ -11,7 +11,7 @@
 //! need one function per stretch, not one per quantum.
 //!
 //! The model of one compiled stretch: `fn(regs, start, count, mask, shared, shared_len,
-//! global) -> ran` jumps (a jump table) to instruction `start`, then runs `count`
+//! global, edges) -> ran` jumps (a jump table) to instruction `start`, then runs `count`
 //! instructions; each runs its fragment for the 16 pairs of lanes of the register file in
 //! turn. A warp with inactive lanes uses a second variant whose stores keep the inactive lanes
 //! (the lane masks are made once per call). A load or store whose lanes do not all land
@@ -243,7 +243,9 @@ impl Jit {
         let from = at.pc - start;
         let count = (len - from).min(at.most);
         let code = if partial { st.partial } else { st.full };
-        let lap = st.edge.filter(|_| !partial).map(|e| Lap {
+        // Only a whole warp goes round a loop (`edge.rs`).
+        let edge = st.edge.filter(|_| !partial);
+        let lap = edge.map(|e| Lap {
             from,
             len,
             target: e.target as usize,
@@ -256,7 +258,6 @@ impl Jit {
                 return Ran::Interpret(count.max(1));
             }
             Code::Cold => {
-                let edge = st.edge.filter(|_| !partial);
                 let made = compile(self, &at.forms[start..start + len], partial, edge);
                 if let Some(st) = self.stretch_at(&at) {
                     *(if partial {
@@ -396,7 +397,7 @@ fn plan(
         let top = forms[start..pc]
             .iter()
             .flat_map(|&f| lower::registers(f))
-            .chain(edge.and_then(|e| e.pred).map(|p| p.0))
+            .chain(edge.and_then(|e| e.guard).map(|g| g.reg.0))
             .max()
             .unwrap_or(0);
         stretches.push(Stretch {
@@ -506,7 +507,6 @@ fn build(
     groups::declare(&mut b, &mut groups);
     let heads: Vec<Block> = forms.iter().map(|_| b.create_block()).collect();
     let exit = b.create_block();
-    let back = b.create_block();
     let table: Vec<_> = heads
         .iter()
         .map(|&h| b.func.dfg.block_call(h, &[]))
@@ -543,19 +543,16 @@ fn build(
         let n = b.ins().iadd_imm_s(n, -1);
         b.def_var(left, n);
         match (heads.get(i + 1), edge) {
-            (Some(&h), _) => b.ins().brif(n, h, &[], exit, &[]),
-            (None, Some(_)) => b.ins().jump(back, &[]),
-            (None, None) => b.ins().jump(exit, &[]),
-        };
-    }
-    b.switch_to_block(back);
-    match edge {
-        Some(e) => {
-            let head = heads[e.target as usize];
-            edge::emit(&mut b, regs, (left, edges, p[7]), e, (head, exit));
-        }
-        None => {
-            b.ins().jump(exit, &[]);
+            (Some(&h), _) => {
+                b.ins().brif(n, h, &[], exit, &[]);
+            }
+            (None, Some(e)) => {
+                let head = heads[e.target as usize];
+                edge::emit(&mut b, regs, (left, edges, p[7]), e, (head, exit));
+            }
+            (None, None) => {
+                b.ins().jump(exit, &[]);
+            }
         }
     }
     groups::finish(&mut b, Rows { regs, off, keep }, &groups, shared);

@@ -326,7 +326,19 @@ fn compiled(
     let Code::Ready(f) = compile(jit, forms, partial, None) else {
         panic!("Cranelift refused {forms:?}: {:?}", jit.last_refusal);
     };
+    call(f, (regs, shared, global), (from, count, 0), mask)
+}
+
+/// Calls the compiled stretch `f` from `from` for `count` instructions and at most `edges` back
+/// edges: how many ran. Its forms must name registers below REGS only.
+pub(super) fn call(
+    f: super::StretchFn,
+    (regs, shared, global): (&mut [u64], &mut [u8], &mut Global),
+    (from, count, edges): (usize, usize, u64),
+    mask: u32,
+) -> usize {
     assert!(shared.len() >= super::shared::ROOM);
+    assert!(regs.len() >= REGS as usize * WARP);
     let mut env = super::global::Env::new(global);
     // SAFETY: every register the forms name is below REGS, and `regs` holds REGS rows; shared
     // memory is at least `ROOM` bytes; `env` holds global memory, which nothing else touches.
@@ -339,7 +351,7 @@ fn compiled(
             shared.as_mut_ptr(),
             shared.len() as u64,
             &mut env,
-            0,
+            edges,
         ) as usize
     }
 }
