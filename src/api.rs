@@ -324,6 +324,9 @@ pub struct RunOptions {
     /// compiles at once); `None` interprets everything. Outputs, reports and traces are the
     /// same either way.
     pub jit: Option<u32>,
+    /// Check, as the run goes, invariants that the fast paths rely on (slower; for tests: a
+    /// broken one panics).
+    pub verify: bool,
     /// Threads to run clusters on; results do not depend on it.
     pub jobs: usize,
     /// Set from another thread to stop the run (an `interrupted` fault).
@@ -386,6 +389,7 @@ impl Default for RunOptions {
             trace_to: None,
             fast: true,
             jit: Some(JIT_AFTER),
+            verify: false,
             jobs: 1,
             cancel: None,
             timeout: None,
@@ -859,6 +863,7 @@ impl Prepared {
             check: o.check,
             fast: o.fast,
             jit: o.jit,
+            verify: o.verify,
             jobs: o.jobs.max(1),
             cancel: o.cancel.clone(),
             deadline: o

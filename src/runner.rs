@@ -46,6 +46,8 @@ pub struct Settings {
     /// Compile a straight run once its instructions have been interpreted this many times
     /// each on average (`None`, `--no-jit`: interpret all).
     pub jit: Option<u32>,
+    /// Check invariants of the fast paths as the run goes (tests only; `RunOptions::verify`).
+    pub verify: bool,
     /// Threads to run clusters on (`--jobs`); the results do not depend on it.
     pub jobs: usize,
     /// `--deny warnings` and `--suppressions`; a launch file's `[check] allow` is added to it.
@@ -82,6 +84,7 @@ impl Settings {
             check: true,
             fast: true,
             jit: Some(api::JIT_AFTER),
+            verify: false,
             jobs: 1,
             policy: crate::report::Policy::default(),
             allow_paths: Vec::new(),
@@ -113,6 +116,7 @@ impl Settings {
             trace_to: self.trace_to.clone(),
             fast: self.fast,
             jit: self.jit,
+            verify: self.verify,
             jobs: self.jobs.max(1),
             cancel: self.cancel.clone(),
             timeout: self.timeout,

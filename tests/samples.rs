@@ -83,10 +83,11 @@ fn straight_runs_leave_what_single_steps_leave() {
             };
             let fast = what(&s);
             // Every straight run compiled at first entry (loops take their back edges in
-            // compiled code, `jit/edge.rs`), then none and no fast forms.
-            s.jit = Some(0);
+            // compiled code, `jit/edge.rs`), every 32-bit register it reads checked to be
+            // zero-extended; then none and no fast forms.
+            (s.jit, s.verify) = (Some(0), true);
             let compiled = what(&s);
-            (s.jit, s.fast) = (None, false);
+            (s.jit, s.verify, s.fast) = (None, false, false);
             let single = what(&s);
             if fast != single || compiled != single {
                 differ.push(format!("{} (checking: {check})", l.display()));
@@ -101,7 +102,7 @@ fn straight_runs_leave_what_single_steps_leave() {
 /// runs the default, compiling after a few entries; the one before, no fast forms and no JIT.)
 #[test]
 fn every_golden_sample_matches_with_every_straight_run_compiled() {
-    let failures = failures_with(|s| s.jit = Some(0));
+    let failures = failures_with(|s| (s.jit, s.verify) = (Some(0), true));
     assert!(failures.is_empty(), "{failures}");
 }
 
@@ -111,7 +112,7 @@ fn every_golden_sample_matches_with_every_straight_run_compiled() {
 #[test]
 fn every_golden_sample_matches_unchecked_with_every_straight_run_compiled() {
     let failures = failures_with(|s| {
-        s.jit = Some(0);
+        (s.jit, s.verify) = (Some(0), true);
         s.check = false;
     });
     assert!(failures.is_empty(), "{failures}");

@@ -33,6 +33,9 @@ pub struct Options {
     /// instructions this many times each on average; `None`: interpret everything. Outputs,
     /// reports and traces are the same.
     pub jit: Option<u32>,
+    /// Check invariants the fast paths rely on as the run goes (slower; tests only): a broken
+    /// one panics (`jit::Jit::verify`).
+    pub verify: bool,
     /// Threads to run clusters on (`grid.rs`): results are the same as with one.
     pub jobs: usize,
     /// Set from another thread to stop the run with an `interrupted` fault (a Python caller's
@@ -83,6 +86,7 @@ impl Default for Options {
             check: true,
             fast: true,
             jit: Some(JIT_AFTER),
+            verify: false,
             jobs: 1,
             cancel: None,
             deadline: None,

@@ -297,6 +297,7 @@ fn worker_options(opts: &Options) -> Options {
         check: opts.check,
         fast: opts.fast,
         jit: opts.jit,
+        verify: opts.verify,
         jobs: 1,
         cancel: opts.cancel.clone(),
         deadline: opts.deadline,

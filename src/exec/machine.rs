@@ -238,7 +238,10 @@ impl<'m> Machine<'m> {
                 true => opts
                     .jit
                     .and_then(|after| super::jit::Jit::new(after, !opts.check))
-                    .map(Box::new),
+                    .map(|mut j| {
+                        j.verify = opts.verify;
+                        Box::new(j)
+                    }),
                 false => None,
             },
             fast,

@@ -10,7 +10,7 @@ use super::super::fast::{exec, Fast, IntOp, Key, Rel, Src};
 use super::super::lanes::WARP;
 use super::super::spin::EdgeRule;
 use super::edge::{Edge, Lap};
-use super::tests::{call, form, value, REGS};
+use super::tests::{call, fit, form, value, zero_extended, REGS};
 use super::{compile, Code, Jit};
 use crate::ir::{Guard, RegId};
 use crate::mem::Global;
@@ -96,7 +96,9 @@ fn compiled_loops_take_the_back_edges_the_interpreter_takes() {
         let Code::Ready(f) = compile(&mut jit, &forms, false, Some(edge)) else {
             panic!("Cranelift refused {forms:?}: {:?}", jit.last_refusal);
         };
-        let mut regs: Vec<u64> = (0..REGS as usize * WARP).map(|_| value(&mut r)).collect();
+        let mut regs: Vec<u64> = (0..REGS as usize * WARP)
+            .map(|k| fit(k / WARP, value(&mut r)))
+            .collect();
         // The counter: one small count for every lane, or (rarely) one lane's differs.
         let n = r.gen_range(1..6u64);
         for lane in 0..WARP {
@@ -119,6 +121,10 @@ fn compiled_loops_take_the_back_edges_the_interpreter_takes() {
             "trial {trial}: {forms:?} from {from} count {count} max {max}"
         );
         assert!(regs == want, "trial {trial}: registers differ");
+        assert!(
+            zero_extended(&regs),
+            "trial {trial}: a .b32 register widened"
+        );
         let lap = Lap {
             from,
             len: forms.len(),

@@ -6,7 +6,15 @@
 //! 9.7.1, 9.7.3, 9.7.7-9.7.9 as `fast.rs` lists them): 32-bit results are the low word
 //! zero-extended, shift counts saturate at the width, `f32` results have their NaNs made
 //! canonical. Which forms have a fragment is [`lowerable`]; `jit/tests.rs` compares every one
-//! with `fast::exec` on random registers, full and partial masks.
+//! with `fast::exec` on random registers of both widths, full and partial masks.
+//!
+//! Fragments rely on what every writer of a register keeps (`Ctx::set_reg`, the fast forms,
+//! `memfast.rs`, these fragments): a register narrower than 8 bytes holds its value
+//! zero-extended. A 32-bit operation then works on the `i32x4` view of a pair of lanes, whose
+//! high words stay zero (`0 + 0`, `0 * 0`, `0.0 * 0.0`), with no mask after it; only results
+//! that can reach the high word (a left shift, a sign extension) are cut. [`narrow_sources`]
+//! names the registers read so, which the JIT checks before each call when asked to
+//! (`Jit::verify`).
 
 use super::super::fast::{FOp, Fast, IntOp, Key, Rel, Src, Widen};
 use super::super::lanes::WARP;
@@ -152,6 +160,44 @@ pub(super) fn sources(form: Fast) -> (Vec<u32>, Option<u32>) {
     }
 }
 
+/// The registers `form`'s fragment reads as 32-bit values, relying on their high words being
+/// zero (the module's invariant; every 32-bit source of an arithmetic form, and a 64-bit
+/// shift's count).
+pub(super) fn narrow_sources(form: Fast) -> Vec<u32> {
+    let narrow: Vec<Src> = match form {
+        Fast::I32 { a, b, .. }
+        | Fast::MulWide { a, b, .. }
+        | Fast::MadWide { a, b, .. }
+        | Fast::F32 { a, b, .. }
+        | Fast::SetpF32 { a, b, .. }
+        | Fast::Prmt { a, b, .. } => vec![a, b],
+        Fast::Setp {
+            key: Key::S32 | Key::U32,
+            a,
+            b,
+            ..
+        } => vec![a, b],
+        Fast::Mad32 { a, b, c, .. } | Fast::Fma32 { a, b, c, .. } => vec![a, b, c],
+        Fast::Cvt {
+            w: Widen::Zext | Widen::Sext,
+            a,
+            ..
+        } => vec![a],
+        Fast::I64 {
+            op: IntOp::Shl | IntOp::ShrU | IntOp::ShrS,
+            b,
+            ..
+        } => vec![b],
+        _ => Vec::new(),
+    };
+    (narrow.into_iter())
+        .filter_map(|s| match s {
+            Src::Reg(r) => Some(r),
+            Src::Imm(_) => None,
+        })
+        .collect()
+}
+
 /// Emits, at the builder's position, `form` for the two lanes at `base` (the address of lane
 /// `2c` of register 0); `keep` is the lane mask of a partial warp (all ones in a lane that
 /// executes), whose other lanes keep their value. `form` must be [`lowerable`].
@@ -167,9 +213,8 @@ pub(super) fn fragment(b: &mut FunctionBuilder<'_>, form: Fast, base: Value, kee
         }
         Fast::Mad32 { d, a, b, c } => {
             let (x, y, z) = (l.src(a), l.src(b), l.src(c));
-            let p = l.b.ins().imul(x, y);
-            let s = l.b.ins().iadd(p, z);
-            (d, l.low(s))
+            let p = l.words(IntOp::MulLo, x, y);
+            (d, l.words(IntOp::Add, p, z))
         }
         Fast::Mad64 { d, a, b, c } => {
             let (x, y, z) = (l.src(a), l.src(b), l.src(c));
@@ -193,7 +238,8 @@ pub(super) fn fragment(b: &mut FunctionBuilder<'_>, form: Fast, base: Value, kee
         Fast::Cvt { w, d, a } => {
             let x = l.src(a);
             match w {
-                Widen::Zext | Widen::Trunc => (d, l.low(x)),
+                Widen::Zext => (d, x),
+                Widen::Trunc => (d, l.low(x)),
                 Widen::Sext => (d, l.sext32(x)),
             }
         }
@@ -279,38 +325,52 @@ impl Lanes<'_, '_> {
         self.b.ins().sshr_imm_u(up, 32)
     }
 
+    /// A 32-bit source as a 64-bit value: sign-extended, or as it is (zero-extended).
     fn ext32(&mut self, v: Value, signed: bool) -> Value {
         match signed {
             true => self.sext32(v),
-            false => self.low(v),
+            false => v,
         }
     }
 
-    /// `sem::int::w32`/`sem::bits::w32` on the low words, zero-extended.
+    /// `sem::int::w32`/`sem::bits::w32` on zero-extended sources, zero-extended.
     fn int32(&mut self, op: IntOp, a: Src, b: Src) -> Value {
         let (x, y) = (self.src(a), self.src(b));
-        let v = match op {
-            IntOp::Add => self.b.ins().iadd(x, y),
-            IntOp::Sub => self.b.ins().isub(x, y),
-            IntOp::MulLo => self.mul_lo32(x, y),
+        match op {
+            IntOp::Add | IntOp::Sub | IntOp::MulLo => self.words(op, x, y),
             IntOp::MulHiS | IntOp::MulHiU => {
                 let signed = op == IntOp::MulHiS;
                 let (x, y) = (self.ext32(x, signed), self.ext32(y, signed));
                 let p = self.b.ins().imul(x, y);
-                return self.b.ins().ushr_imm_u(p, 32);
+                self.b.ins().ushr_imm_u(p, 32)
             }
             IntOp::And => self.b.ins().band(x, y),
             IntOp::Or => self.b.ins().bor(x, y),
             IntOp::Xor => self.b.ins().bxor(x, y),
-            IntOp::Shl | IntOp::ShrU | IntOp::ShrS => return self.shift(op, 32, x, b),
-            IntOp::MinS | IntOp::MaxS | IntOp::MinU | IntOp::MaxU => {
-                let signed = matches!(op, IntOp::MinS | IntOp::MaxS);
-                let (x, y) = (self.ext32(x, signed), self.ext32(y, signed));
-                let v = self.pick(matches!(op, IntOp::MinS | IntOp::MinU), x, y);
-                return self.low(v);
+            IntOp::Shl | IntOp::ShrU | IntOp::ShrS => self.shift(op, 32, x, b),
+            // Zero-extended values order as unsigned 32-bit ones already.
+            IntOp::MinU | IntOp::MaxU => self.pick(op == IntOp::MinU, x, y),
+            IntOp::MinS | IntOp::MaxS => {
+                let (x, y) = (self.sext32(x), self.sext32(y));
+                let v = self.pick(op == IntOp::MinS, x, y);
+                self.low(v)
             }
+        }
+    }
+
+    /// `add`, `sub` or `mul.lo` of 32-bit values on the `i32x4` view (`paddd`, `psubd`,
+    /// `pmulld`): the high words of zero-extended sources give zero.
+    fn words(&mut self, op: IntOp, x: Value, y: Value) -> Value {
+        let (x4, y4) = (
+            self.b.ins().bitcast(I32X4, little(), x),
+            self.b.ins().bitcast(I32X4, little(), y),
+        );
+        let v = match op {
+            IntOp::Add => self.b.ins().iadd(x4, y4),
+            IntOp::Sub => self.b.ins().isub(x4, y4),
+            _ => self.b.ins().imul(x4, y4),
         };
-        self.low(v)
+        self.b.ins().bitcast(I64X2, little(), v)
     }
 
     /// `sem::bits::prmt` in the default mode with a constant selector `c`: output byte `i`
@@ -318,9 +378,8 @@ impl Lanes<'_, '_> {
     /// sign bit replicated.
     fn prmt(&mut self, a: Src, b: Src, c: u32) -> Value {
         let (x, y) = (self.src(a), self.src(b));
-        let lo = self.low(x);
         let hi = self.b.ins().ishl_imm_u(y, 32);
-        let both = self.b.ins().bor(lo, hi);
+        let both = self.b.ins().bor(x, hi);
         let mut out = self.splat(0);
         for i in 0..4u32 {
             let sel = (c >> (4 * i)) & 0xf;
@@ -341,17 +400,6 @@ impl Lanes<'_, '_> {
             out = self.b.ins().bor(out, byte);
         }
         out
-    }
-
-    /// The low 32 bits of a product: `pmulld` on the low words (the high words' products
-    /// land in the lanes `low` clears).
-    fn mul_lo32(&mut self, x: Value, y: Value) -> Value {
-        let (x4, y4) = (
-            self.b.ins().bitcast(I32X4, little(), x),
-            self.b.ins().bitcast(I32X4, little(), y),
-        );
-        let p = self.b.ins().imul(x4, y4);
-        self.b.ins().bitcast(I64X2, little(), p)
     }
 
     /// `sem::int::w64`/`sem::bits::w64`.
@@ -400,7 +448,6 @@ impl Lanes<'_, '_> {
     fn shift(&mut self, op: IntOp, bits: u32, x: Value, count: Src) -> Value {
         let x = match (bits, op) {
             (32, IntOp::ShrS) => self.sext32(x),
-            (32, _) => self.low(x),
             _ => x,
         };
         let v = match count {
@@ -436,8 +483,10 @@ impl Lanes<'_, '_> {
                 })
             }
         };
-        match bits {
-            32 => self.low(v),
+        // A right shift of a zero-extended value stays so; the others can reach the high word.
+        match (bits, op) {
+            (32, IntOp::ShrU) => v,
+            (32, _) => self.low(v),
             _ => v,
         }
     }
@@ -468,7 +517,7 @@ impl Lanes<'_, '_> {
         let (x, y) = (self.src(a), self.src(b));
         let (x, y) = match key {
             Key::S32 => (self.sext32(x), self.sext32(y)),
-            Key::U32 => (self.low(x), self.low(y)),
+            Key::U32 => (x, y),
             Key::S64 => (x, y),
             Key::U64 => {
                 let s = self.splat(SIGN);
@@ -489,7 +538,7 @@ impl Lanes<'_, '_> {
     }
 
     /// The low word of a source as the even lanes of an `f32x4` (the odd lanes, the high
-    /// words, are computed and cleared after).
+    /// words, are zero and compute zero).
     fn floats(&mut self, s: Src) -> Value {
         let v = self.src(s);
         self.b.ins().bitcast(F32X4, little(), v)
@@ -513,8 +562,8 @@ impl Lanes<'_, '_> {
         self.canonical(r)
     }
 
-    /// `sem::float::canon_f32` on the even lanes of `r`: a NaN becomes `0x7fffffff`; the
-    /// result zero-extended.
+    /// `sem::float::canon_f32` on the even lanes of `r`: a NaN becomes `0x7fffffff`. The odd
+    /// lanes, computed from the sources' zero high words, are `+0.0`: zero.
     fn canonical(&mut self, r: Value) -> Value {
         let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
         let bits = self.b.ins().bitcast(I32X4, little(), r);
@@ -524,8 +573,7 @@ impl Lanes<'_, '_> {
             .iconst(I32, i64::from(crate::sem::float::NAN_F32));
         let canon = self.b.ins().splat(I32X4, canon);
         let v = self.b.ins().bitselect(nan, canon, bits);
-        let v = self.b.ins().bitcast(I64X2, little(), v);
-        self.low(v)
+        self.b.ins().bitcast(I64X2, little(), v)
     }
 
     /// `setp.cmp.f32` (`sem::float::compare`): the low words compared as `f32`, the result

@@ -83,6 +83,8 @@ struct Stretch {
     len: u32,
     /// Register-file entries the code touches: the highest register's row end.
     regs_end: usize,
+    /// The registers its fragments read as zero-extended 32-bit values (`lower.rs`).
+    narrow: Box<[u32]>,
     /// Whether it loads or stores shared memory, and global memory.
     mem: bool,
     global: bool,
@@ -128,6 +130,10 @@ pub(crate) struct Jit {
     pub refused: u64,
     /// Why Cranelift refused the last one (for tests and debugging).
     pub last_refusal: Option<String>,
+    /// Check before each call that the registers the code reads as 32-bit values are
+    /// zero-extended, as `lower.rs` relies on (`Options::verify`: tests only; a broken
+    /// invariant panics, naming the register).
+    pub verify: bool,
 }
 
 /// What [`Jit::run`] did.
@@ -204,6 +210,7 @@ impl Jit {
             compiled: 0,
             refused: 0,
             last_refusal: None,
+            verify: false,
         })
     }
 
@@ -225,6 +232,7 @@ impl Jit {
         global: Option<&mut Global>,
     ) -> Ran {
         let partial = at.mask != u32::MAX;
+        let verify = self.verify;
         let Some(st) = self.stretch_at(&at) else {
             return Ran::Interpret(1);
         };
@@ -274,6 +282,11 @@ impl Jit {
         };
         if count == 0 || regs.len() < regs_end || no_room {
             return Ran::Interpret(1);
+        }
+        if verify {
+            if let Some(st) = self.stretch_at(&at) {
+                verify_narrow(&st.narrow, regs, at.pc);
+            }
         }
         // A loop goes on past its back edge as far as the run may go.
         let rule = lap.map(|_| (at.edges)()).unwrap_or(EdgeRule::NONE);
@@ -400,10 +413,16 @@ fn plan(
             .chain(edge.and_then(|e| e.guard).map(|g| g.reg.0))
             .max()
             .unwrap_or(0);
+        let mut narrow: Vec<u32> = (forms[start..pc].iter())
+            .flat_map(|&f| lower::narrow_sources(f))
+            .collect();
+        narrow.sort_unstable();
+        narrow.dedup();
         stretches.push(Stretch {
             start: start as u32,
             len: (pc - start) as u32,
             regs_end: (top as usize + 1) * super::lanes::WARP,
+            narrow: narrow.into(),
             mem,
             global,
             edge,
@@ -417,6 +436,23 @@ fn plan(
         });
     }
     Plan { home, stretches }
+}
+
+/// Panics (`Jit::verify`, tests only) when a register of `narrow` holds bits above its low
+/// word in some lane of `regs`: a writer broke the invariant compiled code relies on, before
+/// instruction `pc`.
+fn verify_narrow(narrow: &[u32], regs: &[u64], pc: usize) {
+    let w = super::lanes::WARP;
+    for &r in narrow {
+        let row = &regs[r as usize * w..][..w];
+        if let Some(lane) = row.iter().position(|&v| v >> 32 != 0) {
+            panic!(
+                "register row {r}, lane {lane}, holds {:#x}: a 32-bit register must be \
+                 zero-extended (compiled code from instruction {pc} reads it so)",
+                row[lane]
+            );
+        }
+    }
 }
 
 /// The sum over `forms` of `arith` of an arithmetic form and `mem` of a load or store. Measured

@@ -5,7 +5,10 @@
 //! whole warp and for one with inactive lanes; every register of every lane and every byte of
 //! shared and global memory must come out as `fast::exec` and `memfast.rs` leave them,
 //! instruction by instruction, and the code must stop before the first access the interpreter
-//! declines.
+//! declines. Registers have widths, as in a program: the even ones are `.b32` and hold
+//! zero-extended values (what every writer keeps, and `lower.rs` relies on), the odd ones
+//! `.b64`; a form reads and writes registers of the widths its instruction names, and every
+//! `.b32` register must still be zero-extended after both runs.
 
 use super::super::fast::{exec, Ext, FOp, Fast, IntOp, Key, Rel, Src, Widen};
 use super::super::lanes::WARP;
@@ -17,6 +20,32 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 pub(super) const REGS: u32 = 8;
+
+/// Whether register `r` is a `.b32` one (else `.b64`).
+pub(super) fn narrow(r: u32) -> bool {
+    r.is_multiple_of(2)
+}
+
+/// A random register of `width` bits, from `low` up.
+fn reg(r: &mut ChaCha8Rng, width: u32, low: u32) -> u32 {
+    let first = u32::from(width == 64);
+    2 * r.gen_range(low.saturating_sub(first).div_ceil(2)..REGS / 2) + first
+}
+
+/// A register file's value for register `reg`: `v` cut to the register's width.
+pub(super) fn fit(reg: usize, v: u64) -> u64 {
+    match narrow(reg as u32) {
+        true => v & 0xffff_ffff,
+        false => v,
+    }
+}
+
+/// Whether every `.b32` register of `regs` holds a zero-extended value in every lane.
+pub(super) fn zero_extended(regs: &[u64]) -> bool {
+    regs.chunks(WARP)
+        .enumerate()
+        .all(|(r, row)| !narrow(r as u32) || row.iter().all(|&v| v >> 32 == 0))
+}
 
 const INT_OPS: [IntOp; 15] = [
     IntOp::Add,
@@ -87,7 +116,7 @@ pub(super) fn value(r: &mut ChaCha8Rng) -> u64 {
 
 fn src(r: &mut ChaCha8Rng, width: u32) -> Src {
     match r.gen_bool(0.7) {
-        true => Src::Reg(r.gen_range(0..REGS)),
+        true => Src::Reg(reg(r, width, 0)),
         false => {
             let v = value(r);
             Src::Imm(if width == 32 { v & 0xffff_ffff } else { v })
@@ -95,47 +124,51 @@ fn src(r: &mut ChaCha8Rng, width: u32) -> Src {
     }
 }
 
-/// A random form with a fragment (every kind, every operator).
+/// A random form with a fragment (every kind, every operator), its registers of the widths
+/// the instruction names (a predicate in any register: it holds 0 or 1).
 pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
-    let d = r.gen_range(0..REGS);
+    let (d32, d64, p) = (reg(r, 32, 0), reg(r, 64, 0), r.gen_range(0..REGS));
     let (s32, s64) = (
         |r: &mut ChaCha8Rng| src(r, 32),
         |r: &mut ChaCha8Rng| src(r, 64),
     );
+    let op = INT_OPS[r.gen_range(0..15)];
+    let shift = matches!(op, IntOp::Shl | IntOp::ShrU | IntOp::ShrS);
     match r.gen_range(0..14) {
         0 => Fast::I32 {
-            op: INT_OPS[r.gen_range(0..15)],
-            d,
+            op,
+            d: d32,
             a: s32(r),
             b: s32(r),
         },
+        // Shift counts are `.u32` whatever the shifted type.
         1 => Fast::I64 {
-            op: INT_OPS[r.gen_range(0..15)],
-            d,
+            op,
+            d: d64,
             a: s64(r),
-            b: s64(r),
+            b: if shift { s32(r) } else { s64(r) },
         },
         2 => Fast::MulWide {
             signed: r.gen(),
-            d,
+            d: d64,
             a: s32(r),
             b: s32(r),
         },
         3 => Fast::Mad32 {
-            d,
+            d: d32,
             a: s32(r),
             b: s32(r),
             c: s32(r),
         },
         4 => Fast::Mad64 {
-            d,
+            d: d64,
             a: s64(r),
             b: s64(r),
             c: s64(r),
         },
         5 => Fast::MadWide {
             signed: r.gen(),
-            d,
+            d: d64,
             a: s32(r),
             b: s32(r),
             c: s64(r),
@@ -143,42 +176,64 @@ pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
         6 => {
             let key = [Key::S32, Key::U32, Key::S64, Key::U64][r.gen_range(0..4)];
             let rel = [Rel::Eq, Rel::Ne, Rel::Lt, Rel::Le, Rel::Gt, Rel::Ge][r.gen_range(0..6)];
+            let w = if matches!(key, Key::S32 | Key::U32) {
+                32
+            } else {
+                64
+            };
             Fast::Setp {
                 key,
                 rel,
-                d,
-                a: s64(r),
-                b: s64(r),
+                d: p,
+                a: src(r, w),
+                b: src(r, w),
             }
         }
-        7 => Fast::Selp {
-            d,
-            a: s64(r),
-            b: s64(r),
-            p: r.gen_range(0..REGS),
-        },
-        8 => Fast::Mov { d, a: s64(r) },
-        9 => {
-            let w = [Widen::Zext, Widen::Sext, Widen::Trunc][r.gen_range(0..3)];
-            Fast::Cvt { w, d, a: s64(r) }
+        7 => {
+            let w = [32, 64][r.gen_range(0..2)];
+            Fast::Selp {
+                d: reg(r, w, 0),
+                a: src(r, w),
+                b: src(r, w),
+                p,
+            }
         }
+        8 => {
+            let w = [32, 64][r.gen_range(0..2)];
+            Fast::Mov {
+                d: reg(r, w, 0),
+                a: src(r, w),
+            }
+        }
+        9 => match [Widen::Zext, Widen::Sext, Widen::Trunc][r.gen_range(0..3)] {
+            Widen::Trunc => Fast::Cvt {
+                w: Widen::Trunc,
+                d: d32,
+                a: s64(r),
+            },
+            w => Fast::Cvt {
+                w,
+                d: d64,
+                a: s32(r),
+            },
+        },
         10 => {
             let op = [FOp::Add, FOp::Sub, FOp::Mul][r.gen_range(0..3)];
             Fast::F32 {
                 op,
-                d,
+                d: d32,
                 a: s32(r),
                 b: s32(r),
             }
         }
         11 => Fast::Fma32 {
-            d,
+            d: d32,
             a: s32(r),
             b: s32(r),
             c: s32(r),
         },
         12 => Fast::Prmt {
-            d,
+            d: d32,
             a: s32(r),
             b: s32(r),
             // Any selector (the upper half is ignored), sign-replicating nibbles included.
@@ -186,7 +241,7 @@ pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
         },
         _ => Fast::SetpF32 {
             cmp: CMPS[r.gen_range(0..18)],
-            d,
+            d: p,
             a: s32(r),
             b: s32(r),
         },
@@ -233,7 +288,8 @@ fn global_memory(r: &mut ChaCha8Rng) -> Global {
 }
 
 /// A random load or store (of global memory if `global`) of `w`-byte elements, `n` of them,
-/// at `base` plus `off`, its registers (but the base) from `low` up.
+/// at `base` plus `off`, its registers (but the base: any width) `w` bytes wide, from `low`
+/// up.
 fn access_with(
     r: &mut ChaCha8Rng,
     ((w, n), global): ((u8, u8), bool),
@@ -241,7 +297,7 @@ fn access_with(
     off: u64,
     low: u32,
 ) -> Fast {
-    let regs = [0; 4].map(|_| r.gen_range(low..REGS));
+    let regs = [0; 4].map(|_| reg(r, u32::from(w) * 8, low));
     match r.gen_range(0..3) {
         0 => Fast::Ld {
             global,
@@ -471,11 +527,11 @@ fn compare(
     let from = r.gen_range(0..forms.len());
     let count = r.gen_range(1..=forms.len() - from);
     let with_mem = forms.iter().any(|f| f.is_mem());
-    let regs: Vec<u64> = (0..REGS)
-        .flat_map(|_| match (with_mem, r.gen_bool(0.7)) {
-            (true, true) => address_row(r),
-            (true, false) => [(); WARP].map(|_| address(r)),
-            (false, _) => [(); WARP].map(|_| value(r)),
+    let regs: Vec<u64> = (0..REGS as usize)
+        .flat_map(|k| match (with_mem, r.gen_bool(0.7)) {
+            (true, true) => address_row(r).map(|v| fit(k, v)),
+            (true, false) => [(); WARP].map(|_| fit(k, address(r))),
+            (false, _) => [(); WARP].map(|_| fit(k, value(r))),
         })
         .collect();
     // The interpreter runs no instruction for a warp without lanes.
@@ -512,6 +568,10 @@ fn compare(
     }
     assert_eq!(got_ran, ran, "{what}");
     assert_eq!(got, want, "{what}");
+    assert!(
+        zero_extended(&got),
+        "a .b32 register not zero-extended: {what}"
+    );
     assert!(got_mem == want_mem, "shared memory differs: {what}");
     for (g, w) in got_global.allocs.iter().zip(&want_global.allocs) {
         assert!(g.data == w.data, "global memory differs: {what}");
