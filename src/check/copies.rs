@@ -19,6 +19,11 @@ use crate::latency::OpClass;
 use crate::mem::copy::{Engine, Loc, OpId};
 use crate::mem::hb::{Epoch, Vc, WarpClock};
 use crate::mem::shadow::{Lanes, Stamp, Who};
+
+/// The shortest end of an operation whose words are compared up to a shift of earlier lanes
+/// ([`Lanes::unlaned`]): over a few words (a `cp.async` lane's 16 bytes), reading the shifts
+/// costs more than it saves.
+const FOLLOW_BYTES: usize = 64;
 use crate::mem::Global;
 
 /// An earlier access an asynchronous operation met unordered: its stamp and whether it wrote,
@@ -232,11 +237,20 @@ impl Checker {
             }
             ok
         };
+        // Only the issuing lane's own accesses are judged by lane (`after_warp`).
+        let pinned = match lane {
+            Some(_) => issuer.me,
+            None => u32::MAX,
+        };
+        let lanes = Lanes {
+            unlaned: (len >= FOLLOW_BYTES).then_some(pinned),
+            ..Lanes::NONE
+        };
         shadow.access(
             &mut self.events,
             (off, len),
             is.stamp,
-            Lanes::NONE,
+            lanes,
             write,
             &mut judge,
         );

@@ -58,6 +58,7 @@ impl Checker {
             pieces: a.lanes,
             base: addr_key(a.region) - off as u64,
             shift_ok: w.lanes_alike(),
+            unlaned: None,
         };
         let mut met: Vec<Met> = Vec::new();
         shadow.access(

@@ -23,7 +23,7 @@
 
 use super::budget::Meter;
 use super::stamp::{
-    entry, event_of, lane_step, mask_of, movable, with_mask, Entry, Events, UNUSED_BIT,
+    entry, event_of, lane_of, lane_step, mask_of, movable, with_mask, Entry, Events, UNUSED_BIT,
 };
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
@@ -41,6 +41,14 @@ pub struct Lanes<'a> {
     /// Judgements depend on lanes only through their equality (no lane of the accessor is
     /// ordered differently from another): words equal up to a shift of lanes are judged alike.
     pub shift_ok: bool,
+    /// An access without lanes of its own (an asynchronous operation's) whose judgements
+    /// depend on the lanes of earlier accesses only for those of agent `pinned` (the issuing
+    /// warp, which tells its own lanes apart; `u32::MAX`: none). Words equal up to a shift of
+    /// every earlier access's lane then share the judgement of a word that met no unordered
+    /// access (each meeting is counted in the report), no earlier write of a warp (its caller
+    /// asks more of those than their order: a proxy fence) and no access of `pinned`. `None`:
+    /// earlier lanes are compared as they are.
+    pub unlaned: Option<u32>,
 }
 
 impl Lanes<'_> {
@@ -48,6 +56,7 @@ impl Lanes<'_> {
         pieces: &[],
         base: 0,
         shift_ok: false,
+        unlaned: None,
     };
 }
 
@@ -276,6 +285,23 @@ impl Shadow {
         write: bool,
         ordered: &mut impl FnMut(&Stamp, bool, bool, usize, &Stamp) -> bool,
     ) {
+        // Built twice: a warp's accesses (most) never read a shift from the words.
+        match lanes.unlaned {
+            Some(_) => self.access_as::<true>(events, (off, len), new, lanes, write, ordered),
+            None => self.access_as::<false>(events, (off, len), new, lanes, write, ordered),
+        }
+    }
+
+    /// [`Shadow::access`], reading shifts from the words (`INFER`) for an access without lanes.
+    fn access_as<const INFER: bool>(
+        &mut self,
+        events: &mut Events,
+        (off, len): (usize, usize),
+        new: Stamp,
+        lanes: Lanes<'_>,
+        write: bool,
+        ordered: &mut impl FnMut(&Stamp, bool, bool, usize, &Stamp) -> bool,
+    ) {
         if len == 0 || self.words == 0 {
             return;
         }
@@ -301,7 +327,7 @@ impl Shadow {
             if let Some(j) = seen.as_ref().filter(|j| j.mask == 15 && i % PAGE != 0) {
                 // Whole words of this page that follow alike (see below), in a tight loop.
                 let stop = end.min(whole).min((i / PAGE + 1) * PAGE);
-                i = self.follow(i..stop, j, &mut walk, lanes.shift_ok);
+                i = self.follow::<INFER>(i..stop, j, &mut walk, lanes.shift_ok);
                 differs = i < stop;
                 if i >= end {
                     break;
@@ -330,9 +356,13 @@ impl Shadow {
                 // word's stamp is `new` but for the lane): same judgement, same outcome. Where
                 // lanes do not change judgements but their equality (the caller says so), the
                 // same up to a shift of every lane also does: the words of a coalesced access,
-                // each written and read by its own lane.
-                let d = lane.wrapping_sub(j.lane) & 31;
-                if j.mask == mask && (d == 0 || lanes.shift_ok) && self.alike(&stored, j, d) {
+                // each written and read by its own lane (and for an operation, the words a
+                // warp's lanes read before it).
+                let d = j.shift::<INFER>(&stored, &self.spill, lane);
+                if j.mask == mask
+                    && (d == 0 || j.may_shift::<INFER>(lanes.shift_ok))
+                    && self.alike(&stored, j, d)
+                {
                     self.store_shifted(i, stored, j, d);
                     i += 1;
                     continue;
@@ -342,7 +372,14 @@ impl Shadow {
             let before = self.decode(&stored);
             let mut c = before;
             let ne = entry(event, &new, mask);
-            let judge = &mut |p: &Stamp, w, k| ordered(p, w, k, at, &new);
+            let mut unordered = false;
+            let judge = &mut |p: &Stamp, w, k| {
+                let ok = ordered(p, w, k, at, &new);
+                if INFER {
+                    unordered |= k && !ok;
+                }
+                ok
+            };
             if c.w != 0 && mask_of(c.w) & mask != 0 && !events.same(c.w, &new) {
                 judge(&events.stamp(c.w), true, true);
             }
@@ -359,11 +396,16 @@ impl Shadow {
                 read(&mut c, ne, &new, events, judge);
             }
             self.store(i, &c, stored.r);
+            let anchor = match lanes.unlaned {
+                Some(pinned) if INFER && !unordered => anchor(&before, events, pinned),
+                _ => None,
+            };
             seen = Some(Judged {
                 before,
                 after: c,
                 mask,
                 lane,
+                anchor,
             });
             i += 1;
         }
@@ -372,7 +414,7 @@ impl Shadow {
     /// Stores the whole words `words` (of one made page) that follow alike the judged word `j`
     /// (as `access` would one by one); returns the first word that does not.
     #[inline(always)]
-    fn follow(
+    fn follow<const INFER: bool>(
         &mut self,
         words: Range<usize>,
         j: &Judged,
@@ -391,14 +433,14 @@ impl Shadow {
         // (A store clearing spilled reads gives their slots back.)
         let page = match pages.get_mut(words.start / PAGE) {
             Some(Some(p)) if spills == spills_after || !spills_after => p,
-            _ => return self.follow_slowly(words, j, walk, shift_ok),
+            _ => return self.follow_slowly::<INFER>(words, j, walk, shift_ok),
         };
         for i in words.clone() {
             let lane = walk.lane(i * 4);
-            let d = lane.wrapping_sub(j.lane) & 31;
-            let step = lane_step(d);
             let cell = &mut page[i % PAGE];
-            if (d != 0 && !shift_ok) || (cell.r & SPILLED != 0) != spills {
+            let d = j.shift::<INFER>(cell, spill, lane);
+            let step = lane_step(d);
+            if (d != 0 && !j.may_shift::<INFER>(shift_ok)) || (cell.r & SPILLED != 0) != spills {
                 return i;
             }
             if spills {
@@ -419,7 +461,7 @@ impl Shadow {
     }
 
     /// [`Shadow::follow`] word by word, for words whose read set spills only after the access.
-    fn follow_slowly(
+    fn follow_slowly<const INFER: bool>(
         &mut self,
         words: Range<usize>,
         j: &Judged,
@@ -428,11 +470,13 @@ impl Shadow {
     ) -> usize {
         for i in words.clone() {
             let lane = walk.lane(i * 4);
-            let d = lane.wrapping_sub(j.lane) & 31;
-            let stored = match self.cell(i) {
-                Some(&c) if (d == 0 || shift_ok) && self.alike(&c, j, d) => c,
-                _ => return i,
+            let Some(&stored) = self.cell(i) else {
+                return i;
             };
+            let d = j.shift::<INFER>(&stored, &self.spill, lane);
+            if !((d == 0 || j.may_shift::<INFER>(shift_ok)) && self.alike(&stored, j, d)) {
+                return i;
+            }
             self.store_shifted(i, stored, j, d);
         }
         words.end
@@ -557,12 +601,62 @@ impl Walk<'_> {
 }
 
 /// A word judged in full during one access: its shadow before and after, the bytes the access
-/// touched there and the lane its stamp names.
+/// touched there and the lane its stamp names; for an access without lanes whose judgement did
+/// not depend on earlier lanes ([`Lanes::unlaned`]), the first entry that moves with a shift
+/// and its lane, from which a word's shift is read.
 struct Judged {
     before: Word,
     after: Word,
     mask: u8,
     lane: u32,
+    anchor: Option<(usize, u32)>,
+}
+
+impl Judged {
+    /// The shift of lanes (`d`, up, modulo 32) under which the stored `cell` may be this word:
+    /// the new access's lane `lane` against this word's, or for an access without lanes, read
+    /// from the cell's entry at the anchor. The caller still compares the whole word.
+    #[inline(always)]
+    fn shift<const INFER: bool>(&self, cell: &Cell, spill: &[[Entry; READS]], lane: u32) -> u32 {
+        let Some((k, anchor)) = self.anchor.filter(|_| INFER) else {
+            return lane.wrapping_sub(self.lane) & 31;
+        };
+        let e = match (k, cell.r & SPILLED != 0) {
+            (0, _) => cell.w,
+            (k, true) => spill[(cell.r & !SPILLED) as usize][k - 1],
+            (1, false) => cell.r,
+            _ => 0,
+        };
+        lane_of(e).wrapping_sub(anchor) & 31
+    }
+
+    /// Whether words alike up to a shift of lanes share this judgement (`shift_ok`: the new
+    /// access's lanes are judged alike).
+    #[inline(always)]
+    fn may_shift<const INFER: bool>(&self, shift_ok: bool) -> bool {
+        shift_ok || (INFER && self.anchor.is_some())
+    }
+}
+
+/// For an access without lanes whose judgement of `before` met nothing unordered: the first of
+/// its entries that a shift moves, and that entry's lane, when no such entry is a write (its
+/// caller asks more of those than their order) or an access of agent `pinned`; `None` when
+/// some is, or none moves.
+fn anchor(before: &Word, events: &Events, pinned: u32) -> Option<(usize, u32)> {
+    if movable(before.w) != 0 {
+        return None;
+    }
+    let mut first = None;
+    for (k, &e) in before.r.iter().enumerate() {
+        if movable(e) == 0 {
+            continue;
+        }
+        if events.agent(e) == pinned {
+            return None;
+        }
+        first.get_or_insert((k + 1, lane_of(e)));
+    }
+    first
 }
 
 /// The [`movable`] masks of a word's entries: computed once for the word judged in full, then
@@ -816,6 +910,7 @@ mod tests {
             pieces: &pieces,
             base: 0x100,
             shift_ok: false,
+            unlaned: None,
         };
         let w = Stamp::warp(at(1, 1), false, 0, 1);
         s.access(&mut ev, (0, 16), w, lanes, true, &mut |_, _, _, _, _| false);
@@ -851,6 +946,7 @@ mod tests {
             pieces: &pieces,
             base: 0,
             shift_ok: true,
+            unlaned: None,
         };
         let r = Stamp::warp(at(1, 1), false, 0, 2);
         let mut asked = Vec::new();
@@ -881,6 +977,7 @@ mod tests {
             pieces: &pieces,
             base: 0,
             shift_ok: true,
+            unlaned: None,
         };
         let (a, b) = (
             Stamp::warp(at(1, 1), false, 0, 1),
@@ -904,6 +1001,84 @@ mod tests {
                 vec![(a.by_lane(i), false), (b.by_lane(i), false)],
                 "word {i}"
             );
+        }
+    }
+
+    /// An operation (no lanes of its own) over words a warp's lane `i` read (or wrote) each,
+    /// word `i`: one judgement serves every word when it could not depend on their lanes, and
+    /// each word ends exactly as judging it alone leaves it.
+    #[test]
+    fn an_operation_judges_words_alike_up_to_earlier_lanes_once() {
+        let pieces: Vec<(u64, u64, u32)> = (0..8u32)
+            .map(|i| (u64::from(4 * i), u64::from(4 * i + 4), i))
+            .collect();
+        let coalesced = Lanes {
+            pieces: &pieces,
+            base: 0,
+            shift_ok: true,
+            unlaned: None,
+        };
+        // (the warp wrote, the operation writes, the agent pinned, the judge's answer, words
+        // judged in full)
+        let cases = [
+            (false, false, u32::MAX, true, 1),
+            // Both reads kept: each word keeps its own lane's beside the operation's.
+            (false, false, u32::MAX, false, 1),
+            // The issuing warp's own lanes are told apart.
+            (false, false, 1, true, 8),
+            (false, true, u32::MAX, true, 1),
+            // Unordered: every word's meeting is counted.
+            (false, true, u32::MAX, false, 8),
+            // An earlier write of a warp: its caller checks more than the order.
+            (true, false, u32::MAX, true, 8),
+        ];
+        for (wrote, writes, pinned, answer, want) in cases {
+            let mut runs = Vec::new();
+            for unlaned in [None, Some(pinned)] {
+                let mut s = Shadow::new(32);
+                let mut ev = Events::default();
+                // A write is followed by the same lanes' reads: the words then have a read
+                // (lane `i`'s) to tell their shift by, and a write of a warp.
+                for write in [true, false].into_iter().filter(|&w| wrote || !w) {
+                    let st = Stamp::warp(at(1, 1 + u32::from(!write)), false, 0, 1);
+                    s.access(
+                        &mut ev,
+                        (0, 32),
+                        st,
+                        coalesced,
+                        write,
+                        &mut |_, _, _, _, _| false,
+                    );
+                }
+                let mut asked = 0;
+                let op = Lanes {
+                    unlaned,
+                    ..Lanes::NONE
+                };
+                s.access(
+                    &mut ev,
+                    (0, 32),
+                    Stamp::op(5, false),
+                    op,
+                    writes,
+                    &mut |_, _, _, _, _| {
+                        asked += 1;
+                        answer
+                    },
+                );
+                let words: Vec<Word> = (0..8).map(|i| s.load(i)).collect();
+                runs.push((asked, words));
+            }
+            let case = format!("wrote {wrote}, writes {writes}, pinned {pinned}, answer {answer}");
+            // Word by word, each of the 8 words asks the same questions.
+            let per_word = runs[0].0 / 8;
+            assert!(per_word > 0 && runs[0].0 % 8 == 0, "{case}: word by word");
+            assert_eq!(runs[1].0, want * per_word, "{case}");
+            assert_eq!(runs[0].1, runs[1].1, "{case}: the words after");
+            if !(writes || answer) {
+                // Each word keeps its own lane's read, moved from the judged word's.
+                assert_ne!(runs[1].1[0], runs[1].1[1], "{case}");
+            }
         }
     }
 

@@ -137,6 +137,12 @@ pub(super) fn event_of(e: Entry) -> u32 {
     e as u32
 }
 
+/// The lane of a warp's entry.
+#[inline(always)]
+pub(super) fn lane_of(e: Entry) -> u32 {
+    (e >> LANE_AT) as u32
+}
+
 /// The tag of an entry: its lane (bits 0-4) and scope (bits 5-6), as in [`Stamp`].
 fn tag_of(e: Entry) -> u8 {
     (e >> LANE_AT) as u8 | (((e >> SCOPE_AT) & 3) as u8) << 5
@@ -280,6 +286,11 @@ impl Events {
     pub(super) fn same(&self, e: Entry, s: &Stamp) -> bool {
         let who = self.events[event_of(e) as usize].who;
         who & !ATOMIC == s.who & !ATOMIC && (e >> LANE_AT) as u32 == s.lane()
+    }
+
+    /// The agent of a warp's entry (a warp's accesses are made by its first agent).
+    pub(super) fn agent(&self, e: Entry) -> u32 {
+        self.events[event_of(e) as usize].who & ID
     }
 
     /// Whether the table should be collected before more events are made.

@@ -173,22 +173,7 @@ pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
             b: s32(r),
             c: s64(r),
         },
-        6 => {
-            let key = [Key::S32, Key::U32, Key::S64, Key::U64][r.gen_range(0..4)];
-            let rel = [Rel::Eq, Rel::Ne, Rel::Lt, Rel::Le, Rel::Gt, Rel::Ge][r.gen_range(0..6)];
-            let w = if matches!(key, Key::S32 | Key::U32) {
-                32
-            } else {
-                64
-            };
-            Fast::Setp {
-                key,
-                rel,
-                d: p,
-                a: src(r, w),
-                b: src(r, w),
-            }
-        }
+        6 => setp(r, p),
         7 => {
             let w = [32, 64][r.gen_range(0..2)];
             Fast::Selp {
@@ -205,18 +190,7 @@ pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
                 a: src(r, w),
             }
         }
-        9 => match [Widen::Zext, Widen::Sext, Widen::Trunc][r.gen_range(0..3)] {
-            Widen::Trunc => Fast::Cvt {
-                w: Widen::Trunc,
-                d: d32,
-                a: s64(r),
-            },
-            w => Fast::Cvt {
-                w,
-                d: d64,
-                a: s32(r),
-            },
-        },
+        9 => cvt(r),
         10 => {
             let op = [FOp::Add, FOp::Sub, FOp::Mul][r.gen_range(0..3)];
             Fast::F32 {
@@ -244,6 +218,40 @@ pub(super) fn form(r: &mut ChaCha8Rng) -> Fast {
             d: p,
             a: s32(r),
             b: s32(r),
+        },
+    }
+}
+
+/// A random integer `setp` into predicate `p`, its sources of the width its type names.
+fn setp(r: &mut ChaCha8Rng, p: u32) -> Fast {
+    let key = [Key::S32, Key::U32, Key::S64, Key::U64][r.gen_range(0..4)];
+    let rel = [Rel::Eq, Rel::Ne, Rel::Lt, Rel::Le, Rel::Gt, Rel::Ge][r.gen_range(0..6)];
+    let w = if matches!(key, Key::S32 | Key::U32) {
+        32
+    } else {
+        64
+    };
+    Fast::Setp {
+        key,
+        rel,
+        d: p,
+        a: src(r, w),
+        b: src(r, w),
+    }
+}
+
+/// A random `cvt` between 32 and 64 bits: widening a `.b32` source, or truncating a `.b64`.
+fn cvt(r: &mut ChaCha8Rng) -> Fast {
+    match [Widen::Zext, Widen::Sext, Widen::Trunc][r.gen_range(0..3)] {
+        Widen::Trunc => Fast::Cvt {
+            w: Widen::Trunc,
+            d: reg(r, 32, 0),
+            a: src(r, 64),
+        },
+        w => Fast::Cvt {
+            w,
+            d: reg(r, 64, 0),
+            a: src(r, 32),
         },
     }
 }
