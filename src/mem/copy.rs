@@ -341,8 +341,36 @@ pub struct Spaces<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     Read,
-    Land(u32),
+    /// Pieces `first..end`, which land at one cycle.
+    Land(u32, u32),
     Complete,
+}
+
+/// Piece `p` of operation `id` lands: its segments are written from the staging buffer.
+fn land(
+    spec: &OpSpec,
+    id: OpId,
+    p: u32,
+    mem: &mut Spaces<'_>,
+    trace: &mut Trace,
+    event: &impl Fn(What) -> Event,
+) {
+    let start = spec.pieces.get(p as usize).copied().unwrap_or(0) as usize;
+    let end = spec
+        .pieces
+        .get(p as usize + 1)
+        .map_or(spec.segs.len(), |&e| e as usize);
+    let mut bytes = 0;
+    for s in &spec.segs[start.min(end)..end] {
+        let data = &spec.staging[s.stage as usize..(s.stage + s.len) as usize];
+        write(mem, s.dst, data, spec.reduce, spec.f32);
+        bytes += s.len;
+    }
+    trace.push(event(What::Land {
+        op: id,
+        piece: p,
+        bytes,
+    }));
 }
 
 /// Summaries of completed operations are never looked through below this many.
@@ -540,8 +568,26 @@ impl Engine {
             *seq += 1;
         };
         push(&mut self.queue, &mut self.seq, read_at, Ev::Read);
-        for (i, &l) in self.timing.land.iter().enumerate() {
-            push(&mut self.queue, &mut self.seq, l, Ev::Land(i as u32));
+        // Pieces that land at one cycle are one event: this operation's events have
+        // consecutive sequence numbers, so no other event falls between them, and firing them
+        // together keeps the order (a cp.async's 32 pieces land at about 9 cycles). The
+        // sequence still counts each piece: the latency model sees it (`OpDesc::seq`).
+        let land = &self.timing.land;
+        let mut first = 0;
+        while first < land.len() {
+            let end = first
+                + land[first..]
+                    .iter()
+                    .take_while(|&&l| l == land[first])
+                    .count();
+            self.queue.push(Reverse((
+                land[first],
+                self.seq,
+                id,
+                Ev::Land(first as u32, end as u32),
+            )));
+            self.seq += (end - first) as u64;
+            first = end;
         }
         push(&mut self.queue, &mut self.seq, complete_at, Ev::Complete);
         self.live.insert(
@@ -624,24 +670,10 @@ impl Engine {
                 });
                 trace.push(event(What::Read { op: id }));
             }
-            Ev::Land(p) => {
-                let spec = &op.spec;
-                let start = spec.pieces.get(p as usize).copied().unwrap_or(0) as usize;
-                let end = spec
-                    .pieces
-                    .get(p as usize + 1)
-                    .map_or(spec.segs.len(), |&e| e as usize);
-                let mut bytes = 0;
-                for s in &spec.segs[start.min(end)..end] {
-                    let data = &spec.staging[s.stage as usize..(s.stage + s.len) as usize];
-                    write(mem, s.dst, data, spec.reduce, spec.f32);
-                    bytes += s.len;
+            Ev::Land(first, end) => {
+                for p in first..end {
+                    land(&op.spec, id, p, mem, trace, &event);
                 }
-                trace.push(event(What::Land {
-                    op: id,
-                    piece: p,
-                    bytes,
-                }));
             }
             Ev::Complete => {}
         }
@@ -1089,6 +1121,65 @@ mod tests {
         assert_eq!(sp.smem[0].mbars[&128].phase, 1);
         assert!(notices.contains(&Notice::Mbar { rank: 0, off: 128 }));
         assert!(e.idle());
+    }
+
+    /// Lands pieces at the cycles it holds, reads at 5, completes at 40.
+    struct Lands(Vec<u64>);
+
+    impl crate::latency::LatencyModel for Lands {
+        fn name(&self) -> String {
+            "lands".into()
+        }
+        fn schedule(&mut self, _: &OpDesc, t: &mut Timing) {
+            t.read_at = 5;
+            t.land.clone_from(&self.0);
+            t.complete_at = 40;
+        }
+        fn fresh(&self) -> Box<dyn crate::latency::LatencyModel> {
+            Box::new(Lands(self.0.clone()))
+        }
+    }
+
+    #[test]
+    fn pieces_landing_at_one_cycle_land_together_in_piece_order() {
+        let mut g = Global::new();
+        let a = g.alloc("x", (1..=16u8).collect(), false);
+        let mut smem = vec![Smem::new(64)];
+        // Pieces of 4, 4 and 8 bytes: the first two land at 20, the third at 30.
+        let mut sp = spec(a, 0, 16, Completion::Group);
+        sp.segs = (0..4)
+            .map(|k| Seg {
+                src: Loc::Global(a + 4 * k),
+                dst: Loc::Shared {
+                    rank: 0,
+                    off: 4 * k,
+                },
+                len: 4,
+                stage: 4 * k as u32,
+            })
+            .collect();
+        sp.pieces = vec![0, 1, 2];
+        let mut e = Engine::new(Box::new(Lands(vec![20, 20, 30])), true);
+        let mut tr = Trace::new(true, false);
+        let id = e.issue(sp, 0, &mut tr, &g);
+        // Read, two landings and completion: four events, the sequence counting each piece.
+        assert_eq!((e.queue.len(), e.seq), (4, 5));
+        let mut sp = Spaces {
+            global: &mut g,
+            smem: &mut smem,
+        };
+        e.advance(20, &mut sp, &mut tr, &mut Vec::new()).unwrap();
+        assert_eq!(sp.smem[0].bytes[..8], [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(sp.smem[0].bytes[8..16], [0; 8]);
+        e.advance(40, &mut sp, &mut tr, &mut Vec::new()).unwrap();
+        assert_eq!(sp.smem[0].bytes[8..16], [9, 10, 11, 12, 13, 14, 15, 16]);
+        let landed: Vec<(u64, u32, u32)> = (tr.events.iter())
+            .filter_map(|ev| match ev.what {
+                What::Land { op, piece, bytes } if op == id => Some((ev.cycle, piece, bytes)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(landed, [(20, 0, 4), (20, 1, 4), (30, 2, 8)]);
     }
 
     #[test]
