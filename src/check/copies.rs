@@ -19,12 +19,12 @@ use crate::latency::OpClass;
 use crate::mem::copy::{Engine, Loc, OpId};
 use crate::mem::hb::{Epoch, Vc, WarpClock};
 use crate::mem::shadow::{Lanes, Stamp, Who};
+use crate::mem::Global;
 
 /// The shortest end of an operation whose words are compared up to a shift of earlier lanes
 /// ([`Lanes::unlaned`]): over a few words (a `cp.async` lane's 16 bytes), reading the shifts
 /// costs more than it saves.
 const FOLLOW_BYTES: usize = 64;
-use crate::mem::Global;
 
 /// An earlier access an asynchronous operation met unordered: its stamp and whether it wrote,
 /// and the operation's own access (`write`, `len` bytes of `region`).

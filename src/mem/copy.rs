@@ -563,11 +563,12 @@ impl Engine {
             let what = issue_event(&spec, id, bytes, global, trace);
             trace.push(spec.issuer.event(now, Some(spec.issuer.warp), what));
         }
-        let push = |q: &mut BinaryHeap<_>, seq: &mut u64, time: u64, ev: Ev| {
+        // An event takes `n` sequence numbers (a landing, one per piece it lands).
+        let push = |q: &mut BinaryHeap<_>, seq: &mut u64, time: u64, ev: Ev, n: usize| {
             q.push(Reverse((time, *seq, id, ev)));
-            *seq += 1;
+            *seq += n as u64;
         };
-        push(&mut self.queue, &mut self.seq, read_at, Ev::Read);
+        push(&mut self.queue, &mut self.seq, read_at, Ev::Read, 1);
         // Pieces that land at one cycle are one event: this operation's events have
         // consecutive sequence numbers, so no other event falls between them, and firing them
         // together keeps the order (a cp.async's 32 pieces land at about 9 cycles). The
@@ -575,21 +576,13 @@ impl Engine {
         let land = &self.timing.land;
         let mut first = 0;
         while first < land.len() {
-            let end = first
-                + land[first..]
-                    .iter()
-                    .take_while(|&&l| l == land[first])
-                    .count();
-            self.queue.push(Reverse((
-                land[first],
-                self.seq,
-                id,
-                Ev::Land(first as u32, end as u32),
-            )));
-            self.seq += (end - first) as u64;
+            let at = land[first];
+            let end = first + land[first..].iter().take_while(|&&l| l == at).count();
+            let ev = Ev::Land(first as u32, end as u32);
+            push(&mut self.queue, &mut self.seq, at, ev, end - first);
             first = end;
         }
-        push(&mut self.queue, &mut self.seq, complete_at, Ev::Complete);
+        push(&mut self.queue, &mut self.seq, complete_at, Ev::Complete, 1);
         self.live.insert(
             id,
             Op {
