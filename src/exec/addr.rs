@@ -448,8 +448,9 @@ pub(crate) fn check_sorted(
 /// access the same bytes are one piece, the lowest lane's: the checker takes a word as made by
 /// the first piece that covers it, and reports name that lane), into `out`; returns how many.
 /// Each offset is below 2^58 (an offset into one allocation or a CTA's shared memory).
-/// Coalesced and broadcast accesses are in order already, and a warp whose two halves access
-/// the same bytes (a row read by each half) is its first half; anything else is sorted.
+/// Coalesced and broadcast accesses are in order already, a warp whose two halves access
+/// the same bytes (a row read by each half) is its first half, and one whose halves each
+/// access one address is a piece per half without a loop; anything else is sorted.
 pub(crate) fn sorted_pieces(
     at: &[usize; WARP],
     base: u64,
@@ -469,6 +470,31 @@ pub(crate) fn sorted_pieces(
             .iter()
             .zip(hi)
             .fold(true, |ok, (a, b)| ok & (a >> 5 == b >> 5));
+        // Each half at one address (a warp of two rows reading one element per row, as a
+        // tiled GEMM's `As[ty][k]`): a piece per half, its first lane's, in address order. The
+        // ends are compared first, so a coalesced half is told at once.
+        let one = |h: &[u64]| {
+            h[0] >> 5 == h[h.len() - 1] >> 5
+                && h.iter().fold(true, |ok, k| ok & (k >> 5 == h[0] >> 5))
+        };
+        if one(lo) && (halves || one(hi)) {
+            let piece = |k: u64| (base + (k >> 5), base + (k >> 5) + w, (k & 31) as u32);
+            let (a, b) = (piece(lo[0]), piece(hi[0]));
+            return match (halves, a.0 < b.0) {
+                (true, _) => {
+                    out[0] = a;
+                    1
+                }
+                (false, true) => {
+                    (out[0], out[1]) = (a, b);
+                    2
+                }
+                (false, false) => {
+                    (out[0], out[1]) = (b, a);
+                    2
+                }
+            };
+        }
         n = if halves { WARP / 2 } else { WARP };
     } else {
         for lane in super::lanes::lanes(active) {
@@ -597,7 +623,9 @@ mod tests {
             patterns.push(std::array::from_fn(|l| 64 + (l % 16) * w + (l / 16) * 4096));
         }
         patterns.push([100; WARP]);
+        // Each half one address, the upper half's above the lower's or below it.
         patterns.push(std::array::from_fn(|l| 100 + (l / 16) * 8));
+        patterns.push(std::array::from_fn(|l| 108 - (l / 16) * 8));
         patterns.push(std::array::from_fn(|l| 100 + usize::from(l == 31) * 4));
         // SplitMix64-style scrambles: most distinct, some repeated.
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
