@@ -8,14 +8,13 @@
 //! `2 (t % 4) + 1`. To the hazard checker these are ordinary shared-memory accesses of the lane
 //! that receives (or gives) the data.
 
-use super::addr::{
-    address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges, Target,
-};
+use super::addr::{address, check_align, elems, mem_fault, read, target, thread_of, write, Target};
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::{lanes, WARP};
 use super::mma::Rows;
+use super::shown::Ranges;
 use crate::ir::{Flags, Op, Operand};
 
 /// Whether `op` is a warp-wide matrix instruction.

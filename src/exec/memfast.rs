@@ -7,14 +7,13 @@
 //! other case (a fault, a second allocation, a read-only buffer) returns `false` and the general
 //! handler (`memops.rs`) runs the instruction, so faults and their messages are its own. The
 //! checker sees the same merged ranges the general path gives it, sorted without a sort where
-//! the lanes come in order (`addr::sorted_pieces`).
+//! the lanes come in order (`shown::sorted_pieces`).
 
-use super::addr::{check_sorted, sorted_pieces};
-use super::ctx::Ctx;
 use super::fast::{row, Fast, Src};
 use super::fault::Res;
 use super::lanes::{lanes, WARP};
 use super::machine::{Machine, WarpRef};
+use super::shown::{check_sorted, sorted_pieces, Watch};
 use super::warp::Cluster;
 use crate::mem::Global;
 
@@ -179,7 +178,7 @@ fn check<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, s: Shape, l
     let n = sorted_pieces(l.at, base, s.w, w.active, &mut pieces);
     let access = (s.store, !s.store);
     check_sorted(
-        &mut Ctx::new(mc, cl, w),
+        &mut Watch::of(mc, cl, w),
         region,
         &pieces[..n],
         access,

@@ -5,14 +5,14 @@
 //! included). Atomics of a warp are applied lane by lane in lane order.
 
 use super::addr::{
-    address, check_align, checked, elems, mem_fault, read, target, thread_of, write, wrong_space,
-    Ranges, Target,
+    address, check_align, elems, mem_fault, read, target, thread_of, write, wrong_space, Target,
 };
 use super::alu::sext;
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::{lanes, mask};
+use super::shown::{checked, Ranges};
 use crate::ir::mods::SubOp;
 use crate::ir::{Flags, Op, Operand, Space, Type};
 use crate::mem::{self, Generic, SHARED_WINDOW};
@@ -184,7 +184,7 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
         mem::write_le(&mut buf[..esize], new);
         write(cx, tg, lane, &buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
         if cx.hb.is_some() {
-            checked(cx, tg, lane, esize, (true, !is_red), true, &[]);
+            checked(&mut cx.watch(), tg, lane, esize, (true, !is_red), true, &[]);
         }
         if !is_red {
             let v = if t.is_signed() {

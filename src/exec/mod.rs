@@ -84,6 +84,7 @@ mod policy;
 mod printf;
 mod route;
 mod sfu;
+mod shown;
 mod spin;
 mod stbulk;
 mod step;

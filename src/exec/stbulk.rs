@@ -10,11 +10,12 @@
 //! past the end of shared memory are errors. The ISA states no alignment for `a`; ptxrun asks
 //! for 8 bytes, the granularity of `size`, and reports any other address as misaligned.
 
-use super::addr::{address, check_align, mem_fault, target, thread_of, write, Ranges, Target};
+use super::addr::{address, check_align, mem_fault, target, thread_of, write, Target};
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::lanes;
+use super::shown::Ranges;
 use crate::ir::Type;
 
 /// The largest `size` the ISA allows.

@@ -7,11 +7,12 @@
 //! cover (see `mem::texture`), stop with `unsupported`.
 
 use super::addr::lane_fault;
-use super::addr::{mem_fault, read, thread_of, write, Ranges, Target};
+use super::addr::{mem_fault, read, thread_of, write, Target};
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::{lanes, WARP};
+use super::shown::Ranges;
 use crate::ir::mods::{Oob, SubOp};
 use crate::ir::texture::Geom;
 use crate::ir::{Op, Operand, Type};

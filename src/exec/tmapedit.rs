@@ -13,11 +13,12 @@
 //! `.swizzle_atomicity` stop as unsupported. The edited map is checked where a copy uses it, as
 //! a launch's maps are (a rank above 5, which the H100 stores as an invalid map, fails there).
 
-use super::addr::{address, check_align, mem_fault, read, target, thread_of, write, Ranges};
+use super::addr::{address, check_align, mem_fault, read, target, thread_of, write};
 use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::lanes;
+use super::shown::Ranges;
 use crate::ir::mods::SubOp;
 use crate::ir::{Op, Space, Type};
 use crate::mem::tensormap::{self, Swizzle, TensorMap};

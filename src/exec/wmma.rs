@@ -22,12 +22,13 @@
 //! types widen C or round D around the f32 product (`tcore::float_dot_mixed`); `.f64` with
 //! `.rz`/`.rm`/`.rp` rounds every fused step that way.
 
-use super::addr::{address, check_align, elems, mem_fault, read, target, thread_of, write, Ranges};
+use super::addr::{address, check_align, elems, mem_fault, read, target, thread_of, write};
 use super::ctx::Ctx;
 use super::fault::Res;
 use super::lanes::lanes;
 use super::mma::Rows;
 use super::mma::{a_at, b_at, c_at, element, per_reg, reg_type};
+use super::shown::Ranges;
 use super::tcore;
 use crate::ir::mma::{wmma_mma_regs, Elem, Frag, MmaForm};
 use crate::ir::mods::{MatShape, Rounding};
