@@ -84,6 +84,7 @@ impl<'a> Watch<'a> {
         )
     }
 
+    /// The site of the instruction's lane `lane`.
     fn site(&self, lane: usize) -> super::hazard::Site {
         super::hazard::Site {
             func: self.func,
@@ -297,6 +298,8 @@ pub(crate) fn sorted_pieces(
     active: u32,
     out: &mut [(u64, u64, u32); WARP],
 ) -> usize {
+    // The piece of a key (offset << 5 | lane).
+    let piece = |k: u64| (base + (k >> 5), base + (k >> 5) + w, (k & 31) as u32);
     let mut keys = [0u64; WARP];
     let mut n = 0;
     if active == u32::MAX {
@@ -317,7 +320,6 @@ pub(crate) fn sorted_pieces(
                 && h.iter().fold(true, |ok, k| ok & (k >> 5 == h[0] >> 5))
         };
         if one(lo) && (halves || one(hi)) {
-            let piece = |k: u64| (base + (k >> 5), base + (k >> 5) + w, (k & 31) as u32);
             let (a, b) = (piece(lo[0]), piece(hi[0]));
             return match (halves, a.0 < b.0) {
                 (true, _) => {
@@ -356,8 +358,7 @@ pub(crate) fn sorted_pieces(
     for &k in keys.iter() {
         if k >> 5 != last {
             last = k >> 5;
-            let start = base + last;
-            out[made] = (start, start + w, (k & 31) as u32);
+            out[made] = piece(k);
             made += 1;
         }
     }
