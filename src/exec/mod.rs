@@ -28,8 +28,9 @@
 //!   parked group waits for) and `machine.rs` (one launch's state, CTA and frame creation, the
 //!   `WarpRef` handle of an executing lane group);
 //! - `ctx.rs` (an instruction's operands, registers and special registers) and `addr.rs`
-//!   (addresses, alignment, bounds, shared-memory locations); `park.rs` parks and wakes lane
-//!   groups and reports deadlocks, `stuck.rs` proves spin loops endless;
+//!   (addresses, alignment, bounds, shared-memory locations), `shown.rs` (what the checker is
+//!   shown of an access: its pieces and ranges); `park.rs` parks and wakes lane groups and
+//!   reports deadlocks, `stuck.rs` proves spin loops endless;
 //! - the instruction families, each a handler over a `Ctx` (or the machine and a `WarpRef`):
 //!   `alu.rs`, `fp.rs`, `cvt.rs`, `video.rs`, `memops.rs`, `memfast.rs`, `fence.rs`,
 //!   `warpops.rs`, `matrix.rs` with `mma*.rs`/`wmma.rs`/`wgmma*.rs`/`tcore.rs`, `asyncops.rs`,
