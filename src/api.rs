@@ -521,8 +521,8 @@ impl Kernel {
 
     /// Prepares and runs one launch.
     pub fn launch(&self, launch: &Launch, opts: &RunOptions) -> Result<Report, Error> {
-        let p = self.prepare(launch)?;
-        let outcome = p.execute(opts)?;
+        let mut p = self.prepare(launch)?;
+        let outcome = p.execute_once(opts)?;
         Ok(p.report(outcome))
     }
 
@@ -813,7 +813,14 @@ fn struct_bytes(
 impl Prepared {
     /// Runs the prepared launch under one schedule.
     pub fn execute(&self, o: &RunOptions) -> Result<Outcome, Error> {
-        self.run_on(self.global.clone(), o)
+        let Some(global) = self.global.try_clone() else {
+            return invalid(format!(
+                "cannot allocate {} for a copy of the launch's buffers to run on (the launch \
+                 keeps its own for later runs)",
+                crate::mem::budget::human(self.global.size() as u64)
+            ));
+        };
+        self.run_on(global, o)
     }
 
     /// [`Prepared::execute`] for the last run of this launch: the run takes the laid-out

@@ -130,6 +130,34 @@ pub fn explore(
     Ok(x.with_policy(base.policy_for(&p.launch)))
 }
 
+/// The memory the schedules' runs may share under `limit`, for a launch of `size` bytes of
+/// buffers: the launch's own copy stays while they run (each run copies it), and after the
+/// first schedule, its outcome, kept for the report (`several` schedules); each run needs its
+/// own copy besides.
+fn room_for_schedules(limit: u64, size: u64, several: bool) -> Result<u64, api::Error> {
+    use crate::mem::budget::human;
+    let kept = size.saturating_mul(if several { 2 } else { 1 });
+    let least = kept.saturating_add(size);
+    if least > limit {
+        let copies = match several {
+            true => {
+                "three copies of the launch's buffers (the launch's own, the first \
+                     schedule's outcome kept for the report, and one for the schedule running)"
+            }
+            false => "two copies of the launch's buffers (the launch's own and the run's)",
+        };
+        return Err(api::Error::InvalidLaunch(format!(
+            "exploring schedules needs at least {} of memory for {copies}, {} each, more than \
+             the memory limit of {} (--memory-limit; the default is 3/4 of the machine's memory \
+             or of `ulimit -v`)",
+            human(least),
+            human(size),
+            human(limit)
+        )));
+    }
+    Ok(limit - kept)
+}
+
 /// Runs a prepared launch under each schedule (its seed and latency model replace those of
 /// `base`) on `jobs` threads.
 pub fn explore_prepared(
@@ -154,6 +182,7 @@ pub fn explore_prepared(
     let limit = base
         .memory_limit
         .unwrap_or_else(crate::mem::budget::default_limit);
+    let room = room_for_schedules(limit, p.global.size() as u64, scheds.len() > 1)?;
     let each = (p.global.size() as u64).saturating_mul(2).max(1);
     let jobs = if jobs == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -162,7 +191,7 @@ pub fn explore_prepared(
     };
     let jobs = jobs
         .min(scheds.len().max(1))
-        .min(usize::try_from(limit / each).unwrap_or(usize::MAX))
+        .min(usize::try_from(room / each).unwrap_or(usize::MAX))
         .max(1);
     let run_one = |(i, s): (usize, &Schedule)| {
         let opts = RunOptions {
@@ -175,7 +204,7 @@ pub fn explore_prepared(
             trace_to: None,
             // The schedules already use every worker.
             jobs: 1,
-            memory_limit: Some(limit / jobs as u64),
+            memory_limit: Some(room / jobs as u64),
             ..base.clone()
         };
         let r = p.execute(&opts).map(|o| Reduced::of(o, i == 0));

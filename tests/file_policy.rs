@@ -329,6 +329,47 @@ fn a_launch_over_the_memory_limit_is_bad_input_naming_what() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// Exploring keeps copies of the buffers beside each run's (sgemm_tiled's are 40 KiB): a limit
+/// that one run fits but three copies do not is bad input before anything runs, not an
+/// allocation failure (a fuzzed 2 GiB buffer under `ulimit -v` once aborted the process).
+#[test]
+fn exploring_counts_the_copies_of_the_buffers_it_keeps() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |args: &[&str]| ptxrun_in(root, args);
+    let (code, _, err) = run(&[
+        "run",
+        "ptx-samples/core/sgemm_tiled",
+        "--memory-limit",
+        "100K",
+        "--no-check",
+        "--out-dir",
+        "target/file-policy/copies",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&[
+        "check",
+        "ptx-samples/core/sgemm_tiled",
+        "--explore",
+        "2",
+        "--memory-limit",
+        "100K",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("three copies") && err.contains("40.0 KiB each"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "check",
+        "ptx-samples/core/sgemm_tiled",
+        "--explore",
+        "2",
+        "--memory-limit",
+        "3M",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn timeouts_and_unwritable_traces_end_a_run_early() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

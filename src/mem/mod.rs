@@ -145,6 +145,31 @@ impl Clone for Global {
     }
 }
 
+impl Global {
+    /// A clone, or `None` when the host cannot allocate its bytes (a launch's buffers can be
+    /// gigabytes: a failed copy is an error for the caller to report, not an abort).
+    pub fn try_clone(&self) -> Option<Global> {
+        let mut allocs = Vec::new();
+        allocs.try_reserve_exact(self.allocs.len()).ok()?;
+        for a in &self.allocs {
+            let mut data = Vec::new();
+            data.try_reserve_exact(a.data.len()).ok()?;
+            data.extend_from_slice(&a.data);
+            allocs.push(Alloc {
+                name: a.name.clone(),
+                base: a.base,
+                data,
+                readonly: a.readonly,
+            });
+        }
+        Some(Global {
+            allocs,
+            next: self.next,
+            log: None,
+        })
+    }
+}
+
 /// Byte ranges `[start, end)` of global memory read and written, in access order with
 /// neighbours merged; [`AccessLog::normalize`] sorts and merges them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
