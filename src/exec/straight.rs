@@ -184,6 +184,27 @@ fn straight_forms(
         return Ok(0);
     }
     let most = Stretch::of(mc, *clock).most(budget);
+    if !with_mem && !fast.get(pc0 + 1).is_some_and(|&f| straight(f, false)) {
+        // One form between two accesses the checker sees (`ld; fma; ld`): the JIT has no
+        // stretch to run, so its bookkeeping is skipped.
+        let Some(ins) = func.code.get(pc0).filter(|_| most > 0) else {
+            return Ok(0);
+        };
+        let active = guarded(ins, frame, g.mask);
+        if active != 0 {
+            super::fast::exec(fast[pc0], &mut frame.regs, active);
+        }
+        mc.stats.warp_instructions += 1;
+        *steps += 1;
+        g.last = *steps;
+        g.pc += 1;
+        let threads = u64::from(active.count_ones());
+        charge(&mut mc.stats, clock, mc.instruction_cycles, threads);
+        if event_due(&mut mc.now, &mc.engine, *clock) {
+            super::park::pump(mc, cl)?;
+        }
+        return Ok(1);
+    }
     // A loop's back edges that hang detection would only count or pass (`jit/edge.rs`),
     // worked out only when compiled code is about to loop.
     let (spin, engine) = (&mc.spin, &mc.engine);
