@@ -48,9 +48,63 @@ pub(super) fn straight_run(
             break;
         }
         ran += 1;
-        ran += straight_forms(mc, cl, (ci, wi), budget - ran)?;
+        ran += match lone_form(mc, cl, (ci, wi), budget - ran)? {
+            Some(one) => one,
+            None => straight_forms(mc, cl, (ci, wi), budget - ran)?,
+        };
     }
     Ok(ran)
+}
+
+/// With a checker, what `straight_forms` would run after an access it sees, when that is
+/// little: nothing (`Some(0)`: the next instruction is another access, a branch, or the warp
+/// cannot run straight), or one arithmetic form before the next access (`ld; fma; ld`, the
+/// inner loop of a tiled GEMM), run here as `straight_forms` would run it but without the JIT's
+/// bookkeeping, for there is no stretch to compile (`Some(1)`); `None` for a longer run, which
+/// is `straight_forms`' to make. Out of line, so that `straight_forms` is built as it was.
+#[inline(never)]
+fn lone_form(
+    mc: &mut Machine<'_>,
+    cl: &mut Cluster,
+    (ci, wi): (usize, usize),
+    budget: u32,
+) -> Res<Option<u32>> {
+    if mc.hb.is_none() {
+        return Ok(None);
+    }
+    let w = &mut cl.ctas[ci].warps[wi];
+    let [g] = &mut w.groups[..] else {
+        return Ok(Some(0));
+    };
+    if !may_run_straight(mc, g, &w.asy) {
+        return Ok(Some(0));
+    }
+    let frame = &mut w.frames[g.frame as usize];
+    let func = &mc.m.functions[frame.func.0 as usize];
+    let Some(fast) = mc.fast.get(frame.func.0 as usize) else {
+        return Ok(Some(0));
+    };
+    let pc = g.pc as usize;
+    let (Some(&form), Some(ins)) = (fast.get(pc), func.code.get(pc)) else {
+        return Ok(Some(0));
+    };
+    if !straight(form, false) || budget == 0 {
+        return Ok(Some(0));
+    }
+    if fast.get(pc + 1).is_some_and(|&f| straight(f, false)) {
+        return Ok(None);
+    }
+    if Stretch::of(mc, w.clock).most(1) == 0 {
+        return Ok(Some(0));
+    }
+    let active = guarded(ins, frame, g.mask);
+    if active != 0 {
+        super::fast::exec(form, &mut frame.regs, active);
+    }
+    g.pc += 1;
+    let clock = count_one(mc, cl, (ci, wi), active);
+    after_one(mc, cl, clock)?;
+    Ok(Some(1))
 }
 
 /// What a straight run may go on through (see [`straight_run`]).
@@ -184,27 +238,6 @@ fn straight_forms(
         return Ok(0);
     }
     let most = Stretch::of(mc, *clock).most(budget);
-    if !with_mem && !fast.get(pc0 + 1).is_some_and(|&f| straight(f, false)) {
-        // One form between two accesses the checker sees (`ld; fma; ld`): the JIT has no
-        // stretch to run, so its bookkeeping is skipped.
-        let Some(ins) = func.code.get(pc0).filter(|_| most > 0) else {
-            return Ok(0);
-        };
-        let active = guarded(ins, frame, g.mask);
-        if active != 0 {
-            super::fast::exec(fast[pc0], &mut frame.regs, active);
-        }
-        mc.stats.warp_instructions += 1;
-        *steps += 1;
-        g.last = *steps;
-        g.pc += 1;
-        let threads = u64::from(active.count_ones());
-        charge(&mut mc.stats, clock, mc.instruction_cycles, threads);
-        if event_due(&mut mc.now, &mc.engine, *clock) {
-            super::park::pump(mc, cl)?;
-        }
-        return Ok(1);
-    }
     // A loop's back edges that hang detection would only count or pass (`jit/edge.rs`),
     // worked out only when compiled code is about to loop.
     let (spin, engine) = (&mc.spin, &mc.engine);
