@@ -54,8 +54,9 @@ pub fn run(
     // Traces number operations and events across the whole launch: they need one thread.
     // Grids launched from the device run after the launch's: one thread runs them all.
     if jobs > 1 && !opts.trace && !super::devrt::launches(module) {
-        // The workers' copies of global memory are charged while they live.
-        let copies = (global.size() as u64).saturating_mul(jobs as u64);
+        // The workers' copies of global memory are charged while they live, and the merged
+        // one (`merge`), made while they still do.
+        let copies = (global.size() as u64).saturating_mul(jobs as u64 + 1);
         let meter = Arc::clone(&opts.meter);
         if meter.charge(copies, || "copies of global memory for --jobs".into()) {
             let out = parallel(&k, &global, &kparams, &opts, jobs);
@@ -77,13 +78,13 @@ struct Kernel<'m> {
     origins: Vec<[u32; 3]>,
 }
 
-/// How many workers' copies of `global` fit in what the memory budget has left (their shadows
-/// are made as they are touched, and charged then); fewer than two: run on one thread, which
-/// needs no copy.
+/// How many workers' copies of `global` fit in what the memory budget has left, beside the
+/// merged copy their results are applied to (their shadows are made as they are touched, and
+/// charged then); fewer than two: run on one thread, which needs no copy.
 fn workers_fitting(global: &Global, meter: &crate::mem::budget::Meter) -> usize {
     let left = meter.limit().saturating_sub(meter.used());
     let each = (global.size() as u64).max(1);
-    usize::try_from(left / each).unwrap_or(usize::MAX)
+    usize::try_from((left / each).saturating_sub(1)).unwrap_or(usize::MAX)
 }
 
 fn sequential(k: &Kernel<'_>, global: Global, kparams: Vec<u8>, opts: Options) -> Outcome {
@@ -527,7 +528,8 @@ mod tests {
         g.alloc("small", vec![0; 1 << 18], false);
         assert!(workers_fitting(&g, &Meter::new(4 << 30, 0)) >= 64);
         g.alloc("large", vec![0; 1 << 28], false);
-        assert_eq!(workers_fitting(&g, &Meter::new(4 << 30, 3 << 30)), 3);
+        // 1 GiB left holds three copies of 256.25 MiB: two workers' and the merged one.
+        assert_eq!(workers_fitting(&g, &Meter::new(4 << 30, 3 << 30)), 2);
         assert_eq!(workers_fitting(&g, &Meter::new(4 << 30, 4 << 30)), 0);
     }
 }
