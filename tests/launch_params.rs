@@ -331,3 +331,63 @@ fn tensormap_replace_forms_ptxas_rejects_are_load_errors() {
         );
     }
 }
+
+/// `ptx-samples/launch/param_space` with its body replaced by `body` (after `%rd2` = `blob`'s
+/// `.param` address and `%rd3` = its generic address).
+fn param_space_run(body: &str) -> ptxrun::api::Report {
+    let ptx = format!(
+        ".version 8.0\n.target sm_90a\n.address_size 64\n\
+         .visible .entry k(.param .u64 outp, .param .u32 a, .param .align 8 .b8 blob[16])\n{{\n\
+         .reg .b64 %rd<8>;\n.reg .b32 %r<4>;\n\
+         ld.param.u64 %rd1, [outp];\ncvta.to.global.u64 %rd1, %rd1;\n\
+         mov.b64 %rd2, blob;\ncvta.param.u64 %rd3, %rd2;\n{body}\n\
+         st.global.u32 [%rd1], %r1;\nret;\n}}\n"
+    );
+    let launch = Launch {
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        buffers: vec![Buffer {
+            name: "out".into(),
+            ty: Type::U32,
+            data: vec![0; 4],
+        }],
+        args: vec![
+            Arg::buffer(0),
+            Arg::Bytes(7u32.to_le_bytes().to_vec()),
+            Arg::Bytes((1..=16).collect()),
+        ],
+        ..Launch::default()
+    };
+    let k = Module::parse(&ptx).unwrap().kernel(None).unwrap();
+    k.launch(&launch, &RunOptions::default()).unwrap()
+}
+
+#[test]
+fn a_kernel_parameter_has_a_param_address_and_a_generic_one() {
+    // Both reach the parameter through their own kind of access (the H100's bytes for every
+    // value are the golden sample's).
+    for body in ["ld.param.u32 %r1, [%rd2+4];", "ld.u32 %r1, [%rd3+4];"] {
+        let r = param_space_run(body);
+        assert_eq!(r.status(), "ok", "{body}: {}", r.human());
+        assert_eq!(r.buffer("out").unwrap(), [5, 6, 7, 8], "{body}");
+    }
+    // The `.param` address taken as generic is no allocation: the H100 faults (illegal address).
+    let r = param_space_run("ld.u32 %r1, [%rd2+4];");
+    assert_eq!(r.status(), "fault");
+    assert!(
+        r.human().contains("global address 0x14 hits no allocation"),
+        "{}",
+        r.human()
+    );
+    // A `.param` load through the generic address is undefined (the H100 returned zeros): an
+    // error that says which address to use.
+    let r = param_space_run("ld.param.u32 %r1, [%rd3+4];");
+    assert_eq!(r.status(), "fault");
+    assert!(
+        r.human()
+            .contains("a `.param` access at the generic address")
+            && r.human().contains("`cvta.to.param` gives"),
+        "{}",
+        r.human()
+    );
+}

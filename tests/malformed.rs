@@ -204,6 +204,11 @@ malformed!(type_mismatch, [30]);
 malformed!(b128_mul_wide, [9]);
 // `cvt.b128.bf16`
 malformed!(b128_cvt, [9]);
+// Generic `ld`/`ldu`/`red`/`atom` naming a function's or a kernel's `.param` or a `.const`
+// variable, tensor copies naming their map's kernel parameter or a `.const` variable: ptxas
+// refuses all seven (state space mismatch), and takes the map named by a `.global` variable
+// (line 25).
+malformed!(generic_param_and_const_names, [10, 19, 20, 21, 22, 24, 26]);
 // `ld.global.v2.b128` (over the 128-bit vector limit), `red.global.and.b128`,
 // `atom.global.add.b128` and `shfl.sync.idx.b128`: ptxas rejects all four.
 malformed!(b128_vector_and_red, [9, 10, 11, 12]);

@@ -57,7 +57,12 @@ fn object(chan: Chan, size: [u32; 3], ndim: u8) -> TexObject {
 }
 
 fn run(ins: &str, o: TexObject, grid: u32, check: bool) -> Report {
-    let m = Module::parse(&kernel(ins)).unwrap_or_else(|e| panic!("{ins}: {e:?}"));
+    run_ptx(&kernel(ins), o, grid, check)
+}
+
+/// Runs `ptx` (parameters as [`kernel`]'s) on object `o` over a buffer holding `i` at byte `i`.
+fn run_ptx(ptx: &str, o: TexObject, grid: u32, check: bool) -> Report {
+    let m = Module::parse(ptx).unwrap_or_else(|e| panic!("{ptx}: {e:?}"));
     let bytes = o.extent() as usize;
     let launch = Launch {
         grid: [grid, 1, 1],
@@ -233,4 +238,20 @@ fn a_texture_read_races_with_a_store_to_its_texels() {
     let r = run(&ins, object(Chan::F32, [4, 4, 1], 2), 2, true);
     let kinds: Vec<String> = r.diagnostics().iter().map(|d| d.kind.clone()).collect();
     assert!(kinds.contains(&"data-race".to_string()), "{kinds:?}");
+}
+
+/// A `.param .texref` kernel parameter named in `tex` (what ptxas takes besides a `.u64`
+/// register) is the object whose handle the parameter holds, as `ld.param` then `tex` through a
+/// register reads it (the parameter's `.param` address, its offset, is no handle).
+#[test]
+fn a_texref_parameter_names_the_object_it_holds() {
+    let o = object(Chan::F32, [4, 4, 1], 2);
+    let by_register = run(TEX2D, o.clone(), 1, true);
+    let by_name = TEX2D.replace("[%rd1,", "[t,");
+    assert_ne!(by_name, TEX2D);
+    let ptx = kernel(&by_name).replace(".param .u64 t,", ".param .texref t,");
+    let r = run_ptx(&ptx, o, 1, true);
+    assert_eq!(r.status(), "ok", "{:?}", r.diagnostics());
+    assert_eq!(r.buffer("out"), by_register.buffer("out"));
+    assert_eq!(&r.buffer("out").unwrap()[..4], &[4, 5, 6, 7]);
 }

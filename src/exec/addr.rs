@@ -10,8 +10,8 @@ use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::WARP;
-use crate::ir::{AddrBase, Operand, Space, Type};
-use crate::mem::{self, Generic, MemFault, PARAM_WINDOW};
+use crate::ir::{AddrBase, Operand, Space, Symbol, Type};
+use crate::mem::{self, Generic, MemFault, FRAME_PARAM_BASE};
 
 /// Where one access lands.
 #[derive(Debug, Clone, Copy)]
@@ -24,19 +24,38 @@ pub(crate) enum Target {
     FrameParam(u64),
 }
 
-/// The address an operand names for `lane`, in the instruction's state space.
+/// The address an operand names for `lane`, in the instruction's state space: a generic
+/// instruction (no state space) that names a shared or local variable reaches it at its
+/// generic address, as ptxas builds it (measured on an H200: `docs/launch/param-space.md`;
+/// `.param` and `.const` names there are load errors, `ir/generic.rs`).
 pub(crate) fn address(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> u64 {
     match cx.ops.get(k) {
         Some(Operand::Addr(base, off)) => {
             let b = match *base {
                 AddrBase::None => 0,
                 AddrBase::Reg(r) => cx.reg(r, lane),
-                AddrBase::Sym(s) => cx.sym_addr(s, lane),
+                AddrBase::Sym(s) => cx.sym_addr(s, lane).wrapping_add(generic_window(cx, s)),
             };
             b.wrapping_add(*off as u64)
         }
         Some(o) => cx.value(o, lane, Type::U64),
         None => 0,
+    }
+}
+
+/// What a generic instruction adds to the address of variable `s` it names: the window of a
+/// shared or local variable; nothing for the others or in an instruction with a state space.
+fn generic_window(cx: &Ctx<'_, '_>, s: Symbol) -> u64 {
+    match s {
+        Symbol::Var(v) if cx.ins.mods.space.is_none() => {
+            match cx.m.vars.get(v.0 as usize).map(|v| v.space) {
+                Some(sp @ (Space::Shared | Space::SharedCluster | Space::Local)) => {
+                    mem::cvta_window(Some(sp))
+                }
+                _ => 0,
+            }
+        }
+        _ => 0,
     }
 }
 
@@ -49,11 +68,12 @@ pub(crate) fn target(cx: &Ctx<'_, '_>, space: Option<Space>, addr: u64) -> Targe
             Target::Shared(r, o)
         }
         Some(Space::Local) => Target::Local(addr),
+        // A frame's `.param` addresses start at `FRAME_PARAM_BASE`; below it, a kernel
+        // parameter's offset (a generic address here is out of its bounds: `read` says so).
         Some(Space::Param | Space::ParamEntry | Space::ParamFunc) => {
-            if addr >= PARAM_WINDOW {
-                Target::KernelParam(addr - PARAM_WINDOW)
-            } else {
-                Target::FrameParam(addr)
+            match addr.checked_sub(FRAME_PARAM_BASE) {
+                Some(o) if o < FRAME_PARAM_BASE => Target::FrameParam(o),
+                _ => Target::KernelParam(addr),
             }
         }
         _ => match mem::classify(addr) {
@@ -122,6 +142,14 @@ pub(crate) fn read(
             None => return Err(no_cta(cx, r)),
         },
         Target::Local(_) => unreachable!("read above"),
+        Target::KernelParam(o) if matches!(mem::classify(o), Generic::Param(_)) => {
+            return Err(MemFault {
+                message: format!(
+                    "a `.param` access at the generic address {o:#x}: `cvta.to.param` gives the \
+                     kernel parameter's `.param` address (undefined; an H200 returned zeros when measured)"
+                ),
+            })
+        }
         Target::KernelParam(o) => mem::slice(cx.kparams, "kernel parameter", o, n)?,
         Target::FrameParam(o) => {
             let size = cx.frame.param_size;

@@ -181,6 +181,7 @@ impl Ctx<'_, '_> {
     /// The address a symbol stands for, in its own state space.
     pub fn sym_addr(&self, s: crate::ir::Symbol, lane: usize) -> u64 {
         use crate::ir::{Space, Symbol};
+        use crate::mem::FRAME_PARAM_BASE;
         let fi = self.frame.func.0 as usize;
         match s {
             Symbol::Var(v) => {
@@ -188,25 +189,31 @@ impl Ctx<'_, '_> {
                 let a = self.layout.var_addr[v.0 as usize];
                 match var.space {
                     Space::Local => self.frame.local_base + a,
+                    Space::Param | Space::ParamEntry | Space::ParamFunc => FRAME_PARAM_BASE + a,
                     _ => a,
                 }
             }
-            Symbol::Param(i) if self.is_kernel => {
-                crate::mem::PARAM_WINDOW
-                    + self
-                        .func
-                        .params
+            // A kernel parameter's `.param` address is its offset (as on the GPU); `cvta.param`
+            // makes it generic.
+            Symbol::Param(i) if self.is_kernel => self
+                .func
+                .params
+                .get(i as usize)
+                .map_or(0, |p| u64::from(p.offset)),
+            Symbol::Param(i) => {
+                FRAME_PARAM_BASE
+                    + self.layout.param_off[fi]
                         .get(i as usize)
-                        .map_or(0, |p| u64::from(p.offset))
+                        .copied()
+                        .unwrap_or(0)
             }
-            Symbol::Param(i) => self.layout.param_off[fi]
-                .get(i as usize)
-                .copied()
-                .unwrap_or(0),
-            Symbol::Ret(i) => self.layout.ret_off[fi]
-                .get(i as usize)
-                .copied()
-                .unwrap_or(0),
+            Symbol::Ret(i) => {
+                FRAME_PARAM_BASE
+                    + self.layout.ret_off[fi]
+                        .get(i as usize)
+                        .copied()
+                        .unwrap_or(0)
+            }
             Symbol::Func(f) => {
                 let _ = lane;
                 super::layout::func_addr(f)

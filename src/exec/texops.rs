@@ -15,7 +15,7 @@ use super::lanes::{lanes, WARP};
 use super::shown::Ranges;
 use crate::ir::mods::{Oob, SubOp};
 use crate::ir::texture::Geom;
-use crate::ir::{Op, Operand, Type};
+use crate::ir::{Op, Operand, Symbol, Type};
 use crate::mem::texture::{self as tx, TexObject};
 
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
@@ -88,7 +88,20 @@ fn handle_and_coords(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> (u64, Vec<Opera
     match cx.ops.get(k) {
         Some(Operand::AddrList(r)) => {
             let items = cx.func.sub_ops(*r);
-            let h = items.first().map_or(0, |o| cx.value(o, lane, Type::U64));
+            let h = match items.first() {
+                // A `.param .texref` kernel parameter (ptxas takes no other parameter here)
+                // names the object whose handle it holds.
+                Some(&Operand::Sym(Symbol::Param(i), _)) if cx.is_kernel => {
+                    let at = cx
+                        .func
+                        .params
+                        .get(i as usize)
+                        .map_or(0, |p| p.offset as usize);
+                    cx.kparams.get(at..at + 8).map_or(0, crate::mem::read_le)
+                }
+                Some(o) => cx.value(o, lane, Type::U64),
+                None => 0,
+            };
             let coords = match items.get(1) {
                 Some(Operand::Vector(v)) => cx.func.sub_ops(*v).to_vec(),
                 Some(o) => vec![*o],

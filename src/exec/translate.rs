@@ -29,8 +29,8 @@ pub(crate) fn translate(m: &Module, f: &Function, var_addr: &[u64]) -> Vec<Fast>
 }
 
 /// `cvta` between the generic space and one whose window is a constant (`memops::cvta`): the
-/// window added or taken away, nothing for `.global` and `.param` (kernel-parameter addresses
-/// carry theirs) or at 32 bits (every window lies above bit 32).
+/// window added or taken away, nothing for `.global` or at 32 bits (every window lies above
+/// bit 32).
 fn cvta_form(f: &Function, i: &Instr) -> Option<Fast> {
     let md = i.mods;
     if md.flags.0 & !Flags::TO.0 != 0 || md.sem.is_some() || md.vec > 1 {
@@ -307,10 +307,12 @@ fn fsrc(f: &Function, o: Option<&Operand>) -> Option<Src> {
 /// shared array's address so in every kernel's prologue): a constant of the launch's layout,
 /// as `Ctx::sym_addr` computes it, except for `.local` variables (each frame has its own).
 fn var_src(m: &Module, v: crate::ir::VarId, off: i64, var_addr: &[u64], width: u32) -> Option<Src> {
-    if m.vars.get(v.0 as usize)?.space == Space::Local {
-        return None;
-    }
-    let a = var_addr.get(v.0 as usize)?.wrapping_add(off as u64);
+    let base = match m.vars.get(v.0 as usize)?.space {
+        Space::Local => return None,
+        Space::Param | Space::ParamEntry | Space::ParamFunc => crate::mem::FRAME_PARAM_BASE,
+        _ => 0,
+    };
+    let a = (var_addr.get(v.0 as usize)? + base).wrapping_add(off as u64);
     Some(Src::Imm(cut(a, width)))
 }
 

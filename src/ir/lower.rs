@@ -8,6 +8,7 @@ use super::check::check_instr;
 use super::decl::{
     self, array_len, decode_attrs, eval_const, parse_float, parse_int, DeclInfo, MAX_VAR_BYTES,
 };
+use super::generic::check_generic_names;
 use super::opcode::{decode_words, opcode_words};
 use super::types::{Space, SpecialReg, Type};
 use super::*;
@@ -924,6 +925,14 @@ impl<'s> FuncLowerer<'_, 's> {
             &self.operands,
             &self.reg_names,
         ) {
+            return self.error(e);
+        }
+        let vars = &self.lw.module.vars;
+        let space_of = |s: Symbol| match s {
+            Symbol::Var(v) => vars.get(v.0 as usize).map(|v| v.space),
+            _ => None,
+        };
+        if let Err(e) = check_generic_names(&ins, &top, &self.operands, i, &space_of) {
             return self.error(e);
         }
         let raw = decoded.op.is_opaque().then(|| {

@@ -13,6 +13,7 @@ mod contract;
 pub mod cvt;
 mod decl;
 pub mod form;
+mod generic;
 mod lower;
 pub mod mma;
 pub mod mma_sp;

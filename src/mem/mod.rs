@@ -37,19 +37,27 @@ pub const GLOBAL_BASE: u64 = 0x7f00_0000_0000;
 pub const SHARED_WINDOW: u64 = 0x0001_0000_0000_0000;
 /// Generic window of the executing thread's local memory.
 pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
-/// Generic window of the kernel parameter buffer (`cvta.param`, `__grid_constant__`).
+/// Generic window of the kernel parameter buffer (`cvta.param`, `__grid_constant__`). A kernel
+/// parameter's own `.param` address (what `mov` of its name gives) is its offset in the buffer,
+/// as on the GPU (measured on an H200: `docs/launch/param-space.md`).
 pub const PARAM_WINDOW: u64 = 0x0003_0000_0000_0000;
+/// Where the `.param` addresses of a function's parameters and return values, and of the
+/// `.param` variables a body declares for its calls, start: above every kernel parameter's offset
+/// (at most 32 KiB) and below 2^32, so that a `.param` access knows the kernel's parameters from
+/// the frame's by the address alone, at 32 bits too. Not generic: no window maps it (as on the
+/// GPU, where these live in registers or the stack).
+pub const FRAME_PARAM_BASE: u64 = 0x8000_0000;
 /// Size of each window.
 pub const WINDOW_SIZE: u64 = 1 << 32;
 
 /// What `cvta` (PTX ISA 9.0 section 9.7.9, `cvta`) adds to an address of `space` to make it generic,
-/// and `cvta.to` takes away: the space's window; nothing for global memory, and nothing for the
-/// kernel parameters, whose addresses already carry their window.
+/// and `cvta.to` takes away: the space's window; nothing for global memory.
 pub fn cvta_window(space: Option<crate::ir::Space>) -> u64 {
     use crate::ir::Space;
     match space {
         Some(Space::Shared | Space::SharedCluster) => SHARED_WINDOW,
         Some(Space::Local) => LOCAL_WINDOW,
+        Some(Space::Param | Space::ParamEntry) => PARAM_WINDOW,
         _ => 0,
     }
 }
