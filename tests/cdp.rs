@@ -36,22 +36,54 @@ fn launches_beyond_the_pending_bound_stop_with_a_limit() {
     assert_eq!(f.kind, FaultKind::Limit, "{}", f.message);
     assert!(
         f.message
-            .contains("more than 2048 device-side launches pending")
+            .contains("more than 2048 device-side launches and copies pending")
             && f.message.contains("cudaLimitDevRuntimePendingLaunchCount"),
         "{}",
         f.message
     );
 }
 
-/// A device runtime call ptxrun does not answer (`cudaMemcpyAsync` on the device) stops as
-/// unsupported, naming it.
+/// A device runtime call ptxrun does not answer (`cudaDeviceGetAttribute` on the device) stops
+/// as unsupported, naming it.
 #[test]
 fn an_unanswered_device_runtime_call_is_unsupported() {
-    let r = run_dir("tests/run/cdp_memcpy");
+    let r = run_dir("tests/run/cdp_attribute");
     let f = r.outcome.fault.as_ref().expect("a fault");
     assert_eq!(f.kind, FaultKind::Unsupported, "{}", f.message);
     assert!(
-        f.message.contains("`__cudaCDP2MemcpyAsync`"),
+        f.message.contains("`__cudaCDP2DeviceGetAttribute`"),
+        "{}",
+        f.message
+    );
+}
+
+fn words(r: &Finished, name: &str) -> Vec<i32> {
+    let b = r.outcome.global.by_name(name).expect(name);
+    (b.data.chunks_exact(4))
+        .map(|w| i32::from_le_bytes(w.try_into().unwrap()))
+        .collect()
+}
+
+/// Device-side copies and fills run after their grid, in stream order; a copy of a kind the
+/// device runtime refuses returns cudaErrorInvalidMemcpyDirection (21) and copies nothing, as on
+/// an H200 (`docs/launch/cdp-memcpy.md`); `cudaGetErrorString` gives the device runtime's string.
+#[test]
+fn device_side_copies_fills_and_error_strings_run_as_measured() {
+    let r = run_dir("tests/run/cdp_memcpy");
+    assert!(r.outcome.fault.is_none(), "{:?}", r.outcome.fault);
+    assert_eq!(words(&r, "dst"), [7, 8, 9, 10, 0]);
+    assert_eq!(words(&r, "filled"), [0, 0, 0, -1]);
+    assert_eq!(words(&r, "codes"), [0, 0, 21, 21]);
+    let text = &r.outcome.global.by_name("text").expect("text").data;
+    let end = text.iter().position(|&b| b == 0).unwrap();
+    assert_eq!(&text[..end], b"invalid copy direction for memcpy");
+    // A fill of a nonzero byte writes zeros on the H200: ptxrun stops rather than guess.
+    let r = run_dir("tests/run/cdp_memset_nonzero");
+    let f = r.outcome.fault.as_ref().expect("a fault");
+    assert_eq!(f.kind, FaultKind::Unsupported, "{}", f.message);
+    assert!(
+        f.message.contains("cudaMemsetAsync of the byte 0x5a")
+            && f.message.contains("writes zeros whatever the value"),
         "{}",
         f.message
     );

@@ -212,11 +212,12 @@ fn bf16_m8n8k4_is_unsupported_naming_it() {
 fn device_side_launches_run_and_multimem_is_unsupported_saying_why() {
     let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/device_launch"]);
     assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/cdp_memcpy"]);
+    let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/cdp_attribute"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("device runtime call `__cudaCDP2MemcpyAsync` (CUDA dynamic parallelism)")
-            && stderr.contains("kernel.ptx:48:"),
+        stderr.contains(
+            "device runtime call `__cudaCDP2DeviceGetAttribute` (CUDA dynamic parallelism)"
+        ) && stderr.contains("kernel.ptx:40:"),
         "{stderr}"
     );
     let (code, _, stderr) = ptxrun(&["--color", "never", "run", "tests/run/multimem"]);

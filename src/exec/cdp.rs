@@ -1,14 +1,14 @@
 //! Device-launched grids run (CUDA dynamic parallelism; the model is `devrt.rs`'s): after the
-//! launching grid has finished, its queued launches run in launch order, each followed by its
-//! own descendants, and the tail launches last. Each child grid gets a checker of its own: the
+//! launching grid has finished, its queued launches and copies run in the order it made them,
+//! each grid followed by its own descendants, and the tail launches last. Each child grid gets a checker of its own: the
 //! happens-before checker sees races inside each grid, not between a parent's accesses after a
 //! launch and the child's (a race a GPU can expose). Above the scheduler: a child grid's
 //! clusters run through `step::run_cluster`.
 
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
-use super::machine::Child;
 use super::machine::Machine;
+use super::machine::{Child, CopySource, DeviceCopy, Queued};
 use crate::ir::FuncId;
 
 /// Makes `entry` the running kernel; returns the one that was.
@@ -52,19 +52,49 @@ pub(crate) fn end_grid<'m>(mc: &mut Machine<'m>) {
     mc.cdp.errors.clear();
 }
 
-/// The running grid's launches: the others in launch order, then the tail launches.
+/// The running grid's launches and copies: the others in the order it made them, then the
+/// tail launches.
 pub(crate) fn run_queued<'m>(mc: &mut Machine<'m>) -> Res<()> {
     let mut queued = std::mem::take(&mut mc.cdp.queued);
-    queued.sort_by_key(|c| c.tail);
+    queued.sort_by_key(Queued::tail);
     let mut queued = queued.into_iter();
-    while let Some(c) = queued.next() {
+    while let Some(q) = queued.next() {
         mc.cdp.pending -= 1;
-        if let Err(f) = run_child(mc, c) {
+        let r = match q {
+            Queued::Grid(c) => run_child(mc, c),
+            Queued::Copy(c) => run_copy(mc, &c),
+        };
+        if let Err(f) = r {
             mc.cdp.pending -= queued.len();
             return Err(f);
         }
     }
     Ok(())
+}
+
+/// Runs a device-side `cudaMemcpyAsync` (its bytes as global memory holds them now) or
+/// `cudaMemsetAsync`. The range is checked before any byte is made, so a huge count is a fault.
+fn run_copy(mc: &mut Machine<'_>, c: &DeviceCopy) -> Res<()> {
+    let n = c.bytes as usize;
+    let (r, what) = match c.src {
+        CopySource::Global(src) => (
+            mc.global
+                .read(src, n)
+                .map(<[u8]>::to_vec)
+                .and_then(|bytes| mc.global.write(c.dst, n).map(|d| d.copy_from_slice(&bytes))),
+            format!("cudaMemcpyAsync of {n} bytes from {src:#x} to {:#x}", c.dst),
+        ),
+        CopySource::Byte(b) => (
+            mc.global.write(c.dst, n).map(|d| d.fill(b)),
+            format!("cudaMemsetAsync of {n} bytes at {:#x}", c.dst),
+        ),
+    };
+    r.map_err(|e| {
+        fault(
+            FaultKind::Memory,
+            format!("a device-side {what}: {}", e.message),
+        )
+    })
 }
 
 /// Runs one device-launched grid, then its descendants.

@@ -4,8 +4,13 @@
 //! `__cudaCDP2GetParameterBufferV2(kernel, g, b, s)` for a buffer it fills with the arguments at
 //! their PTX offsets (the child's `.param` layout, as a host launch lays them out), then
 //! `__cudaCDP2LaunchDeviceV2(buffer, stream)`. Device `cudaGetLastError`, `cudaPeekAtLastError`,
-//! `cudaStreamCreateWithFlags`, `cudaStreamDestroy`, `cudaMalloc` and `cudaFree` are calls to
-//! `__cudaCDP2*` functions too, and are answered here.
+//! `cudaGetErrorString` (`cudaerr.rs`), `cudaStreamCreateWithFlags`, `cudaStreamDestroy`,
+//! `cudaMalloc`, `cudaFree`, `cudaMemcpyAsync` and `cudaMemsetAsync` are calls to `__cudaCDP2*`
+//! functions too, and are answered here. A device-side copy or fill is queued like a launch, in
+//! the NULL stream or a created one, and runs in that order (measured: a child launched after it
+//! into the same stream reads the copied bytes; device-to-device and default copies return 0,
+//! every other kind `cudaErrorInvalidMemcpyDirection` and copies nothing; a fill writes zeros
+//! whatever its value, so only fills with 0 run: `docs/launch/cdp-memcpy.md`).
 //!
 //! The model: a launch copies its configuration and parameter bytes into a queue; the queued
 //! grids run after the launching grid has finished, in launch order, each followed by its own
@@ -29,8 +34,8 @@ use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::WARP;
 use super::layout::{func_of, Layout};
-use super::machine::Child;
 use super::machine::Machine;
+use super::machine::{Child, CopySource, DeviceCopy, Queued};
 use super::warp::Warp;
 use crate::ir::{FuncId, Operand, Space, Symbol};
 
@@ -52,6 +57,7 @@ const MAX_STREAMS: usize = 1 << 16;
 /// CUDA error codes (`driver_types.h`).
 const CUDA_ERROR_MEMORY_ALLOCATION: u64 = 2;
 const CUDA_ERROR_INVALID_CONFIGURATION: u64 = 9;
+const CUDA_ERROR_INVALID_MEMCPY_DIRECTION: u64 = 21;
 const CUDA_ERROR_INVALID_RESOURCE_HANDLE: u64 = 400;
 
 /// The special streams of `cuda_device_runtime_api.h`; created streams get handles from
@@ -80,6 +86,9 @@ pub fn answers(name: &str) -> bool {
             | "__cudaCDP2StreamDestroy"
             | "__cudaCDP2Malloc"
             | "__cudaCDP2Free"
+            | "__cudaCDP2MemcpyAsync"
+            | "__cudaCDP2MemsetAsync"
+            | "__cudaCDP2GetErrorString"
     )
 }
 
@@ -160,6 +169,22 @@ pub(crate) fn device_runtime<'m>(
             device_free(mc, a0);
             (0, 0)
         }
+        "__cudaCDP2MemcpyAsync" => {
+            if !matches!(a3 as u32, 3 | 4) {
+                (CUDA_ERROR_INVALID_MEMCPY_DIRECTION, 0)
+            } else {
+                let copy = (a0, CopySource::Global(a1), arg(2));
+                (queue_copy(mc, copy, arg(4))?, 0)
+            }
+        }
+        "__cudaCDP2MemsetAsync" if a1 as u8 != 0 && arg(2) != 0 => {
+            return Err(memset_nonzero(a1 as u8))
+        }
+        "__cudaCDP2MemsetAsync" => {
+            let fill = (a0, CopySource::Byte(0), arg(2));
+            (queue_copy(mc, fill, arg(3))?, 0)
+        }
+        "__cudaCDP2GetErrorString" => return Ok(error_string(mc, a0 as u32)),
         other => {
             return Err(fault(
                 FaultKind::Unsupported,
@@ -273,7 +298,7 @@ pub(crate) fn launch_device<'m>(mc: &mut Machine<'m>, buf: u64, stream: u64) -> 
         }
     };
     if mc.cdp.pending >= MAX_PENDING {
-        return Err(fault(FaultKind::Limit, format!("more than {MAX_PENDING} device-side launches pending (cudaLimitDevRuntimePendingLaunchCount): ptxrun runs a child grid after its parent, so every launch of a grid waits until the grid ends")));
+        return Err(fault(FaultKind::Limit, format!("more than {MAX_PENDING} device-side launches and copies pending (cudaLimitDevRuntimePendingLaunchCount): ptxrun runs a child grid after its parent, so every launch of a grid waits until the grid ends")));
     }
     let size = params_size(
         &mc.m.functions[entry.0 as usize],
@@ -284,13 +309,81 @@ pub(crate) fn launch_device<'m>(mc: &mut Machine<'m>, buf: u64, stream: u64) -> 
         .to_vec();
     release_buffer(mc, buf);
     mc.cdp.pending += 1;
-    mc.cdp.queued.push(Child {
+    mc.cdp.queued.push(Queued::Grid(Child {
         entry,
         grid,
         kparams,
         tail,
-    });
+    }));
     Ok(0)
+}
+
+/// A device-side `cudaMemcpyAsync` (of a kind that copies: device-to-device or default,
+/// measured) or `cudaMemsetAsync`, queued like a launch into the NULL stream or a created one;
+/// its error code. Copies of shared or local memory, which the CUDA Programming Guide forbids,
+/// and copies into the tail-launch and fire-and-forget streams (not measured) stop the run as
+/// unsupported.
+fn queue_copy(
+    mc: &mut Machine<'_>,
+    (dst, src, bytes): (u64, CopySource, u64),
+    stream: u64,
+) -> Res<u64> {
+    let what = match src {
+        CopySource::Global(_) => "cudaMemcpyAsync",
+        CopySource::Byte(_) => "cudaMemsetAsync",
+    };
+    if stream != STREAM_NULL && !mc.cdp.streams.contains(&stream) {
+        return Err(fault(
+            FaultKind::Unsupported,
+            format!("a device-side {what} into stream {stream:#x}: ptxrun runs copies in the NULL stream and in created streams"),
+        ));
+    }
+    use crate::mem::{classify, Generic};
+    let global = |a: u64| matches!(classify(a), Generic::Global(_));
+    if !global(dst) || matches!(src, CopySource::Global(s) if !global(s)) {
+        return Err(fault(
+            FaultKind::Unsupported,
+            format!("a device-side {what} to {dst:#x}: the CUDA Programming Guide allows global memory only (no shared or local pointers)"),
+        ));
+    }
+    if bytes == 0 {
+        return Ok(0);
+    }
+    if mc.cdp.pending >= MAX_PENDING {
+        return Err(fault(FaultKind::Limit, format!("more than {MAX_PENDING} device-side launches and copies pending (cudaLimitDevRuntimePendingLaunchCount): ptxrun runs them after the grid that made them")));
+    }
+    mc.cdp.pending += 1;
+    mc.cdp
+        .queued
+        .push(Queued::Copy(DeviceCopy { dst, src, bytes }));
+    Ok(0)
+}
+
+/// A device-side `cudaMemsetAsync` of a nonzero byte: an H200 with CUDA 13.0's device runtime
+/// (driver 580.159.04) writes zeros whatever the value and returns success (measured with
+/// 0x5a, 0xff, 7 and 0x1234: `docs/launch/cdp-memcpy.md`), so running it either way would hide
+/// something: ptxrun stops, saying so.
+fn memset_nonzero(value: u8) -> Box<crate::exec::Fault> {
+    fault(
+        FaultKind::Unsupported,
+        format!("a device-side cudaMemsetAsync of the byte {value:#04x}: on an H200 with CUDA 13.0's device runtime it writes zeros whatever the value (measured), so ptxrun runs only fills with 0"),
+    )
+}
+
+/// `cudaGetErrorString(code)` from the device: the address of its string (`cudaerr.rs`), in
+/// a read-only allocation made at the first call.
+fn error_string(mc: &mut Machine<'_>, code: u32) -> u64 {
+    let base = match mc.cdp.error_strings {
+        Some(b) => b,
+        None => {
+            let b = mc
+                .global
+                .alloc("cudaGetErrorString", super::cudaerr::table_bytes(), true);
+            mc.cdp.error_strings = Some(b);
+            b
+        }
+    };
+    base + super::cudaerr::offset(code)
 }
 
 /// A parameter buffer's bytes go back once launched (or when its grid ends).

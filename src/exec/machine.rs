@@ -104,15 +104,44 @@ pub(crate) struct Child {
     pub(crate) tail: bool,
 }
 
+/// A device-side `cudaMemcpyAsync` or `cudaMemsetAsync` not yet run (`devrt.rs`): `bytes`
+/// bytes to global address `dst`, from global address `src` or all one byte.
+pub(crate) struct DeviceCopy {
+    pub(crate) dst: u64,
+    pub(crate) src: CopySource,
+    pub(crate) bytes: u64,
+}
+
+/// Where a [`DeviceCopy`]'s bytes come from.
+pub(crate) enum CopySource {
+    Global(u64),
+    Byte(u8),
+}
+
+/// Work a grid queued from the device, run in stream order after it (`cdp.rs`).
+pub(crate) enum Queued {
+    Grid(Child),
+    Copy(DeviceCopy),
+}
+
+impl Queued {
+    /// Whether it runs after everything else the grid queued (a tail launch).
+    pub(crate) fn tail(&self) -> bool {
+        matches!(self, Queued::Grid(c) if c.tail)
+    }
+}
+
 /// The device runtime's state over one host launch and its descendants.
 #[derive(Default)]
 pub(crate) struct Cdp {
     /// Parameter buffers handed out and not yet launched, by address.
     pub(crate) buffers: BTreeMap<u64, (FuncId, Grid)>,
-    /// The running grid's launches, in launch order.
-    pub(crate) queued: Vec<Child>,
-    /// Launches queued and not yet started, over every running grid.
+    /// The running grid's launches and copies, in the order it made them.
+    pub(crate) queued: Vec<Queued>,
+    /// Launches and copies queued and not yet started, over every running grid.
     pub(crate) pending: usize,
+    /// The global address of `cudaGetErrorString`'s strings, once a call asked for them.
+    pub(crate) error_strings: Option<u64>,
     /// The running grid's nesting depth (the host's grid: 0).
     pub(crate) depth: u32,
     /// Device-launched grids run so far (each seeds its clusters' schedulers).

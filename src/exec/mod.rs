@@ -58,6 +58,7 @@ mod coop;
 #[cfg(test)]
 mod coverage_tests;
 mod ctx;
+mod cudaerr;
 mod cvt;
 mod devrt;
 mod fast;

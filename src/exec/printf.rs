@@ -104,7 +104,7 @@ pub(crate) fn builtin<'m>(
         other if is_device_launch(other) => {
             return Err(fault(
                 FaultKind::Unsupported,
-                format!("device runtime call `{other}` (CUDA dynamic parallelism): ptxrun runs device-side launches, streams, errors, cudaMalloc and cudaFree, not this"),
+                format!("device runtime call `{other}` (CUDA dynamic parallelism): ptxrun runs device-side launches, streams, errors and their strings, cudaMalloc, cudaFree, cudaMemcpyAsync and cudaMemsetAsync, not this"),
             ));
         }
         other => {
