@@ -241,8 +241,8 @@ def gpu(out_path):
     json.dump(results, open(out_path, "w"), indent=1)
 
 
-LAUNCH_SCALAR = """kernel = "kernel.ptx"
-entry = "k"
+LAUNCH_HEAD = """kernel = "kernel.ptx"
+entry = "%s"
 grid = 1
 block = 1
 [[params]]
@@ -250,34 +250,24 @@ buffer = "out"
 type = "u8"
 len = 2048
 init = "zeros"
-[[params]]
+"""
+LAUNCH_TAIL = """[outputs]
+out = "out.bin"
+"""
+LAUNCH_SCALAR = LAUNCH_HEAD % "k" + """[[params]]
 type = "u32"
 value = %d
 [[params]]
 bytes = %s
-[outputs]
-out = "out.bin"
-""" % (A, BLOB)
-
-LAUNCH_TENSOR = """kernel = "kernel.ptx"
-entry = "t"
-grid = 1
-block = 1
-[[params]]
-buffer = "out"
-type = "u8"
-len = 2048
-init = "zeros"
-[[params]]
+""" % (A, BLOB) + LAUNCH_TAIL
+LAUNCH_TENSOR = LAUNCH_HEAD % "t" + """[[params]]
 tensormap = "x"
 type = "f32"
 len = 256
 init = { iota = { start = 0, step = 1 } }
 dims = [16, 16]
 box = [16, 16]
-[outputs]
-out = "out.bin"
-"""
+""" + LAUNCH_TAIL
 
 
 def ptxrun(binary, out_path):

@@ -189,8 +189,7 @@ impl Ctx<'_, '_> {
                 let a = self.layout.var_addr[v.0 as usize];
                 match var.space {
                     Space::Local => self.frame.local_base + a,
-                    Space::Param | Space::ParamEntry | Space::ParamFunc => FRAME_PARAM_BASE + a,
-                    _ => a,
+                    sp => crate::mem::var_space_base(sp) + a,
                 }
             }
             // A kernel parameter's `.param` address is its offset (as on the GPU); `cvta.param`
@@ -200,19 +199,13 @@ impl Ctx<'_, '_> {
                 .params
                 .get(i as usize)
                 .map_or(0, |p| u64::from(p.offset)),
-            Symbol::Param(i) => {
-                FRAME_PARAM_BASE
-                    + self.layout.param_off[fi]
-                        .get(i as usize)
-                        .copied()
-                        .unwrap_or(0)
-            }
-            Symbol::Ret(i) => {
-                FRAME_PARAM_BASE
-                    + self.layout.ret_off[fi]
-                        .get(i as usize)
-                        .copied()
-                        .unwrap_or(0)
+            // A function's parameters and return values live in its frame's `.param` space.
+            Symbol::Param(i) | Symbol::Ret(i) => {
+                let offsets = match s {
+                    Symbol::Param(_) => &self.layout.param_off[fi],
+                    _ => &self.layout.ret_off[fi],
+                };
+                FRAME_PARAM_BASE + offsets.get(i as usize).copied().unwrap_or(0)
             }
             Symbol::Func(f) => {
                 let _ = lane;

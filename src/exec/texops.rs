@@ -91,12 +91,8 @@ fn handle_and_coords(cx: &Ctx<'_, '_>, k: usize, lane: usize) -> (u64, Vec<Opera
             let h = match items.first() {
                 // A `.param .texref` kernel parameter (ptxas takes no other parameter here)
                 // names the object whose handle it holds.
-                Some(&Operand::Sym(Symbol::Param(i), _)) if cx.is_kernel => {
-                    let at = cx
-                        .func
-                        .params
-                        .get(i as usize)
-                        .map_or(0, |p| p.offset as usize);
+                Some(&Operand::Sym(s @ Symbol::Param(_), _)) if cx.is_kernel => {
+                    let at = cx.sym_addr(s, lane) as usize;
                     cx.kparams.get(at..at + 8).map_or(0, crate::mem::read_le)
                 }
                 Some(o) => cx.value(o, lane, Type::U64),

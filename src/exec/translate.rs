@@ -307,12 +307,12 @@ fn fsrc(f: &Function, o: Option<&Operand>) -> Option<Src> {
 /// shared array's address so in every kernel's prologue): a constant of the launch's layout,
 /// as `Ctx::sym_addr` computes it, except for `.local` variables (each frame has its own).
 fn var_src(m: &Module, v: crate::ir::VarId, off: i64, var_addr: &[u64], width: u32) -> Option<Src> {
-    let base = match m.vars.get(v.0 as usize)?.space {
-        Space::Local => return None,
-        Space::Param | Space::ParamEntry | Space::ParamFunc => crate::mem::FRAME_PARAM_BASE,
-        _ => 0,
-    };
-    let a = (var_addr.get(v.0 as usize)? + base).wrapping_add(off as u64);
+    let space = m.vars.get(v.0 as usize)?.space;
+    if space == Space::Local {
+        return None;
+    }
+    let a =
+        (var_addr.get(v.0 as usize)? + crate::mem::var_space_base(space)).wrapping_add(off as u64);
     Some(Src::Imm(cut(a, width)))
 }
 

@@ -50,6 +50,17 @@ pub const FRAME_PARAM_BASE: u64 = 0x8000_0000;
 /// Size of each window.
 pub const WINDOW_SIZE: u64 = 1 << 32;
 
+/// What a variable of `space` adds to its layout offset to make its own-space address: the
+/// frame's `.param` base for `.param` variables (call arguments), nothing for the others (a
+/// `.local` variable's frame base is the frame's, not a constant).
+pub fn var_space_base(space: crate::ir::Space) -> u64 {
+    use crate::ir::Space;
+    match space {
+        Space::Param | Space::ParamEntry | Space::ParamFunc => FRAME_PARAM_BASE,
+        _ => 0,
+    }
+}
+
 /// What `cvta` (PTX ISA 9.0 section 9.7.9, `cvta`) adds to an address of `space` to make it generic,
 /// and `cvta.to` takes away: the space's window; nothing for global memory.
 pub fn cvta_window(space: Option<crate::ir::Space>) -> u64 {
