@@ -76,11 +76,11 @@ pub use crate::latency::STANDARD as STANDARD_LATENCIES;
 // A caller's own latency model implements this trait on these types (`latency`'s doc example).
 pub use crate::latency::{LatencyModel, OpClass, OpDesc, Timing, TRY_WAIT_LIMIT};
 // The deepest nesting of `{`, `[` and `(` the front end accepts (deeper input is an error).
-pub use crate::launch::texture::TexSpec;
+pub use crate::launch::texture::{MipSpec, TexSpec};
 pub use crate::launch::{float_bytes, parse_type, Im2colShape, MapShape, TensorMapDesc};
 pub use crate::lex::MAX_SCOPE_DEPTH;
 pub use crate::mem::tensormap::F32Mode;
-pub use crate::mem::texture::{AddrMode, Chan, TexObject};
+pub use crate::mem::texture::{AddrMode, Chan, Mips, TexObject};
 pub use crate::report::{Policy, Rule};
 pub use crate::trace::TraceSink;
 

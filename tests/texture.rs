@@ -4,7 +4,7 @@
 //! the H100 goldens under `ptx-samples/texture`.
 
 use ptxrun::api::Type;
-use ptxrun::api::{AddrMode, Chan, TexObject};
+use ptxrun::api::{AddrMode, Chan, Mips, TexObject};
 use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
 
 /// A kernel of one instruction `ins` between loading the handle (`%rd1`), the output address
@@ -53,6 +53,23 @@ fn object(chan: Chan, size: [u32; 3], ndim: u8) -> TexObject {
         address: [AddrMode::Clamp; 3],
         read_float: false,
         border: [0; 4],
+        cube: false,
+        mips: Mips::NONE,
+    }
+}
+
+/// A mipmapped 2D object of `levels` levels, dense.
+fn mipmapped(chan: Chan, size: [u32; 3], levels: u32, linear: bool) -> TexObject {
+    TexObject {
+        normalized: true,
+        mips: Mips {
+            levels,
+            linear,
+            bias: 0,
+            min: 0,
+            max: (levels - 1) * 256,
+        },
+        ..object(chan, size, 2)
     }
 }
 
@@ -105,6 +122,8 @@ fn stopped(r: &Report) -> (String, String) {
 }
 
 const TEX2D: &str = "tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];";
+/// At lod %f1 = 1.5.
+const TEX_LEVEL: &str = "tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f2, %f2}], %f1;";
 
 #[test]
 fn what_is_not_modelled_is_an_error_naming_it() {
@@ -114,10 +133,35 @@ fn what_is_not_modelled_is_an_error_naming_it() {
         o
     };
     let cases: Vec<(&str, TexObject, &str)> = vec![
+        (TEX_LEVEL, f32_2d.clone(), "without mipmap levels"),
         (
-            "tex.level.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}], %f1;",
-            f32_2d.clone(),
-            "mipmapped textures",
+            "tex.grad.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}], {%f1, %f2}, {%f1, %f2};",
+            mipmapped(Chan::F32, [4, 4, 1], 3, false),
+            "`.grad`",
+        ),
+        (
+            TEX_LEVEL,
+            mipmapped(Chan::F32, [4, 4, 1], 3, true),
+            "between mipmap levels of texels that are not u8",
+        ),
+        (
+            TEX_LEVEL,
+            linear(mipmapped(Chan::F32, [4, 4, 1], 3, true)),
+            "trilinear",
+        ),
+        (
+            TEX2D,
+            mipmapped(Chan::F32, [4, 4, 1], 3, false),
+            "without `.level`",
+        ),
+        (
+            "mov.f32 %f1, 0f7FC00000; tex.cube.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f2, %f2}];",
+            TexObject {
+                cube: true,
+                normalized: true,
+                ..f32_2d.clone()
+            },
+            "infinite or NaN",
         ),
         (
             TEX2D,
@@ -167,6 +211,7 @@ fn what_is_not_modelled_is_an_error_naming_it() {
     ];
     for (ins, o, want) in cases {
         let r = run(ins, o, 1, false);
+        assert!(!r.diagnostics().is_empty(), "{ins} ran");
         let (kind, msg) = stopped(&r);
         assert_eq!(kind, "unsupported", "{ins}: {msg}");
         assert!(msg.contains(want), "{ins}: {msg}");
@@ -254,4 +299,64 @@ fn a_texref_parameter_names_the_object_it_holds() {
     assert_eq!(r.status(), "ok", "{:?}", r.diagnostics());
     assert_eq!(r.buffer("out"), by_register.buffer("out"));
     assert_eq!(&r.buffer("out").unwrap()[..4], &[4, 5, 6, 7]);
+}
+
+/// The byte a `.u32` sample of `ins` reads from an object whose texel at byte `i` holds `i`.
+fn texel_read(ins: &str, o: TexObject) -> u32 {
+    let r = run(ins, o, 1, false);
+    assert!(r.diagnostics().is_empty(), "{ins}: {:?}", r.diagnostics());
+    let out = &r.buffer("out").unwrap();
+    u32::from_le_bytes(out[16..20].try_into().unwrap())
+}
+
+#[test]
+fn tex_level_picks_the_measured_level() {
+    // 4x4 u8 texels, levels at bytes 0, 16 (2x2) and 20 (1x1); sampled at (0.5, 0.5).
+    let u8_mips = |bias: i32, min: u32| TexObject {
+        mips: Mips {
+            bias,
+            min,
+            ..mipmapped(Chan::U8, [4, 4, 1], 3, false).mips
+        },
+        ..mipmapped(Chan::U8, [4, 4, 1], 3, false)
+    };
+    let at = |lod: &str| {
+        format!("mov.f32 %f1, {lod}; tex.level.2d.v4.u32.f32 {{%r1, %r2, %r3, %r4}}, [%rd1, {{%f2, %f2}}], %f1;")
+    };
+    // lod 1.5: the nearest level, halves up; 1.5 - 1/256: level 1, texel (1, 1).
+    assert_eq!(texel_read(&at("0f3FC00000"), u8_mips(0, 0)), 20);
+    assert_eq!(texel_read(&at("0f3FBF8000"), u8_mips(0, 0)), 19);
+    // A bias of -1/2 (in 1/256: -128), and a minimum of level 2.
+    assert_eq!(texel_read(&at("0f3FC00000"), u8_mips(-128, 0)), 19);
+    assert_eq!(texel_read(&at("0f00000000"), u8_mips(0, 512)), 20);
+    // NaN is lod 0: texel (2, 2) of level 0.
+    assert_eq!(texel_read(&at("0f7FC00000"), u8_mips(0, 0)), 10);
+}
+
+#[test]
+fn tex_cube_picks_the_face_and_texel_of_the_table() {
+    // Six 2x2 u8 faces, face f at byte 4f.
+    let cube = TexObject {
+        cube: true,
+        normalized: true,
+        ..object(Chan::U8, [2, 2, 1], 2)
+    };
+    let dir = |x: &str, y: &str, z: &str| {
+        format!("mov.f32 %f1, {x}; mov.f32 %f2, {y}; mov.f32 %f3, {z}; tex.cube.v4.u32.f32 {{%r1, %r2, %r3, %r4}}, [%rd1, {{%f1, %f2, %f3, %f3}}];")
+    };
+    // (0, 0, -1): face -z, its centre (texel (1, 1)).
+    assert_eq!(
+        texel_read(&dir("0f00000000", "0f00000000", "0fBF800000"), cube.clone()),
+        23
+    );
+    // (1, 0.5, 0): face +x, s = 0.5, t = 0.25.
+    assert_eq!(
+        texel_read(&dir("0f3F800000", "0f3F000000", "0f00000000"), cube.clone()),
+        1
+    );
+    // (-1, -1, 0.5): x and y tie, y wins: face -y, s = 0, t = 0.25.
+    assert_eq!(
+        texel_read(&dir("0fBF800000", "0fBF800000", "0f3F000000"), cube),
+        12
+    );
 }

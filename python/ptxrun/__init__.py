@@ -247,8 +247,10 @@ class Texture:
     (width, height, depth), `channels` (1, 2, 4; the channel type is the array's dtype),
     `layers`, `filter` (`point`, `linear`), `address` (a mode or one per dimension: `wrap`,
     `clamp`, `mirror`, `border`), `normalized`, `read` (`element`, `normalized-float`),
-    `border` (four floats), `resource` (`array`, or `linear` for `tex1Dfetch`). The kernel
-    receives an 8-byte handle; `array` goes to device memory with the launch."""
+    `border` (four floats), `resource` (`array`, or `linear` for `tex1Dfetch`), `cubemap`
+    (six square faces one after another), `levels` (mipmap levels, dense, level 0 first) with
+    `mipmap_filter`, `lod_bias`, `min_lod`, `max_lod`. The kernel receives an 8-byte handle;
+    `array` goes to device memory with the launch."""
 
     surface = False
 
@@ -264,6 +266,12 @@ class Texture:
         read: str = "element",
         border: Optional[Sequence[float]] = None,
         resource: str = "array",
+        cubemap: bool = False,
+        levels: int = 1,
+        mipmap_filter: str = "point",
+        lod_bias: float = 0.0,
+        min_lod: float = 0.0,
+        max_lod: Optional[float] = None,
     ):
         self.array = array
         self.spec = {
@@ -273,6 +281,9 @@ class Texture:
             "address": [address] if isinstance(address, str) else list(address),
             "normalized": bool(normalized), "read": read,
             "border": None if border is None else [float(b) for b in border],
+            "cubemap": bool(cubemap), "levels": int(levels), "mipmap_filter": mipmap_filter,
+            "lod_bias": float(lod_bias), "min_lod": float(min_lod),
+            "max_lod": None if max_lod is None else float(max_lod),
         }
 
     def _arg(self, index: int, offset: int) -> Any:

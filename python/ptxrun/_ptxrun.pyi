@@ -48,6 +48,12 @@ class _TexSpec(TypedDict):
     normalized: Optional[bool]
     read: Optional[str]
     border: Optional[List[float]]
+    cubemap: Optional[bool]
+    levels: Optional[int]
+    mipmap_filter: Optional[str]
+    lod_bias: Optional[float]
+    min_lod: Optional[float]
+    max_lod: Optional[float]
 
 class Arg:
     @staticmethod

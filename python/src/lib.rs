@@ -6,7 +6,7 @@
 //! turns NumPy arrays into buffers and the JSON into objects and exceptions.
 
 use ptxrun::api::{self, Arg, Buffer, Launch, RunOptions};
-use ptxrun::api::{parse_type, F32Mode, Im2colShape, MapShape, TensorMapDesc, TexSpec};
+use ptxrun::api::{parse_type, F32Mode, Im2colShape, MapShape, MipSpec, TensorMapDesc, TexSpec};
 use ptxrun::launchfile::{explore_prepared, schedules};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -126,7 +126,8 @@ impl PyArg {
 
     /// A texture or surface object whose texels start `offset` bytes into buffer `index`;
     /// `spec` is a dict: surface, type, channels, dims, layers, pitch, resource, filter,
-    /// address (a list), normalized, read, border (the last eight may be None).
+    /// address (a list), normalized, read, border, cubemap, levels, mipmap_filter, lod_bias,
+    /// min_lod, max_lod (those after dims may be None).
     #[staticmethod]
     fn texture(index: usize, offset: u64, spec: TexDict) -> PyResult<Self> {
         let ty = parse_type(&spec.r#type, "texture channel type")
@@ -145,6 +146,14 @@ impl PyArg {
             normalized: spec.normalized.unwrap_or(false),
             read: spec.read.as_deref().unwrap_or("element"),
             border: spec.border.clone(),
+            cubemap: spec.cubemap.unwrap_or(false),
+            mips: MipSpec {
+                levels: spec.levels.unwrap_or(1),
+                filter: spec.mipmap_filter.as_deref().unwrap_or("point"),
+                bias: spec.lod_bias.unwrap_or(0.0),
+                min: spec.min_lod.unwrap_or(0.0),
+                max: spec.max_lod,
+            },
         }
         .build()
         .map_err(|e| PyValueError::new_err(format!("texture{e}")))?;
@@ -217,6 +226,12 @@ struct TexDict {
     normalized: Option<bool>,
     read: Option<String>,
     border: Option<Vec<f32>>,
+    cubemap: Option<bool>,
+    levels: Option<u32>,
+    mipmap_filter: Option<String>,
+    lod_bias: Option<f32>,
+    min_lod: Option<f32>,
+    max_lod: Option<f32>,
 }
 
 /// A launch's shape as Python passes it (a dict).

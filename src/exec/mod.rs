@@ -94,6 +94,7 @@ mod straight;
 mod stuck;
 mod tcore;
 mod tensorops;
+mod texcube;
 mod texops;
 mod tmapedit;
 mod translate;

@@ -61,7 +61,9 @@ fn object<'a>(cx: &Ctx<'a, '_>, h: u64, lane: usize, surface: bool) -> Res<&'a T
         ));
     };
     if let Some(g) = Geom::of(cx.ins.mods.dim) {
-        if g.dims() != usize::from(o.ndim) || g.layered() != o.layers.is_some() {
+        let cube = g == Geom::Cube;
+        let dims = if cube { 2 } else { g.dims() };
+        if cube != o.cube || dims != usize::from(o.ndim) || g.layered() != o.layers.is_some() {
             return Err(lane_fault(
                 cx,
                 lane,
@@ -70,7 +72,13 @@ fn object<'a>(cx: &Ctx<'a, '_>, h: u64, lane: usize, surface: bool) -> Res<&'a T
                     "`{}` on a {kind} of {} dimension(s){}",
                     op_name(cx),
                     o.ndim,
-                    if o.layers.is_some() { ", layered" } else { "" }
+                    if o.cube {
+                        ", a cube map"
+                    } else if o.layers.is_some() {
+                        ", layered"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -168,24 +176,36 @@ fn layer_of(cx: &Ctx<'_, '_>, o: &TexObject, layer: Option<Operand>, lane: usize
     }
 }
 
+/// Where a sample reads: the layer (or cube face) and the mipmap level.
+#[derive(Clone, Copy)]
+struct Site {
+    layer: u32,
+    level: u32,
+}
+
 /// A texel's bytes, or `None` for the border.
 fn fetch(
     cx: &Ctx<'_, '_>,
     o: &TexObject,
     pos: [i64; 3],
-    layer: u32,
+    at_site: Site,
     lane: usize,
     ranges: &mut Ranges<{ 4 * WARP }>,
 ) -> Res<Option<[u8; 16]>> {
+    let size = o.level_size(at_site.level);
     let mut at = [0u32; 3];
     for ax in 0..usize::from(o.ndim) {
-        match tx::resolve(o.address[ax], o.normalized, pos[ax], o.size[ax]) {
+        match tx::resolve(o.address[ax], o.normalized, pos[ax], size[ax]) {
             Some(i) => at[ax] = i,
             None => return Ok(None),
         }
     }
-    let z = if o.layers.is_some() { layer } else { at[2] };
-    let addr = o.base + o.offset(at[0], at[1], z);
+    let z = if o.layers.is_some() || o.cube {
+        at_site.layer
+    } else {
+        at[2]
+    };
+    let addr = o.base + o.offset_at(at_site.level, at[0], at[1], z);
     let n = o.elem_bytes() as usize;
     let mut buf = [0u8; 16];
     read(cx, Target::Global(addr), lane, &mut buf[..n])
@@ -203,7 +223,89 @@ fn chan(o: &TexObject, t: &Option<[u8; 16]>, ch: usize) -> u32 {
     }
 }
 
-/// `tex.geom.v4.dtype.ctype d, [h, {c}]` and `tld4.comp.2d.v4.dtype.f32 d, [h, {c}]`.
+/// A lane's coordinates before a level scales them: normalized ones (and a cube face's) are
+/// fractions of the size, the others texel coordinates.
+struct Coords {
+    c: Vec<f64>,
+    normalized: bool,
+}
+
+impl Coords {
+    /// The texel coordinates on level `l`.
+    fn on(&self, o: &TexObject, l: u32) -> Vec<f64> {
+        let size = o.level_size(l);
+        let scale = |ax: usize| {
+            if self.normalized {
+                f64::from(size[ax])
+            } else {
+                1.0
+            }
+        };
+        self.c
+            .iter()
+            .enumerate()
+            .map(|(ax, &v)| v * scale(ax))
+            .collect()
+    }
+}
+
+/// The coordinates of one lane: a cube map's face and its coordinates, or the operands read as
+/// their type.
+fn lane_coords(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    spatial: &[Operand],
+    cty: Type,
+    lane: usize,
+) -> Res<(Coords, Option<u32>)> {
+    let vals: Vec<u64> = spatial.iter().map(|op| cx.value(op, lane, cty)).collect();
+    if o.cube {
+        let d = [0, 1, 2].map(|ax| f32::from_bits(vals[ax] as u32));
+        let (face, st) = super::texcube::face(d).map_err(|why| unsupported(cx, why))?;
+        let c = Coords {
+            c: st.to_vec(),
+            normalized: true,
+        };
+        return Ok((c, Some(face)));
+    }
+    let c = vals
+        .iter()
+        .map(|&v| match cty {
+            Type::S32 => f64::from(v as u32 as i32),
+            _ => tx::texel_coord(f32::from_bits(v as u32), false, 1),
+        })
+        .collect();
+    let normalized = o.normalized && cty != Type::S32;
+    Ok((Coords { c, normalized }, None))
+}
+
+/// The level and next-level weight of a `tex.level` lane (level 0 for plain `tex`), or why the
+/// object's mipmaps are not modelled for this instruction.
+fn lane_level(cx: &Ctx<'_, '_>, o: &TexObject, lane: usize) -> Res<(u32, u32)> {
+    let Some(op) = cx
+        .ops
+        .get(2)
+        .filter(|_| cx.ins.mods.sub == Some(SubOp::Level))
+    else {
+        if o.mips.levels > 1 {
+            return Err(unsupported(
+                cx,
+                "a mipmapped texture sampled without `.level` (the level would come from derivatives, which compute threads do not have)",
+            ));
+        }
+        return Ok((0, 0));
+    };
+    if o.mips.levels == 1 {
+        return Err(unsupported(
+            cx,
+            "`.level` on a texture without mipmap levels (not measured)",
+        ));
+    }
+    let lod = f32::from_bits(cx.value(op, lane, Type::F32) as u32);
+    Ok(o.mips.select(lod))
+}
+
+/// `tex.geom.v4.dtype.ctype d, [h, {c}]{, lod}` and `tld4.comp.2d.v4.dtype.f32 d, [h, {c}]`.
 fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let g = geom(cx);
     let dty = cx.ins.mods.types[0].unwrap_or(Type::F32);
@@ -227,45 +329,31 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
             ));
         }
         let (spatial, layer) = split_coords(cx, g, &coords)?;
-        let layer = layer_of(cx, o, layer, lane);
-        let n = spatial.len();
-        let c: Vec<f64> = spatial
-            .iter()
-            .enumerate()
-            .map(|(ax, op)| {
-                let v = cx.value(op, lane, cty);
-                match cty {
-                    Type::S32 => f64::from(v as u32 as i32),
-                    _ => tx::texel_coord(f32::from_bits(v as u32), o.normalized, o.size[ax]),
-                }
-            })
-            .collect();
+        let (raw, face) = lane_coords(cx, o, &spatial, cty, lane)?;
+        let layer = face.unwrap_or_else(|| layer_of(cx, o, layer, lane));
+        let (level, k) = lane_level(cx, o, lane)?;
+        let site = Site { layer, level };
         let out: [u32; 4] = if gather {
-            let comp = match cx.ins.mods.sub {
-                Some(SubOp::G) => 1,
-                Some(SubOp::FragB) => 2,
-                Some(SubOp::FragA) => 3,
-                _ => 0,
-            };
-            let (i, j) = (tx::gather_pos(c[0]), tx::gather_pos(c[1]));
-            // Measured order: (i, j+1), (i+1, j+1), (i+1, j), (i, j).
-            let mut r = [0u32; 4];
-            for (e, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
-                let t = fetch(cx, o, [i + di, j + dj, 0], layer, lane, &mut ranges)?;
-                r[e] = chan(o, &t, comp);
-            }
-            r
-        } else if o.linear && cty == Type::F32 {
-            if let Some(why) = tx::linear_unsupported(o, n) {
+            gather4(cx, o, &raw.on(o, 0), site, lane, &mut ranges)?
+        } else if k > 0 {
+            if let Some(why) = tx::level_blend_unsupported(o) {
                 return Err(unsupported(cx, why));
             }
-            linear(cx, o, &c, layer, lane, &mut ranges)?
-        } else {
-            let mut pos = [0i64; 3];
-            for ax in 0..n {
-                pos[ax] = tx::point_pos(c[ax]);
+            let next = Site {
+                level: level + 1,
+                ..site
+            };
+            let t0 = point(cx, o, &raw.on(o, level), site, lane, &mut ranges)?;
+            let t1 = point(cx, o, &raw.on(o, level + 1), next, lane, &mut ranges)?;
+            let (t0, t1) = (t0.unwrap_or([0; 16]), t1.unwrap_or([0; 16]));
+            [0, 1, 2, 3].map(|ch| tx::blend_levels_normalized(o, &t0, &t1, k, ch).to_bits())
+        } else if o.linear && cty == Type::F32 {
+            if let Some(why) = tx::linear_unsupported(o, raw.c.len()) {
+                return Err(unsupported(cx, why));
             }
-            let t = fetch(cx, o, pos, layer, lane, &mut ranges)?;
+            linear(cx, o, &raw.on(o, level), site, lane, &mut ranges)?
+        } else {
+            let t = point(cx, o, &raw.on(o, level), site, lane, &mut ranges)?;
             [0, 1, 2, 3].map(|ch| chan(o, &t, ch))
         };
         for (e, v) in out.into_iter().enumerate() {
@@ -279,12 +367,53 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
     Ok(())
 }
 
+/// The point-sampled texel at texel coordinates `c`.
+fn point(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    c: &[f64],
+    site: Site,
+    lane: usize,
+    ranges: &mut Ranges<{ 4 * WARP }>,
+) -> Res<Option<[u8; 16]>> {
+    let mut pos = [0i64; 3];
+    for (p, &v) in pos.iter_mut().zip(c) {
+        *p = tx::point_pos(v);
+    }
+    fetch(cx, o, pos, site, lane, ranges)
+}
+
+/// `tld4`'s four texels of one component.
+fn gather4(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    c: &[f64],
+    site: Site,
+    lane: usize,
+    ranges: &mut Ranges<{ 4 * WARP }>,
+) -> Res<[u32; 4]> {
+    let comp = match cx.ins.mods.sub {
+        Some(SubOp::G) => 1,
+        Some(SubOp::FragB) => 2,
+        Some(SubOp::FragA) => 3,
+        _ => 0,
+    };
+    let (i, j) = (tx::gather_pos(c[0]), tx::gather_pos(c[1]));
+    // Measured order: (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+    let mut r = [0u32; 4];
+    for (e, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
+        let t = fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?;
+        r[e] = chan(o, &t, comp);
+    }
+    Ok(r)
+}
+
 /// Linear filtering in 1D or 2D: f32 texels, or 8/16-bit normalized ones.
 fn linear(
     cx: &Ctx<'_, '_>,
     o: &TexObject,
     c: &[f64],
-    layer: u32,
+    site: Site,
     lane: usize,
     ranges: &mut Ranges<{ 4 * WARP }>,
 ) -> Res<[u32; 4]> {
@@ -292,14 +421,14 @@ fn linear(
     let mut texels = Vec::with_capacity(4);
     let (weights, in_footprint): (Vec<u32>, Vec<bool>) = if c.len() == 1 {
         for di in 0..2 {
-            texels.push(fetch(cx, o, [i + di, 0, 0], layer, lane, ranges)?);
+            texels.push(fetch(cx, o, [i + di, 0, 0], site, lane, ranges)?);
         }
         (vec![256 - k, k], vec![k < 256, k > 0])
     } else {
         let (j, l) = tx::lerp_pos(c[1]);
         let mut foot = Vec::with_capacity(4);
         for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            texels.push(fetch(cx, o, [i + di, j + dj, 0], layer, lane, ranges)?);
+            texels.push(fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?);
             let x_on = if di == 0 { k < 256 } else { k > 0 };
             let y_on = if dj == 0 { l < 256 } else { l > 0 };
             foot.push(x_on && y_on);

@@ -4,7 +4,8 @@
 //! its sampler state (what CUDA's `cudaTextureObject_t` and `cudaSurfaceObject_t` are).
 //!
 //! [`form`] settles what ptxrun executes from the modifiers alone, so a form it does not run is
-//! known before the run: mipmaps (`.level`, `.grad`), cube maps and multisample geometries,
+//! known before the run: `.grad`, `.level` beyond 1D and 2D, layered cube maps and multisample
+//! geometries,
 //! `tex`'s offset and depth-compare operands, formatted surface stores (`.p`), and the queries
 //! an H100's driver refuses to load (every `txq`/`suq` query but `width`, `height` and `depth`:
 //! a module with any other one fails with `CUDA_ERROR_NOT_FOUND` or `CUDA_ERROR_NOT_SUPPORTED`,
@@ -25,17 +26,30 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<Option<SubOp>, FormError> {
         Op::Txq | Op::Suq => query(m).map(Some),
         Op::Tex | Op::Tld4 => {
             let g = geom(m)?;
-            if matches!(m.sub, Some(SubOp::Level | SubOp::Grad)) {
-                return Err("mipmapped textures (`.level`, `.grad`) are not modelled".into());
+            if m.sub == Some(SubOp::Grad) {
+                return Err("`.grad` (the level from gradients) is not modelled: the H200's lengths and logarithm match no formula tried (docs/launch/textures.md)".into());
             }
-            if !matches!(g, Geom::D1 | Geom::D2 | Geom::D3 | Geom::A1d | Geom::A2d) {
+            let level = m.sub == Some(SubOp::Level);
+            if level && !matches!(g, Geom::D1 | Geom::D2) {
+                return Err(format!(
+                    "`.level` on `.{}` textures is not modelled (1D and 2D mipmaps are)",
+                    g.name()
+                ));
+            }
+            if !matches!(
+                g,
+                Geom::D1 | Geom::D2 | Geom::D3 | Geom::A1d | Geom::A2d | Geom::Cube
+            ) {
                 return Err(format!("`.{}` textures are not modelled", g.name()));
             }
             if op == Op::Tld4 && !matches!(g, Geom::D2 | Geom::A2d) {
                 return Err("`tld4` gathers from 2D textures only".into());
             }
-            if nops > 2 {
+            if nops > 2 + usize::from(level) {
                 return Err("the offset and depth-compare operands are not modelled".into());
+            }
+            if level && nops < 3 {
+                return Err("`.level` takes the level operand".into());
             }
             if m.vec != 4 {
                 return Err("only the `.v4` result form is modelled".into());

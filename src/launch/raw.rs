@@ -57,12 +57,19 @@ pub(super) struct RawParam {
     pub(super) normalized: Option<bool>,
     pub(super) read: Option<String>,
     pub(super) border: Option<Vec<f32>>,
+    /// A cube map (six square faces) and a mipmapped texture's levels and mipmap sampler.
+    pub(super) cubemap: Option<bool>,
+    pub(super) levels: Option<u32>,
+    pub(super) mipmap_filter: Option<String>,
+    pub(super) lod_bias: Option<f32>,
+    pub(super) min_lod: Option<f32>,
+    pub(super) max_lod: Option<f32>,
 }
 
 impl RawParam {
     /// The keys set, by name, of those that only some kinds of entry take; from index
     /// [`MAP_KEYS`] on, those only a `tensormap` entry takes.
-    pub(super) fn keys(&self) -> [(&'static str, bool); 30] {
+    pub(super) fn keys(&self) -> [(&'static str, bool); 36] {
         [
             ("buffer", self.buffer.is_some()),
             ("type", self.ty.is_some()),
@@ -94,6 +101,12 @@ impl RawParam {
             ("normalized", self.normalized.is_some()),
             ("read", self.read.is_some()),
             ("border", self.border.is_some()),
+            ("cubemap", self.cubemap.is_some()),
+            ("levels", self.levels.is_some()),
+            ("mipmap_filter", self.mipmap_filter.is_some()),
+            ("lod_bias", self.lod_bias.is_some()),
+            ("min_lod", self.min_lod.is_some()),
+            ("max_lod", self.max_lod.is_some()),
         ]
     }
 

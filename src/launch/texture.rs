@@ -7,7 +7,7 @@
 use super::raw::RawParam;
 use super::{err, LaunchError};
 use crate::ir::Type;
-use crate::mem::texture::{AddrMode, Chan, TexObject};
+use crate::mem::texture::{AddrMode, Chan, Mips, TexObject};
 
 /// Largest size per dimension (an H100's `maxTexture1D`/`2D` width is 131072).
 const MAX_SIZE: u64 = 1 << 17;
@@ -34,6 +34,73 @@ pub struct TexSpec<'a> {
     /// `element` or `normalized-float`.
     pub read: &'a str,
     pub border: Option<Vec<f32>>,
+    /// A cube map: `dims = [w, w]`, six faces one after another (+x, -x, +y, -y, +z, -z).
+    pub cubemap: bool,
+    pub mips: MipSpec<'a>,
+}
+
+/// A mipmapped texture's levels (dense, level 0 first, level `l` of `max(1, size >> l)` texels
+/// per axis) and its mipmap sampler settings, as `cudaTextureDesc` has them.
+#[derive(Debug, Clone)]
+pub struct MipSpec<'a> {
+    pub levels: u32,
+    /// `point` or `linear`.
+    pub filter: &'a str,
+    pub bias: f32,
+    pub min: f32,
+    /// Default: the last level.
+    pub max: Option<f32>,
+}
+
+impl Default for MipSpec<'_> {
+    fn default() -> Self {
+        MipSpec {
+            levels: 1,
+            filter: "point",
+            bias: 0.0,
+            min: 0.0,
+            max: None,
+        }
+    }
+}
+
+impl MipSpec<'_> {
+    /// The sampler state of an object of level-0 size `size`. Errors start with the key.
+    fn build(&self, size: &[u64]) -> Result<Mips, String> {
+        let most = 64 - size.iter().max().copied().unwrap_or(1).leading_zeros();
+        if self.levels == 0 || self.levels > most {
+            return Err(format!(".levels: 1 to {most} for these dims"));
+        }
+        let linear = match self.filter {
+            "point" => false,
+            "linear" => true,
+            f => return Err(format!(".mipmap_filter: `point` or `linear`, not `{f}`")),
+        };
+        let last = (self.levels - 1) as f32;
+        let max = self.max.unwrap_or(last);
+        // Only clamps on 1/256 of a level were measured (the unit the H200 selects levels in).
+        let in_256ths = |v: f32, key: &str| -> Result<u32, String> {
+            let q = v * 256.0;
+            if !(0.0..=65536.0).contains(&q) || q.fract() != 0.0 {
+                return Err(format!(".{key}: a level from 0 in steps of 1/256, not {v}"));
+            }
+            Ok(q as u32)
+        };
+        let (min, max) = (in_256ths(self.min, "min_lod")?, in_256ths(max, "max_lod")?);
+        if min > max {
+            return Err(".min_lod: more than max_lod".into());
+        }
+        if !self.bias.is_finite() {
+            return Err(".lod_bias: not a finite number".into());
+        }
+        Ok(Mips {
+            levels: self.levels,
+            linear,
+            bias: (f64::from(self.bias) * 256.0).trunc().clamp(-1e6, 1e6) as i32,
+            min,
+            max,
+        })
+    }
 }
 
 impl TexSpec<'_> {
@@ -90,10 +157,61 @@ impl TexSpec<'_> {
             address: [AddrMode::Clamp; 3],
             read_float: false,
             border: [0; 4],
+            cube: self.cubemap,
+            mips: Mips::NONE,
         };
         self.sampler(&mut o)?;
+        self.shape(&mut o)?;
         let texels = o.extent().div_ceil(chan.bytes() as u64);
         Ok((o, texels))
+    }
+
+    /// Cube maps and mipmaps: what the H200 was measured on (`docs/launch/textures.md`).
+    fn shape(&self, o: &mut TexObject) -> Result<(), String> {
+        let mipmapped = self.mips.levels > 1;
+        if (self.cubemap || mipmapped) && self.surface {
+            return Err(".surface: cube-map and mipmapped surfaces are not modelled".into());
+        }
+        if self.cubemap {
+            if self.dims.len() != 2 || self.dims[0] != self.dims[1] || o.layers.is_some() {
+                return Err(".cubemap: dims = [w, w] (square faces), no layers".into());
+            }
+            if !self.dims[0].is_power_of_two() {
+                return Err(
+                    ".cubemap: faces of a power-of-two width (only those were measured)".into(),
+                );
+            }
+            if mipmapped {
+                return Err(".cubemap: mipmapped cube maps are not modelled".into());
+            }
+            let modes = &o.address[..2];
+            if modes
+                .iter()
+                .any(|m| !matches!(m, AddrMode::Clamp | AddrMode::Wrap))
+            {
+                return Err(
+                    ".address: cube maps were measured in clamp and wrap modes only".into(),
+                );
+            }
+            // The H200 ignores `normalized` for cube maps (measured in clamp mode).
+            if !o.normalized && modes.contains(&AddrMode::Wrap) {
+                return Err(
+                    ".normalized: a cube map with wrap is measured with normalized = true only"
+                        .into(),
+                );
+            }
+            o.normalized = true;
+        }
+        if mipmapped {
+            if self.dims.len() > 2 || o.layers.is_some() || self.resource != "array" {
+                return Err(".levels: mipmaps of 1D and 2D arrays only (3D and layered ones are not modelled)".into());
+            }
+            if self.pitch.is_some() {
+                return Err(".pitch: mipmap levels are dense".into());
+            }
+        }
+        o.mips = self.mips.build(&self.dims)?;
+        Ok(())
     }
 
     /// The texture-only settings: resource, filter, address modes, read mode, border colour.
@@ -175,7 +293,18 @@ pub(super) fn object(p: &RawParam, field: &str) -> Result<(TexObject, u64), Laun
         ) || (!surface
             && matches!(
                 k,
-                "resource" | "filter" | "address" | "normalized" | "read" | "border"
+                "resource"
+                    | "filter"
+                    | "address"
+                    | "normalized"
+                    | "read"
+                    | "border"
+                    | "cubemap"
+                    | "levels"
+                    | "mipmap_filter"
+                    | "lod_bias"
+                    | "min_lod"
+                    | "max_lod"
             ));
         if set && !ok {
             let what = if surface { "a surface" } else { "a texture" };
@@ -201,6 +330,21 @@ pub(super) fn object(p: &RawParam, field: &str) -> Result<(TexObject, u64), Laun
         normalized: p.normalized.unwrap_or(false),
         read: p.read.as_deref().unwrap_or("element"),
         border: p.border.clone(),
+        cubemap: p.cubemap.unwrap_or(false),
+        mips: MipSpec {
+            levels: p.levels.unwrap_or(1),
+            filter: p.mipmap_filter.as_deref().unwrap_or("point"),
+            bias: p.lod_bias.unwrap_or(0.0),
+            min: p.min_lod.unwrap_or(0.0),
+            max: p.max_lod,
+        },
     };
+    let mip_keys = p.mipmap_filter.is_some()
+        || p.lod_bias.is_some()
+        || p.min_lod.is_some()
+        || p.max_lod.is_some();
+    if spec.mips.levels == 1 && mip_keys {
+        return err(format!("{field}: mipmap settings need `levels`"));
+    }
     spec.build().map_err(|e| LaunchError(format!("{field}{e}")))
 }
