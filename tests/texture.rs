@@ -133,7 +133,6 @@ fn what_is_not_modelled_is_an_error_naming_it() {
         o
     };
     let cases: Vec<(&str, TexObject, &str)> = vec![
-        (TEX_LEVEL, f32_2d.clone(), "without mipmap levels"),
         (
             "tex.grad.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}], {%f1, %f2}, {%f1, %f2};",
             mipmapped(Chan::F32, [4, 4, 1], 3, false),
@@ -148,11 +147,6 @@ fn what_is_not_modelled_is_an_error_naming_it() {
             TEX_LEVEL,
             linear(mipmapped(Chan::F32, [4, 4, 1], 3, true)),
             "trilinear",
-        ),
-        (
-            TEX2D,
-            mipmapped(Chan::F32, [4, 4, 1], 3, false),
-            "without `.level`",
         ),
         (
             "mov.f32 %f1, 0f7FC00000; tex.cube.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f2, %f2}];",
@@ -331,6 +325,16 @@ fn tex_level_picks_the_measured_level() {
     assert_eq!(texel_read(&at("0f00000000"), u8_mips(0, 512)), 20);
     // NaN is lod 0: texel (2, 2) of level 0.
     assert_eq!(texel_read(&at("0f7FC00000"), u8_mips(0, 0)), 10);
+    // Plain `tex` reads lod 0 without the bias, within the clamps; `.level` on a texture
+    // without levels reads level 0.
+    let plain = "tex.2d.v4.u32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f2, %f2}];";
+    assert_eq!(texel_read(plain, u8_mips(512, 0)), 10);
+    assert_eq!(texel_read(plain, u8_mips(0, 256)), 19);
+    let flat = TexObject {
+        normalized: true,
+        ..object(Chan::U8, [4, 4, 1], 2)
+    };
+    assert_eq!(texel_read(&at("0f40400000"), flat), 10);
 }
 
 #[test]

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Runs the sets of scripts/probes/mip_cube_probe.cu through ptxrun and counts the results that
+"""Runs the sets of scripts/probes/mip_cube_probe.cu (and, with --extra, of mip_extra_probe.cu) through ptxrun and counts the results that
 differ from the GPU's, or stop as `unsupported`.
 
     nvcc -arch=sm_90 -ptx scripts/probes/mip_cube_probe.cu -o probe.ptx
     scripts/probes/mip_cube_check.py PROBE_OUT probe.ptx [--ptxrun target/release/ptxrun]
+        [--extra PROBE2_OUT probe2.ptx]
 
 PROBE_OUT holds what the probe wrote on the GPU. Each set is one launch: the probe's inputs and
 texels are the launch's buffers (read from PROBE_OUT), its texture the probe's sampler. A set
@@ -22,6 +23,11 @@ LOD2 = ("_Z5klod2yPK6float4Pfi", "lod_sweep.f32x4", 16)
 LOD1 = ("_Z5klod1yPK6float4Pfi", "lod_sweep.f32x4", 16)
 TRI = ("_Z5klod2yPK6float4Pfi", "tri_coords.f32x4", 16)
 TRI4 = ("_Z7klod2_4yPK6float4PS_i", "tri_coords.f32x4", 16)
+
+
+X_CUBE = ("_Z5kcubeyPK6float4Pfi", "d.f32x4", 16)
+X_TEX2 = ("_Z2k2yPK6float4Pfi", "c.f32x4", 16)
+X_LOD2 = ("_Z5klod2yPK6float4Pfi", "c.f32x4", 16)
 
 
 def cube(texels, filt, address, normalized=True):
@@ -79,6 +85,21 @@ def cube_refused(d):
     return bad
 
 
+EXTRA = [
+    ("cube_mirror_p", X_CUBE, cube("ids", "point", "mirror")),
+    ("cube_border_p", X_CUBE, dict(cube("ids", "point", "border"), border=[-7.5, 0.0, 0.0, 0.0])),
+    ("cube_mirror_l", X_CUBE, cube("ids", "linear", "mirror")),
+    ("cube_border_l", X_CUBE, dict(cube("ids", "linear", "border"), border=[-7.5, 0.0, 0.0, 0.0])),
+    ("plain_on_mip_p", X_TEX2, mip("levels2d", "point", "point")),
+    ("plain_on_mip_l", X_TEX2, mip("levels2d", "point", "linear")),
+    ("plain_on_mip_bias", X_TEX2, mip("levels2d", "point", "linear", 2.3)),
+    ("plain_on_mip_min", X_TEX2, mip("levels2d", "point", "linear", lo=1.5)),
+    ("level_on_plain_p", X_LOD2, dict(texels="ids2d", type="f32", channels=1, dims=[64, 32], normalized=True)),
+    ("level_on_plain_l", X_LOD2, dict(texels="ids2d", type="f32", channels=1, dims=[64, 32], normalized=True,
+                                      filter="linear")),
+]
+
+
 def toml_value(v):
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -98,9 +119,9 @@ def launch(work, probe, ptx, name, kernel, tex, keep=None):
         inputs = kept
     n = os.path.getsize(inputs) // in_size
     texels = tex["texels"]
-    if texels == "ids":
-        np.arange(6 * 256, dtype=np.float32).tofile(os.path.join(work, "ids.f32"))
-        path = os.path.join(work, "ids.f32")
+    if texels in ("ids", "ids2d"):
+        path = os.path.join(work, texels + ".f32")
+        np.arange(6 * 256 if texels == "ids" else 64 * 32, dtype=np.float32).tofile(path)
     elif texels.startswith("levels"):
         dims, levels = ((256,), 9) if texels == "levels1d" else ((64, 32), 7)
         path = os.path.join(work, texels + ".f32")
@@ -127,22 +148,25 @@ def main():
     ap.add_argument("ptx")
     ap.add_argument("--ptxrun", default="target/release/ptxrun")
     ap.add_argument("--only", help="run the sets whose name contains this")
+    ap.add_argument("--extra", nargs=2, metavar=("PROBE2_OUT", "PTX2"), help="also the sets of mip_extra_probe.cu")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="mipcube")
-    ptx = os.path.abspath(a.ptx)
+    runs = [(s, os.path.abspath(a.probe), os.path.abspath(a.ptx)) for s in SETS]
+    if a.extra:
+        runs += [(s, os.path.abspath(a.extra[0]), os.path.abspath(a.extra[1])) for s in EXTRA]
     print(f"| set | results | differ | note |\n|---|---|---|---|")
-    for name, kernel, tex in SETS:
+    for (name, kernel, tex), probe, ptx in runs:
         if a.only and a.only not in name:
             continue
         keep, note = None, ""
-        gpu = np.fromfile(os.path.join(a.probe, name + (".f32x4" if kernel is TRI4 else ".f32")), np.uint32)
-        if kernel is CUBE:
-            refused = cube_refused(np.fromfile(os.path.join(a.probe, kernel[1]), np.float32).reshape(-1, 4))
+        gpu = np.fromfile(os.path.join(probe, name + (".f32x4" if kernel is TRI4 else ".f32")), np.uint32)
+        if kernel in (CUBE, X_CUBE):
+            refused = cube_refused(np.fromfile(os.path.join(probe, kernel[1]), np.float32).reshape(-1, 4))
             keep = ~refused
             gpu = gpu[keep]
             note = f"{int(refused.sum())} refused directions left out"
-        lf = launch(work, os.path.abspath(a.probe), ptx, name, kernel, tex, keep)
-        r = subprocess.run([a.ptxrun, "run", "--no-check", "--allow-path", os.path.dirname(ptx), "--allow-path", os.path.abspath(a.probe), lf], capture_output=True, text=True)
+        lf = launch(work, probe, ptx, name, kernel, tex, keep)
+        r = subprocess.run([a.ptxrun, "run", "--no-check", "--allow-path", os.path.dirname(ptx), "--allow-path", probe, lf], capture_output=True, text=True)
         if r.returncode != 0:
             why = (r.stdout + r.stderr).strip().splitlines()
             why = next((w for w in why if "unsupported" in w or "error" in w), why[0] if why else "?")

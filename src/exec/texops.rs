@@ -279,30 +279,20 @@ fn lane_coords(
     Ok((Coords { c, normalized }, None))
 }
 
-/// The level and next-level weight of a `tex.level` lane (level 0 for plain `tex`), or why the
-/// object's mipmaps are not modelled for this instruction.
-fn lane_level(cx: &Ctx<'_, '_>, o: &TexObject, lane: usize) -> Res<(u32, u32)> {
-    let Some(op) = cx
+/// The level and next-level weight of a lane: `tex.level`'s lod, and for plain `tex` lod 0
+/// without the bias (measured: a bias of 2.3 still reads level 0, a minimum of 1.5 reads 1.5).
+/// A texture without levels reads level 0 at any lod (measured).
+fn lane_level(cx: &Ctx<'_, '_>, o: &TexObject, lane: usize) -> (u32, u32) {
+    match cx
         .ops
         .get(2)
         .filter(|_| cx.ins.mods.sub == Some(SubOp::Level))
-    else {
-        if o.mips.levels > 1 {
-            return Err(unsupported(
-                cx,
-                "a mipmapped texture sampled without `.level` (the level would come from derivatives, which compute threads do not have)",
-            ));
-        }
-        return Ok((0, 0));
-    };
-    if o.mips.levels == 1 {
-        return Err(unsupported(
-            cx,
-            "`.level` on a texture without mipmap levels (not measured)",
-        ));
+    {
+        Some(op) => o
+            .mips
+            .select(f32::from_bits(cx.value(op, lane, Type::F32) as u32)),
+        None => tx::Mips { bias: 0, ..o.mips }.select(0.0),
     }
-    let lod = f32::from_bits(cx.value(op, lane, Type::F32) as u32);
-    Ok(o.mips.select(lod))
 }
 
 /// `tex.geom.v4.dtype.ctype d, [h, {c}]{, lod}` and `tld4.comp.2d.v4.dtype.f32 d, [h, {c}]`.
@@ -331,7 +321,7 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
         let (spatial, layer) = split_coords(cx, g, &coords)?;
         let (raw, face) = lane_coords(cx, o, &spatial, cty, lane)?;
         let layer = face.unwrap_or_else(|| layer_of(cx, o, layer, lane));
-        let (level, k) = lane_level(cx, o, lane)?;
+        let (level, k) = lane_level(cx, o, lane);
         let site = Site { layer, level };
         let out: [u32; 4] = if gather {
             gather4(cx, o, &raw.on(o, 0), site, lane, &mut ranges)?

@@ -184,21 +184,9 @@ impl TexSpec<'_> {
             if mipmapped {
                 return Err(".cubemap: mipmapped cube maps are not modelled".into());
             }
-            let modes = &o.address[..2];
-            if modes
-                .iter()
-                .any(|m| !matches!(m, AddrMode::Clamp | AddrMode::Wrap))
-            {
-                return Err(
-                    ".address: cube maps were measured in clamp and wrap modes only".into(),
-                );
-            }
             // The H200 ignores `normalized` for cube maps (measured in clamp mode).
-            if !o.normalized && modes.contains(&AddrMode::Wrap) {
-                return Err(
-                    ".normalized: a cube map with wrap is measured with normalized = true only"
-                        .into(),
-                );
+            if !o.normalized && o.address[..2].iter().any(|m| *m != AddrMode::Clamp) {
+                return Err(".normalized: a cube map in other modes than clamp is measured with normalized = true only".into());
             }
             o.normalized = true;
         }
