@@ -140,13 +140,27 @@ fn what_is_not_modelled_is_an_error_naming_it() {
         ),
         (
             TEX_LEVEL,
-            mipmapped(Chan::F32, [4, 4, 1], 3, true),
-            "between mipmap levels of texels that are not u8",
+            TexObject {
+                address: [AddrMode::Wrap; 3],
+                ..mipmapped(Chan::F32, [4, 4, 1], 3, true)
+            },
+            "other address modes than clamp",
         ),
         (
             TEX_LEVEL,
-            linear(mipmapped(Chan::F32, [4, 4, 1], 3, true)),
-            "trilinear",
+            TexObject {
+                read_float: true,
+                ..mipmapped(Chan::U16, [4, 4, 1], 3, true)
+            },
+            "other than f32 and u8 read as normalized floats",
+        ),
+        (
+            "tex.level.1d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f2}], %f1;",
+            TexObject {
+                ndim: 1,
+                ..linear(mipmapped(Chan::F32, [4, 1, 1], 3, true))
+            },
+            "trilinear filtering of a 1D texture",
         ),
         (
             "mov.f32 %f1, 0f7FC00000; tex.cube.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f2, %f2}];",

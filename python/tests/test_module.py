@@ -327,6 +327,19 @@ def test_texture_and_surface_objects_give_the_h100_bytes():
     with pytest.raises(ValueError, match=r"texture.channels: 1, 2 or 4, not 3"):
         m.launch("_Z18surfaceWriteKernelPfiiy", 1, 1,
                  [image, np.int32(1), np.int32(1), ptxrun.Surface(array, dims=[4], channels=3)])
+    # A cube map (cuda-samples simpleCubemapTexture), and its launch-time checks.
+    d = SAMPLES / "texture" / "cuda_cubemap"
+    faces = np.arange(6 * 64 * 64, dtype=np.float32)
+    out = np.zeros(6 * 64 * 64, np.float32)
+    cube = ptxrun.Texture(faces, dims=[64, 64], cubemap=True, filter="linear", address="wrap", normalized=True)
+    m = ptxrun.Module.from_file(d / "kernel.ptx")
+    m.launch("_Z15transformKernelPfiy", (8, 8), (8, 8), [out, np.int32(64), cube])
+    assert out.tobytes() == (d / "expected" / "out.bin").read_bytes()
+    with pytest.raises(ValueError, match=r"texture.cubemap: faces of a power-of-two width"):
+        m.launch("_Z15transformKernelPfiy", 1, 1, [out, np.int32(48), ptxrun.Texture(faces, dims=[48, 48], cubemap=True)])
+    with pytest.raises(ValueError, match=r"texture.min_lod: a level from 0 in steps of 1/256"):
+        m.launch("_Z15transformKernelPfiy", 1, 1, [out, np.int32(64), ptxrun.Texture(faces, dims=[64, 64], levels=3,
+                                                                                      min_lod=0.3)])
 
 
 def ptxrun_random(seed: int, lo: float, hi: float, n: int) -> np.ndarray:

@@ -17,6 +17,7 @@ use crate::ir::mods::{Oob, SubOp};
 use crate::ir::texture::Geom;
 use crate::ir::{Op, Operand, Symbol, Type};
 use crate::mem::texture::{self as tx, TexObject};
+use crate::mem::trilinear;
 
 pub(crate) fn exec(cx: &mut Ctx<'_, '_>) -> Res<()> {
     if let Err(why) = cx.func.form(cx.pc).tex() {
@@ -326,17 +327,10 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
         let out: [u32; 4] = if gather {
             gather4(cx, o, &raw.on(o, 0), site, lane, &mut ranges)?
         } else if k > 0 {
-            if let Some(why) = tx::level_blend_unsupported(o) {
+            if let Some(why) = tx::level_blend_unsupported(o, raw.c.len()) {
                 return Err(unsupported(cx, why));
             }
-            let next = Site {
-                level: level + 1,
-                ..site
-            };
-            let t0 = point(cx, o, &raw.on(o, level), site, lane, &mut ranges)?;
-            let t1 = point(cx, o, &raw.on(o, level + 1), next, lane, &mut ranges)?;
-            let (t0, t1) = (t0.unwrap_or([0; 16]), t1.unwrap_or([0; 16]));
-            [0, 1, 2, 3].map(|ch| tx::blend_levels_normalized(o, &t0, &t1, k, ch).to_bits())
+            between_levels(cx, o, &raw, site, k, lane, &mut ranges)?
         } else if o.linear && cty == Type::F32 {
             if let Some(why) = tx::linear_unsupported(o, raw.c.len()) {
                 return Err(unsupported(cx, why));
@@ -355,6 +349,70 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
         ranges.check(cx, (false, true), false);
     }
     Ok(())
+}
+
+/// Linear filtering between level `site.level` and the next, `k` (of 256) the weight of the
+/// next; within each level point sampling, or bilinear filtering (trilinear), as
+/// `mem::trilinear` has the H200 do it.
+fn between_levels(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    raw: &Coords,
+    site: Site,
+    k: u32,
+    lane: usize,
+    ranges: &mut Ranges<{ 4 * WARP }>,
+) -> Res<[u32; 4]> {
+    // Each level's texels and their weights.
+    let mut taps: [Vec<([u8; 16], u32)>; 2] = [Vec::with_capacity(4), Vec::with_capacity(4)];
+    for (n, weight) in [(0, 256 - k), (1, k)] {
+        let at = Site {
+            level: site.level + n as u32,
+            ..site
+        };
+        let c = raw.on(o, at.level);
+        if o.linear {
+            let size = o.level_size(at.level);
+            let (i, a) = trilinear::position(c[0], size[0]);
+            let (j, b) = trilinear::position(c[1], size[1]);
+            let w = trilinear::weights(a, b, weight);
+            for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
+                let t = fetch(cx, o, [i + di, j + dj, 0], at, lane, ranges)?;
+                taps[n].push((t.unwrap_or([0; 16]), w));
+            }
+        } else {
+            let t = point(cx, o, &c, at, lane, ranges)?;
+            taps[n].push((t.unwrap_or([0; 16]), weight));
+        }
+    }
+    let mut out = [0u32; 4];
+    // Missing channels read 0.
+    for (ch, v) in out.iter_mut().enumerate().take(usize::from(o.channels)) {
+        *v = if o.read_float {
+            let widened: Vec<(i64, u32)> = taps
+                .iter()
+                .flatten()
+                .map(|(t, w)| (tx::widen16(o, t, ch).0, *w))
+                .collect();
+            (trilinear::blend_u16(&widened) as f32 / 65535.0).to_bits()
+        } else {
+            let mut sums = Vec::with_capacity(2);
+            for level in &taps {
+                let texels: Vec<(f32, u32)> = level
+                    .iter()
+                    .map(|(t, w)| (f32::from_bits(tx::channel(o, t, ch)), *w))
+                    .collect();
+                if texels.iter().any(|(t, w)| *w > 0 && !t.is_finite()) {
+                    return Err(unsupported(cx, "linear filtering between mipmap levels of infinite or NaN texels (not measured)"));
+                }
+                // A level whose texels are all zero adds nothing (measured: lods between a
+                // level of zeros and one of ones read the fraction exactly).
+                sums.extend(trilinear::level_sum(&texels));
+            }
+            trilinear::blend_f32(&sums).to_bits()
+        };
+    }
+    Ok(out)
 }
 
 /// The point-sampled texel at texel coordinates `c`.

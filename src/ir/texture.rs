@@ -27,7 +27,7 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<Option<SubOp>, FormError> {
         Op::Tex | Op::Tld4 => {
             let g = geom(m)?;
             if m.sub == Some(SubOp::Grad) {
-                return Err("`.grad` (the level from gradients) is not modelled: the H200's lengths and logarithm match no formula tried (docs/launch/textures.md)".into());
+                return Err("`.grad` (the level from gradients) is not modelled yet: its arithmetic is fitted on one texture size only (scripts/probes/grad_lod_model.py)".into());
             }
             let level = m.sub == Some(SubOp::Level);
             if level && !matches!(g, Geom::D1 | Geom::D2) {
@@ -50,6 +50,9 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<Option<SubOp>, FormError> {
             }
             if level && nops < 3 {
                 return Err("`.level` takes the level operand".into());
+            }
+            if (level || g == Geom::Cube) && m.types[1] != Some(Type::F32) {
+                return Err("`.level` and `.cube` take `.f32` coordinates".into());
             }
             if m.vec != 4 {
                 return Err("only the `.v4` result form is modelled".into());

@@ -27,6 +27,7 @@ pub mod shadow;
 pub mod stamp;
 pub mod tensormap;
 pub mod texture;
+pub mod trilinear;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -27,16 +27,15 @@
 //!   level of a lod: `floor(lod * 256) / 256` (NaN: 0), plus the bias truncated toward zero to
 //!   1/256, clamped to `[min, min(max, levels - 1)]`; point mipmap filtering takes the nearest
 //!   level (halves up), linear the two around it with the fraction as the weight (of 256).
-//!   Blending levels of u8 texels read as normalized floats: the widened texels summed with the
-//!   weights and rounded half up to 16 bits, like linear filtering within a level.
+//!   Blending levels (and trilinear filtering): `mem::trilinear`.
 //! - Cube maps (`tex.cube`): six faces, sampled as 2D normalized textures on the face the
 //!   direction picks (`exec::texcube`); no filtering across face edges.
 //!
 //! Linear filtering of other formats (half, s8), of 3D textures, in border mode
 //! and with normalized coordinates over a size that is not a power of two does not follow these
 //! rules on the H100 and is not modelled: it is an `unsupported` error, never an approximation.
-//! Neither are blends of levels other than those above (f32 texels differ in 16 of 262,144
-//! results; bilinear filtering within levels in most), nor `tex.grad`'s level.
+//! Neither are `tex.grad`'s level, nor blends of levels outside clamp mode, of other texel
+//! formats than f32 and u8 read as normalized floats, or of 1D trilinear filtering.
 
 use crate::ir::Type;
 
@@ -385,7 +384,7 @@ fn scaled_trunc(t: f32, s: i32) -> i64 {
 
 /// `acc * 2^p` rounded to f32: to nearest, ties away from zero; subnormal results flushed to
 /// zero, overflow to infinity.
-fn round_to_f32(acc: i64, p: i32) -> f32 {
+pub(crate) fn round_to_f32(acc: i64, p: i32) -> f32 {
     if acc == 0 {
         return 0.0;
     }
@@ -452,7 +451,7 @@ pub fn returns_float(obj: &TexObject) -> bool {
 
 /// A normalized texel channel widened to 16 bits as the filter does (measured): u8 by bit
 /// replication (`v * 257`), u16 and s16 as they are; and the divisor back to [0, 1] / [-1, 1].
-fn widen16(obj: &TexObject, texel: &[u8], ch: usize) -> (i64, f32) {
+pub fn widen16(obj: &TexObject, texel: &[u8], ch: usize) -> (i64, f32) {
     if ch >= usize::from(obj.channels) {
         return (0, 1.0);
     }
@@ -480,27 +479,17 @@ pub fn blend_normalized(obj: &TexObject, texels: &[[u8; 16]], weights: &[u32], c
     (q as f32 / den).max(-1.0)
 }
 
-/// The blend of two levels' point-sampled texels (u8 read as normalized floats) with weight
-/// `k` (of 256) on the second: the texels widened to 16 bits, summed with the weights, rounded
-/// half up (measured: 1,048,576 channel values, no mismatch).
-pub fn blend_levels_normalized(
-    obj: &TexObject,
-    t0: &[u8; 16],
-    t1: &[u8; 16],
-    k: u32,
-    ch: usize,
-) -> f32 {
-    blend_normalized(obj, &[*t0, *t1], &[256 - k, k], ch)
-}
-
-/// Why blending levels of this object is not modelled, if it is not: only point-sampled u8
-/// texels read as normalized floats were measured to match.
-pub fn level_blend_unsupported(obj: &TexObject) -> Option<&'static str> {
-    if obj.linear {
-        return Some("linear filtering within mipmap levels combined with linear filtering between them (the H200's trilinear blend follows none of the roundings tried)");
+/// Why linear filtering between the mipmap levels of this object (with `spatial` coordinates)
+/// is not modelled, if it is not (`mem::trilinear` has what was measured).
+pub fn level_blend_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static str> {
+    if obj.address[..spatial].iter().any(|m| *m != AddrMode::Clamp) {
+        return Some("linear filtering between mipmap levels in other address modes than clamp (not measured)");
     }
-    if !(obj.read_float && obj.chan == Chan::U8) {
-        return Some("linear filtering between mipmap levels of texels that are not u8 read as normalized floats (f32 texels: 16 of 262,144 results differ from every rounding tried; other formats not measured)");
+    if !(obj.chan == Chan::F32 || obj.read_float && obj.chan == Chan::U8) {
+        return Some("linear filtering between mipmap levels of texels other than f32 and u8 read as normalized floats (not measured)");
+    }
+    if obj.linear && spatial != 2 {
+        return Some("trilinear filtering of a 1D texture (not measured)");
     }
     None
 }

@@ -76,3 +76,16 @@ lods().tofile("inputs/lods.bin")
 rng.uniform(-4, 4, 6 * W * W).astype(np.float32).tofile("inputs/cube.bin")
 u8_levels().tofile("inputs/mu8.bin")
 f32_levels().tofile("inputs/mf32.bin")
+
+
+def f32_levels_2d():
+    n = sum(max(1, 64 >> l) * max(1, 32 >> l) for l in range(7))
+    v = rng.choice([-1, 1], n) * np.exp2(rng.uniform(-20, 20, n))
+    kind = rng.random(n)
+    v[kind < 0.05] = 0.0
+    v[(kind >= 0.05) & (kind < 0.07)] = 1e-40 * rng.choice([-1, 1], ((kind >= 0.05) & (kind < 0.07)).sum())
+    v[:64 * 4] = 0.0   # four rows of level 0 all zero
+    return v.astype(np.float32)
+
+
+f32_levels_2d().tofile("inputs/mf2.bin")
