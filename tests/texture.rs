@@ -378,3 +378,40 @@ fn tex_cube_picks_the_face_and_texel_of_the_table() {
         12
     );
 }
+
+#[test]
+fn launch_checks_refuse_unmeasured_mipmap_and_cube_settings() {
+    use ptxrun::api::{MipSpec, TexSpec};
+    let spec = |levels: u32, min: f32, normalized: bool, cubemap: bool| TexSpec {
+        surface: false,
+        ty: Type::F32,
+        channels: 1,
+        dims: vec![8, 8],
+        layers: None,
+        pitch: None,
+        resource: "array",
+        filter: "point",
+        address: vec!["clamp"],
+        normalized,
+        read: "element",
+        border: None,
+        cubemap,
+        mips: MipSpec {
+            levels,
+            min,
+            ..MipSpec::default()
+        },
+    };
+    let err = |s: TexSpec| s.build().unwrap_err();
+    assert!(err(spec(2, 2.0, true, false)).contains("than the last level"));
+    assert!(err(spec(2, 0.0, false, false)).contains("normalized coordinates only"));
+    assert!(err(spec(1, 0.5, true, false)).contains("mipmap settings need `levels`"));
+    assert!(err(spec(1, 0.5, true, true)).contains("mipmap settings need `levels`"));
+    assert!(err(spec(5, 0.0, true, false)).contains(".levels: 1 to 4"));
+    let (o, texels) = spec(4, 0.0, true, false).build().unwrap();
+    assert_eq!(texels, 64 + 16 + 4 + 1);
+    assert_eq!(o.mips.max, 3 * 256);
+    let (cube, texels) = spec(1, 0.0, true, true).build().unwrap();
+    assert!(cube.cube);
+    assert_eq!(texels, 6 * 64);
+}

@@ -60,8 +60,8 @@ pub fn face(d: [f32; 3]) -> Result<(u32, [f64; 2]), &'static str> {
         } else {
             c * f32::from_bits(mufu_rcp(top))
         };
-        if q.is_subnormal() {
-            return Err("a cube-map direction whose face coordinate is subnormal");
+        if q.is_subnormal() || q == 0.0 && c != 0.0 {
+            return Err("a cube-map direction whose face coordinate is subnormal or underflows");
         }
         // (q + 1) / 2 is exact in f64 for |q| >= 2^-29; a smaller q only decides the side of
         // the face's centre line (measured: -2^-60 reads the texel below it), which 2^-29

@@ -177,6 +177,9 @@ fn layer_of(cx: &Ctx<'_, '_>, o: &TexObject, layer: Option<Operand>, lane: usize
     }
 }
 
+/// The texels a warp's sample reads: up to eight per lane (trilinear filtering).
+type TexRanges = Ranges<{ 8 * WARP }>;
+
 /// Where a sample reads: the layer (or cube face) and the mipmap level.
 #[derive(Clone, Copy)]
 struct Site {
@@ -191,7 +194,7 @@ fn fetch(
     pos: [i64; 3],
     at_site: Site,
     lane: usize,
-    ranges: &mut Ranges<{ 4 * WARP }>,
+    ranges: &mut TexRanges,
 ) -> Res<Option<[u8; 16]>> {
     let size = o.level_size(at_site.level);
     let mut at = [0u32; 3];
@@ -302,7 +305,7 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let dty = cx.ins.mods.types[0].unwrap_or(Type::F32);
     let cty = cx.ins.mods.types[1].unwrap_or(Type::F32);
     let gather = cx.ins.op == Op::Tld4;
-    let mut ranges: Ranges<{ 4 * WARP }> = Ranges::new();
+    let mut ranges: TexRanges = Ranges::new();
     for lane in lanes(cx.active) {
         let (h, coords) = handle_and_coords(cx, 1, lane);
         let o = object(cx, h, lane, false)?;
@@ -317,6 +320,12 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
             return Err(unsupported(
                 cx,
                 "a border colour read into integer registers (not measured on the H100)",
+            ));
+        }
+        if o.mips.levels > 1 && (gather || cty != Type::F32) {
+            return Err(unsupported(
+                cx,
+                "`tld4` or integer coordinates on a mipmapped texture (not measured)",
             ));
         }
         let (spatial, layer) = split_coords(cx, g, &coords)?;
@@ -361,7 +370,7 @@ fn between_levels(
     site: Site,
     k: u32,
     lane: usize,
-    ranges: &mut Ranges<{ 4 * WARP }>,
+    ranges: &mut TexRanges,
 ) -> Res<[u32; 4]> {
     // Each level's texels and their weights.
     let mut taps: [Vec<([u8; 16], u32)>; 2] = [Vec::with_capacity(4), Vec::with_capacity(4)];
@@ -422,7 +431,7 @@ fn point(
     c: &[f64],
     site: Site,
     lane: usize,
-    ranges: &mut Ranges<{ 4 * WARP }>,
+    ranges: &mut TexRanges,
 ) -> Res<Option<[u8; 16]>> {
     let mut pos = [0i64; 3];
     for (p, &v) in pos.iter_mut().zip(c) {
@@ -438,7 +447,7 @@ fn gather4(
     c: &[f64],
     site: Site,
     lane: usize,
-    ranges: &mut Ranges<{ 4 * WARP }>,
+    ranges: &mut TexRanges,
 ) -> Res<[u32; 4]> {
     let comp = match cx.ins.mods.sub {
         Some(SubOp::G) => 1,
@@ -463,7 +472,7 @@ fn linear(
     c: &[f64],
     site: Site,
     lane: usize,
-    ranges: &mut Ranges<{ 4 * WARP }>,
+    ranges: &mut TexRanges,
 ) -> Res<[u32; 4]> {
     let (i, k) = tx::lerp_pos(c[0]);
     let mut texels = Vec::with_capacity(4);

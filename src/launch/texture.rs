@@ -76,6 +76,11 @@ impl MipSpec<'_> {
             "linear" => true,
             f => return Err(format!(".mipmap_filter: `point` or `linear`, not `{f}`")),
         };
+        let set =
+            self.filter != "point" || self.bias != 0.0 || self.min != 0.0 || self.max.is_some();
+        if self.levels == 1 && set {
+            return Err(": mipmap settings need `levels`".into());
+        }
         let last = (self.levels - 1) as f32;
         let max = self.max.unwrap_or(last);
         // Only clamps on 1/256 of a level were measured (the unit the H200 selects levels in).
@@ -87,8 +92,8 @@ impl MipSpec<'_> {
             Ok(q as u32)
         };
         let (min, max) = (in_256ths(self.min, "min_lod")?, in_256ths(max, "max_lod")?);
-        if min > max {
-            return Err(".min_lod: more than max_lod".into());
+        if min > max || self.min > last {
+            return Err(".min_lod: more than max_lod or than the last level".into());
         }
         if !self.bias.is_finite() {
             return Err(".lod_bias: not a finite number".into());
@@ -196,6 +201,11 @@ impl TexSpec<'_> {
             }
             if self.pitch.is_some() {
                 return Err(".pitch: mipmap levels are dense".into());
+            }
+            if !o.normalized {
+                return Err(
+                    ".normalized: mipmaps were measured with normalized coordinates only".into(),
+                );
             }
         }
         o.mips = self.mips.build(&self.dims)?;
@@ -327,12 +337,5 @@ pub(super) fn object(p: &RawParam, field: &str) -> Result<(TexObject, u64), Laun
             max: p.max_lod,
         },
     };
-    let mip_keys = p.mipmap_filter.is_some()
-        || p.lod_bias.is_some()
-        || p.min_lod.is_some()
-        || p.max_lod.is_some();
-    if spec.mips.levels == 1 && mip_keys {
-        return err(format!("{field}: mipmap settings need `levels`"));
-    }
     spec.build().map_err(|e| LaunchError(format!("{field}{e}")))
 }

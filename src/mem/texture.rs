@@ -131,9 +131,10 @@ impl Mips {
         } else {
             f64::from(lod).clamp(-1e7, 1e7)
         };
-        let top = self.max.min((self.levels - 1) * 256).max(self.min);
+        // Never past the last level (the launch refuses a minimum beyond it).
+        let top = self.max.min(self.levels.saturating_sub(1) * 256);
         let q = ((l * 256.0).floor() as i64 + i64::from(self.bias))
-            .clamp(i64::from(self.min), i64::from(top)) as u32;
+            .clamp(i64::from(self.min.min(top)), i64::from(top)) as u32;
         if self.linear {
             (q >> 8, q & 255)
         } else {
@@ -197,7 +198,7 @@ impl TexObject {
     pub fn level_size(&self, l: u32) -> [u32; 3] {
         let mut s = self.size;
         for n in s.iter_mut().take(usize::from(self.ndim)) {
-            *n = (*n >> l).max(1);
+            *n = n.checked_shr(l).unwrap_or(0).max(1);
         }
         s
     }
@@ -490,6 +491,9 @@ pub fn level_blend_unsupported(obj: &TexObject, spatial: usize) -> Option<&'stat
     }
     if obj.linear && spatial != 2 {
         return Some("trilinear filtering of a 1D texture (not measured)");
+    }
+    if obj.linear && obj.size[..spatial].iter().any(|n| !n.is_power_of_two()) {
+        return Some("trilinear filtering over a size that is not a power of two (not measured)");
     }
     None
 }
