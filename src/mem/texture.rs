@@ -354,14 +354,14 @@ pub fn blend(texels: &[f32], weights: &[u32], in_footprint: &[bool]) -> f32 {
     round_to_f32(acc, e - 36)
 }
 
-fn frexp_exp(t: f32) -> i32 {
+pub(crate) fn frexp_exp(t: f32) -> i32 {
     let bits = t.to_bits();
     let biased = ((bits >> 23) & 0xff) as i32;
     biased - 126
 }
 
 /// trunc(t * 2^s) for a normal (or zero) f32 `t`.
-fn scaled_trunc(t: f32, s: i32) -> i64 {
+pub(crate) fn scaled_trunc(t: f32, s: i32) -> i64 {
     if t == 0.0 {
         return 0;
     }

@@ -14,6 +14,8 @@
 //! level's largest exponent, summed exactly, floored to a grid set by the larger exponent
 //! rounded down to 2 modulo 4, and rounded to nearest, ties away from zero.
 
+use super::texture::{frexp_exp, round_to_f32, scaled_trunc};
+
 /// `n / 256` rounded half up and half down.
 fn rnd(n: u32) -> u32 {
     (n + 128) >> 8
@@ -56,36 +58,14 @@ pub fn level_sum(texels: &[(f32, u32)]) -> Option<(i64, i32)> {
     let e = texels
         .iter()
         .filter(|&&(t, w)| w > 0 && flushed(t) != 0.0)
-        .map(|&(t, _)| ((t.to_bits() >> 23) & 0xff) as i32 - 126)
+        .map(|&(t, _)| frexp_exp(t))
         .max()?;
     let s = texels
         .iter()
         .filter(|&&(_, w)| w > 0)
-        .map(|&(t, w)| truncated(flushed(t), 28 - e) * i64::from(w))
+        .map(|&(t, w)| scaled_trunc(flushed(t), 28 - e) * i64::from(w))
         .sum();
     Some((s, e))
-}
-
-/// trunc(t * 2^s) for a normal (or zero) finite `t`.
-fn truncated(t: f32, s: i32) -> i64 {
-    if t == 0.0 {
-        return 0;
-    }
-    let bits = t.to_bits();
-    let mant = i64::from((bits & 0x7f_ffff) | 0x80_0000);
-    let exp = ((bits >> 23) & 0xff) as i32 - 150 + s;
-    let mag = if exp >= 0 {
-        mant << exp.min(40)
-    } else if exp > -40 {
-        mant >> -exp
-    } else {
-        0
-    };
-    if t < 0.0 {
-        -mag
-    } else {
-        mag
-    }
 }
 
 /// The f32 blend of the levels' sums (each `(s, e)` standing for `s * 2^(e - 36)`): floored to
@@ -107,7 +87,7 @@ pub fn blend_f32(levels: &[(i64, i32)]) -> f32 {
             }
         })
         .sum();
-    super::texture::round_to_f32(r, m - 36)
+    round_to_f32(r, m - 36)
 }
 
 #[cfg(test)]
