@@ -128,7 +128,7 @@ def test_an_unsupported_instruction_is_an_error_naming_it():
     .reg .b32 %r<2>;
     .reg .f32 %f<2>;
     .reg .b64 %rd<2>;
-    tex.level.1d.v4.s32.f32 {%r1, %r1, %r1, %r1}, [%rd1, {%f1}], %f1;
+    tex.grad.2d.v4.s32.f32 {%r1, %r1, %r1, %r1}, [%rd1, {%f1, %f1}], {%f1, %f1}, {%f1, %f1};
     ret;
 }
 """
@@ -339,7 +339,7 @@ def test_texture_and_surface_objects_give_the_h100_bytes():
         m.launch("_Z15transformKernelPfiy", 1, 1, [out, np.int32(48), ptxrun.Texture(faces, dims=[48, 48], cubemap=True)])
     with pytest.raises(ValueError, match=r"texture.min_lod: a level from 0 in steps of 1/256"):
         m.launch("_Z15transformKernelPfiy", 1, 1, [out, np.int32(64), ptxrun.Texture(faces, dims=[64, 64], levels=3,
-                                                                                      min_lod=0.3)])
+                                                                                      normalized=True, min_lod=0.3)])
 
 
 def ptxrun_random(seed: int, lo: float, hi: float, n: int) -> np.ndarray:
