@@ -173,29 +173,54 @@ fn what_is_not_modelled_is_an_error_naming_it() {
         ),
         (
             TEX2D,
-            linear(object(Chan::F16, [4, 4, 1], 2)),
-            "half and s8 texels filter differently",
-        ),
-        (
-            TEX2D,
             TexObject {
                 address: [AddrMode::Border; 3],
-                ..linear(f32_2d.clone())
+                ..linear(object(Chan::F16, [4, 4, 1], 2))
             },
-            "border address mode",
+            "border mode of texels other than f32",
         ),
         (
-            TEX2D,
+            "mov.b32 %r1, 0; tex.a2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%r1, %f1, %f2, %f2}];",
             TexObject {
-                normalized: true,
-                ..linear(object(Chan::F32, [48, 4, 1], 2))
+                address: [AddrMode::Border; 3],
+                layers: Some(2),
+                ..linear(f32_2d.clone())
             },
-            "not a power of two",
+            "layered texture or cube map in border mode",
+        ),
+        (
+            // x = -5: in the border.
+            "mov.f32 %f1, 0fC0A00000; tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];",
+            TexObject {
+                address: [AddrMode::Border; 3],
+                border: [0.5f32.to_bits(); 4],
+                read_float: true,
+                ..object(Chan::S8, [4, 4, 1], 2)
+            },
+            "this border colour in this format",
+        ),
+        (
+            "mov.f32 %f1, 0fC0A00000; tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];",
+            TexObject {
+                address: [AddrMode::Border; 3],
+                border: [f32::NAN.to_bits(); 4],
+                read_float: true,
+                ..linear(object(Chan::U8, [4, 4, 1], 2))
+            },
+            "NaN or subnormal border colour",
+        ),
+        (
+            TEX_LEVEL,
+            mipmapped(Chan::F32, [16384, 4, 1], 3, false),
+            "more than 8192 texels",
         ),
         (
             "tex.3d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f2, %f2}];",
-            linear(object(Chan::F32, [4, 4, 4], 3)),
-            "3D texture",
+            TexObject {
+                read_float: true,
+                ..linear(object(Chan::U16, [4, 4, 4], 3))
+            },
+            "3D linear filtering of texels other than f32",
         ),
         (
             "txq.channel_order.b32 %r1, [%rd1];",

@@ -187,7 +187,7 @@ struct Site {
     level: u32,
 }
 
-/// A texel's bytes, or `None` for the border.
+/// A texel's bytes (the border colour's, as `border_texel` converts it, outside in border mode).
 fn fetch(
     cx: &Ctx<'_, '_>,
     o: &TexObject,
@@ -195,13 +195,13 @@ fn fetch(
     at_site: Site,
     lane: usize,
     ranges: &mut TexRanges,
-) -> Res<Option<[u8; 16]>> {
+) -> Res<[u8; 16]> {
     let size = o.level_size(at_site.level);
     let mut at = [0u32; 3];
     for ax in 0..usize::from(o.ndim) {
         match tx::resolve(o.address[ax], o.normalized, pos[ax], size[ax]) {
             Some(i) => at[ax] = i,
-            None => return Ok(None),
+            None => return border_texel(cx, o),
         }
     }
     let z = if o.layers.is_some() || o.cube {
@@ -215,16 +215,7 @@ fn fetch(
     read(cx, Target::Global(addr), lane, &mut buf[..n])
         .map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
     ranges.add(Target::Global(addr), n, lane);
-    Ok(Some(buf))
-}
-
-/// Channel `ch` of a fetched texel (the border colour outside).
-fn chan(o: &TexObject, t: &Option<[u8; 16]>, ch: usize) -> u32 {
-    match t {
-        Some(b) => tx::channel(o, b, ch),
-        None if ch < usize::from(o.channels) => o.border[ch],
-        None => 0,
-    }
+    Ok(buf)
 }
 
 /// A lane's coordinates before a level scales them: normalized ones (and a cube face's) are
@@ -232,23 +223,30 @@ fn chan(o: &TexObject, t: &Option<[u8; 16]>, ch: usize) -> u32 {
 struct Coords {
     c: Vec<f64>,
     normalized: bool,
+    /// A cube face's coordinates, scaled exactly (measured); other normalized coordinates are
+    /// cut to the unit's fixed point first (`texture::scale_normalized`).
+    face: bool,
 }
 
 impl Coords {
     /// The texel coordinates on level `l`.
     fn on(&self, o: &TexObject, l: u32) -> Vec<f64> {
         let size = o.level_size(l);
-        let scale = |ax: usize| {
-            if self.normalized {
-                f64::from(size[ax])
-            } else {
-                1.0
-            }
-        };
+        // The precision of x and y follows the largest size, z's its own (measured).
+        let largest = size[..usize::from(o.ndim)]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(1);
+        let precision = |ax: usize| if ax < 2 { largest } else { size[2] };
         self.c
             .iter()
             .enumerate()
-            .map(|(ax, &v)| v * scale(ax))
+            .map(|(ax, &v)| match (self.normalized, self.face) {
+                (false, _) => v,
+                (true, true) => v * f64::from(size[ax]),
+                (true, false) => tx::scale_normalized(v, size[ax], precision(ax), o.address[ax]),
+            })
             .collect()
     }
 }
@@ -269,6 +267,7 @@ fn lane_coords(
         let c = Coords {
             c: st.to_vec(),
             normalized: true,
+            face: true,
         };
         return Ok((c, Some(face)));
     }
@@ -280,7 +279,15 @@ fn lane_coords(
         })
         .collect();
     let normalized = o.normalized && cty != Type::S32;
-    Ok((Coords { c, normalized }, None))
+    let face = false;
+    Ok((
+        Coords {
+            c,
+            normalized,
+            face,
+        },
+        None,
+    ))
 }
 
 /// The level and next-level weight of a lane: `tex.level`'s lod, and for plain `tex` lod 0
@@ -328,6 +335,21 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
                 "`tld4` or integer coordinates on a mipmapped texture (not measured)",
             ));
         }
+        if o.mips.levels > 1 && o.size.iter().any(|&n| n > 8192) {
+            return Err(unsupported(
+                cx,
+                "a mipmapped texture of more than 8192 texels on an axis (whether a level's coordinate precision follows its own size or the first level's was not measured)",
+            ));
+        }
+        if o.ndim == 3
+            && o.normalized
+            && tx::fraction_bits(o.size[1]) > tx::fraction_bits(o.size[2])
+        {
+            return Err(unsupported(
+                cx,
+                "normalized coordinates on a 3D texture more than 8192 texels high and at most 8192 deep (whether z's precision follows its own size or the height's was not measured)",
+            ));
+        }
         let (spatial, layer) = split_coords(cx, g, &coords)?;
         let (raw, face) = lane_coords(cx, o, &spatial, cty, lane)?;
         let layer = face.unwrap_or_else(|| layer_of(cx, o, layer, lane));
@@ -347,7 +369,7 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
             linear(cx, o, &raw.on(o, level), site, lane, &mut ranges)?
         } else {
             let t = point(cx, o, &raw.on(o, level), site, lane, &mut ranges)?;
-            [0, 1, 2, 3].map(|ch| chan(o, &t, ch))
+            [0, 1, 2, 3].map(|ch| tx::channel(o, &t, ch))
         };
         for (e, v) in out.into_iter().enumerate() {
             set_elem(cx, 0, e, lane, u64::from(v));
@@ -373,7 +395,7 @@ fn between_levels(
     ranges: &mut TexRanges,
 ) -> Res<[u32; 4]> {
     // Each level's texels and their weights.
-    let mut taps: [Vec<([u8; 16], u32)>; 2] = [Vec::with_capacity(4), Vec::with_capacity(4)];
+    let mut taps: [Vec<([u8; 16], u32, bool)>; 2] = [Vec::with_capacity(4), Vec::with_capacity(4)];
     for (n, weight) in [(0, 256 - k), (1, k)] {
         let at = Site {
             level: site.level + n as u32,
@@ -387,38 +409,72 @@ fn between_levels(
             let w = trilinear::weights(a, b, weight);
             for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
                 let t = fetch(cx, o, [i + di, j + dj, 0], at, lane, ranges)?;
-                taps[n].push((t.unwrap_or([0; 16]), w));
+                taps[n].push((t, w, w > 0));
             }
         } else {
             let t = point(cx, o, &c, at, lane, ranges)?;
-            taps[n].push((t.unwrap_or([0; 16]), weight));
+            taps[n].push((t, weight, weight > 0));
         }
     }
+    blend_planes(cx, o, &taps, "between mipmap levels", false)
+}
+
+/// The blend of two planes of weighted texels (two mipmap levels, or a 3D texture's two z
+/// slices), as `mem::trilinear` has the unit do it: u8 texels read as normalized floats summed
+/// all together at 16 bits; f32 texels summed per plane, then the planes together. Each tap:
+/// texel, weight, and whether all its axis weights are nonzero (its footprint). A result of
+/// zero is -0 when every texel of the footprint is -0 (measured for 3D textures; between
+/// mipmap levels, `zero_sign` false, it is refused).
+fn blend_planes(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    taps: &[Vec<([u8; 16], u32, bool)>; 2],
+    what: &str,
+    zero_sign: bool,
+) -> Res<[u32; 4]> {
     let mut out = [0u32; 4];
     // Missing channels read 0.
     for (ch, v) in out.iter_mut().enumerate().take(usize::from(o.channels)) {
-        *v = if o.read_float {
+        if o.read_float {
             let widened: Vec<(i64, u32)> = taps
                 .iter()
                 .flatten()
-                .map(|(t, w)| (tx::widen16(o, t, ch).0, *w))
+                .map(|(t, w, _)| (tx::widen16(o, t, ch).0, *w))
                 .collect();
-            (trilinear::blend_u16(&widened) as f32 / 65535.0).to_bits()
-        } else {
-            let mut sums = Vec::with_capacity(2);
-            for level in &taps {
-                let texels: Vec<(f32, u32)> = level
-                    .iter()
-                    .map(|(t, w)| (f32::from_bits(tx::channel(o, t, ch)), *w))
-                    .collect();
-                if texels.iter().any(|(t, w)| *w > 0 && !t.is_finite()) {
-                    return Err(unsupported(cx, "linear filtering between mipmap levels of infinite or NaN texels (not measured)"));
-                }
-                // A level whose texels are all zero adds nothing (measured: lods between a
-                // level of zeros and one of ones read the fraction exactly).
-                sums.extend(trilinear::level_sum(&texels));
+            *v = (trilinear::blend_u16(&widened) as f32 / 65535.0).to_bits();
+            continue;
+        }
+        let value = |t: &[u8; 16]| f32::from_bits(tx::channel(o, t, ch));
+        let mut sums = Vec::with_capacity(2);
+        for plane in taps {
+            let texels: Vec<(f32, u32)> = plane.iter().map(|(t, w, _)| (value(t), *w)).collect();
+            if texels.iter().any(|(t, w)| *w > 0 && !t.is_finite()) {
+                let why =
+                    format!("linear filtering {what} of infinite or NaN texels (not measured)");
+                return Err(unsupported(cx, &why));
             }
+            // A plane whose texels are all zero adds nothing (measured: lods between a level
+            // of zeros and one of ones read the fraction exactly).
+            sums.extend(trilinear::level_sum(&texels));
+        }
+        // Zeros and subnormals (flushed) of negative sign.
+        let negative_zero = |t: f32| (t == 0.0 || t.is_subnormal()) && t.is_sign_negative();
+        let mut foot = taps
+            .iter()
+            .flatten()
+            .filter(|tap| tap.2)
+            .map(|tap| value(&tap.0));
+        *v = if !sums.is_empty() {
             trilinear::blend_f32(&sums).to_bits()
+        } else if !foot.clone().any(negative_zero) {
+            0
+        } else if !zero_sign {
+            let why = format!("linear filtering {what} of zeros, some negative (the sign of the result was not measured)");
+            return Err(unsupported(cx, &why));
+        } else if foot.all(negative_zero) {
+            (-0.0f32).to_bits()
+        } else {
+            0
         };
     }
     Ok(out)
@@ -432,7 +488,7 @@ fn point(
     site: Site,
     lane: usize,
     ranges: &mut TexRanges,
-) -> Res<Option<[u8; 16]>> {
+) -> Res<[u8; 16]> {
     let mut pos = [0i64; 3];
     for (p, &v) in pos.iter_mut().zip(c) {
         *p = tx::point_pos(v);
@@ -460,12 +516,12 @@ fn gather4(
     let mut r = [0u32; 4];
     for (e, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
         let t = fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?;
-        r[e] = chan(o, &t, comp);
+        r[e] = tx::channel(o, &t, comp);
     }
     Ok(r)
 }
 
-/// Linear filtering in 1D or 2D: f32 texels, or 8/16-bit normalized ones.
+/// Linear filtering: f32 and half texels, or 8/16-bit normalized ones.
 fn linear(
     cx: &Ctx<'_, '_>,
     o: &TexObject,
@@ -474,36 +530,112 @@ fn linear(
     lane: usize,
     ranges: &mut TexRanges,
 ) -> Res<[u32; 4]> {
+    if c.len() == 3 {
+        return linear_3d(cx, o, c, site, lane, ranges);
+    }
     let (i, k) = tx::lerp_pos(c[0]);
-    let mut texels = Vec::with_capacity(4);
-    let (weights, in_footprint): (Vec<u32>, Vec<bool>) = if c.len() == 1 {
-        for di in 0..2 {
-            texels.push(fetch(cx, o, [i + di, 0, 0], site, lane, ranges)?);
+    // Each tap: the texel, its weight, whether both its axis weights are nonzero (a NaN or
+    // infinity there reaches the result even where the weight rounds to 0).
+    let mut taps: Vec<([u8; 16], u32, bool)> = Vec::with_capacity(4);
+    if c.len() == 1 && o.address[1] != tx::AddrMode::Border {
+        for (di, w) in [(0, 256 - k), (1, k)] {
+            let t = fetch(cx, o, [i + di, 0, 0], site, lane, ranges)?;
+            taps.push((t, w, if di == 0 { k < 256 } else { k > 0 }));
         }
-        (vec![256 - k, k], vec![k < 256, k > 0])
     } else {
-        let (j, l) = tx::lerp_pos(c[1]);
-        let mut foot = Vec::with_capacity(4);
-        for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            texels.push(fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?);
+        // 2D; or 1D whose second axis is in border mode: the unit filters a 1D texture as one
+        // row of a 2D one sampled at y = 0, whose row above is then the border (measured).
+        let (j, l) = tx::lerp_pos(c.get(1).copied().unwrap_or(0.0));
+        for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)]
+            .into_iter()
+            .zip(tx::weights_2d(k, l))
+        {
+            let t = match c.len() == 1 && j + dj < 0 {
+                true => border_texel(cx, o)?,
+                false => fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?,
+            };
             let x_on = if di == 0 { k < 256 } else { k > 0 };
             let y_on = if dj == 0 { l < 256 } else { l > 0 };
-            foot.push(x_on && y_on);
+            taps.push((t, w, x_on && y_on));
         }
-        (tx::weights_2d(k, l).to_vec(), foot)
-    };
+    }
+    let texels: Vec<[u8; 16]> = taps.iter().map(|t| t.0).collect();
+    let weights: Vec<u32> = taps.iter().map(|t| t.1).collect();
+    let foot: Vec<bool> = taps.iter().map(|t| t.2).collect();
     Ok([0, 1, 2, 3].map(|ch| {
         if o.read_float {
-            // Texels are in range (border mode is refused): each one is there.
-            let vals: Vec<[u8; 16]> = texels.iter().map(|t| t.unwrap_or([0; 16])).collect();
-            return tx::blend_normalized(o, &vals, &weights, ch).to_bits();
+            tx::blend_normalized(o, &texels, &weights, ch).to_bits()
+        } else if o.chan == tx::Chan::F16 {
+            if ch >= usize::from(o.channels) {
+                return 0;
+            }
+            let vals: Vec<u16> = texels
+                .iter()
+                .map(|t| u16::from_le_bytes([t[2 * ch], t[2 * ch + 1]]))
+                .collect();
+            tx::blend_half(&vals, &weights, &foot).to_bits()
+        } else {
+            let vals: Vec<f32> = texels
+                .iter()
+                .map(|t| f32::from_bits(tx::channel(o, t, ch)))
+                .collect();
+            tx::blend(&vals, &weights, &foot).to_bits()
         }
-        let vals: Vec<f32> = texels
-            .iter()
-            .map(|t| f32::from_bits(chan(o, t, ch)))
-            .collect();
-        tx::blend(&vals, &weights, &in_footprint).to_bits()
     }))
+}
+
+/// Linear filtering of a 3D texture: its two z slices weighted as two mipmap levels are
+/// (measured on an H200: the weights, f32 and u8 blends of `mem::trilinear`, with z in the
+/// level weight's place; `scripts/probes/fit_3d.py`).
+fn linear_3d(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    c: &[f64],
+    site: Site,
+    lane: usize,
+    ranges: &mut TexRanges,
+) -> Res<[u32; 4]> {
+    let size = o.level_size(site.level);
+    // Clamp mode clamps the coordinate to the edge texels' centres first; the other modes fold
+    // the texel indices (or send them to the border) after.
+    let pos = |ax: usize| match o.address[ax] {
+        tx::AddrMode::Clamp => trilinear::position(c[ax], size[ax]),
+        _ => trilinear::position_free(c[ax]),
+    };
+    let ((i, a), (j, b), (k, z)) = (pos(0), pos(1), pos(2));
+    let mut taps: [Vec<([u8; 16], u32, bool)>; 2] = [Vec::with_capacity(4), Vec::with_capacity(4)];
+    for (n, weight) in [(0, 256 - z), (1, z)] {
+        let w = trilinear::weights(a, b, weight);
+        for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
+            let t = fetch(cx, o, [i + di, j + dj, k + n as i64], site, lane, ranges)?;
+            let on = (di == 0 || a > 0) && (dj == 0 || b > 0) && (n == 0 || z > 0);
+            taps[n].push((t, w, on));
+        }
+    }
+    blend_planes(cx, o, &taps, "of a 3D texture", true)
+}
+
+/// The border colour as a texel of the object's format: f32 texels hold it as it is; 8- and
+/// 16-bit ones read as normalized floats as the unit converts it (`texture::border_texel`;
+/// point sampling reads the converted texel too, measured). Other formats only with a zero
+/// colour (not measured).
+fn border_texel(cx: &Ctx<'_, '_>, o: &TexObject) -> Res<[u8; 16]> {
+    let mut t = [0u8; 16];
+    if o.chan == tx::Chan::F32 {
+        for (ch, bits) in o.border.iter().enumerate().take(usize::from(o.channels)) {
+            t[4 * ch..4 * ch + 4].copy_from_slice(&bits.to_le_bytes());
+        }
+        return Ok(t);
+    }
+    if o.border == [0; 4] {
+        return Ok(t);
+    }
+    tx::border_texel(o).ok_or_else(|| {
+        unsupported(
+            cx,
+            "this border colour in this format (measured: f32 texels; u8, u16 and s16 read as normalized floats, except a NaN colour and u8 colours near halfway between steps)",
+        )
+    })
 }
 
 /// `txq.query.b32 d, [h]` and `suq.query.b32 d, [h]`.
@@ -548,6 +680,12 @@ fn surface(cx: &mut Ctx<'_, '_>) -> Res<()> {
     for lane in lanes(cx.active) {
         let (h, coords) = handle_and_coords(cx, hk, lane);
         let o = object(cx, h, lane, true)?;
+        if o.mips.levels > 1 && o.size.iter().any(|&n| n > 8192) {
+            return Err(unsupported(
+                cx,
+                "a mipmapped texture of more than 8192 texels on an axis (whether a level's coordinate precision follows its own size or the first level's was not measured)",
+            ));
+        }
         let (spatial, layer) = split_coords(cx, g, &coords)?;
         let mut c = [0i64; 3];
         for (ax, opd) in spatial.iter().enumerate() {

@@ -5,22 +5,28 @@
 //!
 //! An object's texels live in a device buffer, densely, x fastest, then y, then z or the layer
 //! (a `pitch` may space the rows). Sampling, as the H100 does it:
-//! - A coordinate `c` (normalized ones times the size first) picks texel `floor(c)` (point), or
+//! - Coordinates: NaN and subnormal ones read as 0. A normalized coordinate is cut to 21 to 23
+//!   fraction bits (rounding down) and then scaled by the size (`scale_normalized`).
+//! - A coordinate `c` picks texel `floor(c)` (point), or
 //!   texels `i = floor(c - 0.5)` and `i + 1` with weight `k / 256` on the second, where
 //!   `k = round-half-up(frac(c - 0.5) * 256)` (0..=256). In 2D the four weights are
 //!   `w11 = round-half-up(k*l/256)`, `w10 = k - w11`, `w01 = l - w11`,
-//!   `w00 = 256 - k - l + w11`.
+//!   `w00 = 256 - k - l + w11`. A 1D texture is filtered as one row of a 2D one sampled at
+//!   y = 0, so the row above is the border when the second axis is in border mode.
 //! - Float texels are blended exactly as this: subnormals flushed to zero; every texel with a
 //!   nonzero weight truncated toward zero to a multiple of `2^(E - 28)`, `E` the largest binary
 //!   exponent (`frexp`) among them; the weighted sum rounded to f32 to nearest, ties away
-//!   from zero; a subnormal result flushed; a NaN texel gives `0x7FFFFFFF`.
+//!   from zero; a subnormal result flushed; a NaN texel gives `0x7FFFFFFF`. Half texels have
+//!   their own path (`blend_half`).
 //! - Address modes: clamp, wrap and mirror (normalized coordinates only: unnormalized ones
-//!   clamp), border (the border colour). Layers clamp as unsigned (a negative layer is the
-//!   last). Missing channels read as 0.
+//!   clamp), border (the border colour, converted to the texel format for normalized reads:
+//!   `border_texel`). Layers clamp as unsigned (a negative layer is the last). Missing
+//!   channels read as 0.
 //! - Unsigned/signed normalized reads divide by 2^n - 1 (f32, correctly rounded); signed ones
 //!   clamp at -1. Linear filtering of u8, u16 and s16 read as normalized floats widens texels
 //!   to 16 bits (u8: `v * 257`), sums them with the weights, rounds half up to 16 bits and
-//!   divides in f32.
+//!   divides in f32; s8 texels are summed raw and the sum scaled once (`blend_s8`).
+//! - 3D linear filtering weighs the two z slices as two mipmap levels (`mem::trilinear`).
 //!
 //! - Mipmaps (`tex.level`, measured on an H200, `scripts/probes/mip_cube_probe.cu`): level `l`
 //!   is `max(1, size >> l)` texels along each axis, its coordinates scaled by that size. The
@@ -31,11 +37,12 @@
 //! - Cube maps (`tex.cube`): six faces, sampled as 2D normalized textures on the face the
 //!   direction picks (`exec::texcube`); no filtering across face edges.
 //!
-//! Linear filtering of other formats (half, s8), of 3D textures, in border mode
-//! and with normalized coordinates over a size that is not a power of two does not follow these
-//! rules on the H100 and is not modelled: it is an `unsupported` error, never an approximation.
-//! Neither are `tex.grad`'s level, nor blends of levels outside clamp mode, of other texel
-//! formats than f32 and u8 read as normalized floats, or of 1D trilinear filtering.
+//! The rules of half, s8, 3D, border-mode and non-power-of-two filtering were measured on an
+//! H200 (`scripts/probes/tex_linear_probe.cu`, four rounds, and the `fit_*.py` scripts beside
+//! it). What was not measured is an `unsupported` error, never an approximation
+//! (`linear_unsupported`, `level_blend_unsupported`): among others `tex.grad`'s level, blends
+//! of levels outside clamp mode or of other formats than f32 and u8 read as normalized floats,
+//! and 1D trilinear filtering.
 
 use crate::ir::Type;
 
@@ -252,14 +259,47 @@ pub fn resolve(mode: AddrMode, normalized: bool, i: i64, n: u32) -> Option<u32> 
     Some(j as u32)
 }
 
-/// A coordinate in texel space (normalized ones scaled by the size). A NaN coordinate is 0.
+/// A coordinate in texel space (normalized ones scaled by the size). A NaN coordinate is 0, and
+/// so is a subnormal one (measured: -1e-40 reads texel 0 in border mode, not the border).
 pub fn texel_coord(c: f32, normalized: bool, n: u32) -> f64 {
-    let c = if c.is_nan() { 0.0 } else { f64::from(c) };
+    let c = if c.is_nan() || c.is_subnormal() {
+        0.0
+    } else {
+        f64::from(c)
+    };
     if normalized {
         c * f64::from(n)
     } else {
         c
     }
+}
+
+/// Fraction bits of a normalized coordinate whose precision follows `n` texels: 21 up to 8192
+/// texels, 22 up to 65536, 23 above (measured on an H200 for 27 sizes from 3 to 131072,
+/// `scripts/probes/fit_sizes2.py`). In 2D and 3D, x and y take the precision of the largest
+/// size, z that of its own (round four of the probe: 3 x 9000, 9000 x 3, 100 x 20000,
+/// 3 x 3 x 9000, 9000 x 3 x 3).
+pub fn fraction_bits(n: u32) -> i32 {
+    let bits = 32 - n.max(1).wrapping_sub(1).leading_zeros() as i32;
+    21 + (bits - 11).max(0) / 3
+}
+
+/// A normalized coordinate `x` (NaN and subnormals already 0) in texel space on an axis of `n`
+/// texels, as the unit computes it for point and linear filtering (measured): `x` is cut to
+/// `fraction_bits(largest)` fraction bits, rounding down, before it is scaled by the size (the
+/// precision comes from `largest`, see `fraction_bits`); exact f64 arithmetic
+/// throughout. Wrap and mirror keep the fraction of one or two periods (the same texels as
+/// folding the indices after; infinities read as 0), the other modes saturate far outside.
+pub fn scale_normalized(x: f64, n: u32, largest: u32, mode: AddrMode) -> f64 {
+    let one = f64::from(1u32 << fraction_bits(largest));
+    let xs = x * one;
+    let xf = match mode {
+        AddrMode::Wrap => xs.floor().rem_euclid(one),
+        AddrMode::Mirror => xs.floor().rem_euclid(2.0 * one),
+        AddrMode::Clamp | AddrMode::Border => xs.clamp(-4.0 * one, 4.0 * one).floor(),
+    };
+    let xf = if xf.is_nan() { 0.0 } else { xf };
+    xf * f64::from(n) / one
 }
 
 /// Beyond any texture on either side (sizes are below 2^17).
@@ -333,7 +373,14 @@ pub fn blend(texels: &[f32], weights: &[u32], in_footprint: &[bool]) -> f32 {
     }
     let terms = &terms[..n];
     if terms.iter().all(|(t, _)| *t == 0.0) {
-        let all_neg = terms.iter().all(|(t, _)| t.is_sign_negative());
+        // -0 only when every texel of the footprint is (flushed to) -0, those of weight 0
+        // included (measured: a footprint texel of weight 0 holding -1e9 makes it +0).
+        let negative_zero = |t: f32| t == 0.0 || t.is_subnormal();
+        let all_neg = texels
+            .iter()
+            .zip(in_footprint)
+            .filter(|(_, &p)| p)
+            .all(|(&t, _)| negative_zero(t) && t.is_sign_negative());
         return if all_neg { -0.0 } else { 0.0 };
     }
     // Exponent of the largest texel, as frexp gives it (value = m * 2^e, 0.5 <= |m| < 1).
@@ -469,6 +516,12 @@ pub fn widen16(obj: &TexObject, texel: &[u8], ch: usize) -> (i64, f32) {
 /// (measured): the texels widened to 16 bits, summed with the integer weights, rounded to a
 /// 16-bit value (half up), divided in f32 and clamped at -1.
 pub fn blend_normalized(obj: &TexObject, texels: &[[u8; 16]], weights: &[u32], ch: usize) -> f32 {
+    if obj.chan == Chan::S8 {
+        if ch >= usize::from(obj.channels) {
+            return 0.0;
+        }
+        return blend_s8(texels, weights, ch);
+    }
     let mut acc: i64 = 0;
     let mut den = 1.0;
     for (t, &w) in texels.iter().zip(weights) {
@@ -478,6 +531,136 @@ pub fn blend_normalized(obj: &TexObject, texels: &[[u8; 16]], weights: &[u32], c
     }
     let q = (acc + 128).div_euclid(256);
     (q as f32 / den).max(-1.0)
+}
+
+/// Linear filtering of s8 texels read as normalized floats (measured on an H200, every pair of
+/// values at random weights, `scripts/probes/fit_s8.py`): the raw values are blended, and the
+/// sum `p` (of 256ths) converted once, `q = floor((258 p + 32 floor(p / 4096) + 128) / 256)`,
+/// divided by 32767 in f32 and clamped at -1. Widening each texel first (as u8 is) misses 19%.
+fn blend_s8(texels: &[[u8; 16]], weights: &[u32], ch: usize) -> f32 {
+    let p: i64 = texels
+        .iter()
+        .zip(weights)
+        .map(|(t, &w)| i64::from(t[ch] as i8) * i64::from(w))
+        .sum();
+    let q = (258 * p + ((p >> 12) << 5) + 128) >> 8;
+    (q as f32 / 32767.0).max(-1.0)
+}
+
+/// The blend of half texels (raw bits) with integer weights summing to 256, as an H200 computes
+/// it (measured: 1,048,576 1D and 262,144 2D samples of random halves with every class, and
+/// 4,662 chosen pairs; `scripts/probes/fit_half.py`, `fit_round2.py`). Its own fixed-point
+/// path: each texel of nonzero weight an integer multiple of 2^-24 (subnormals kept), truncated
+/// toward zero to 15 significant bits of the largest; the weighted sum rounded to a half (11
+/// bits, none finer than 2^-24), ties away from zero, with the sum's sign. A NaN in the
+/// footprint, or infinities of both signs, give the half NaN 0x7FFF; equal infinities
+/// themselves. A sum of exactly zero is -0 when every texel of nonzero weight is -0, else +0.
+pub fn blend_half(texels: &[u16], weights: &[u32], in_footprint: &[bool]) -> f32 {
+    let nan = f32::from_bits(0x7FFF_E000);
+    let foot: Vec<u16> = texels
+        .iter()
+        .zip(in_footprint)
+        .filter(|(_, &p)| p)
+        .map(|(&h, _)| h)
+        .collect();
+    if foot.iter().any(|&h| h & 0x7fff > 0x7c00) {
+        return nan;
+    }
+    let mut infs = foot.iter().filter(|&&h| h & 0x7fff == 0x7c00);
+    if let Some(&first) = infs.next() {
+        return match infs.all(|&h| h == first) {
+            true => half::f16::from_bits(first).to_f32(),
+            false => nan,
+        };
+    }
+    let fixed = |h: u16| -> i64 {
+        let (e, m) = ((h >> 10) & 0x1f, i64::from(h & 0x3ff));
+        let mag = if e == 0 { m } else { (m | 1024) << (e - 1) };
+        if h & 0x8000 != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    let weighted: Vec<(i64, i64, u16)> = texels
+        .iter()
+        .zip(weights)
+        .filter(|(_, &w)| w > 0)
+        .map(|(&h, &w)| (fixed(h), i64::from(w), h))
+        .collect();
+    let bits = weighted
+        .iter()
+        .map(|(m, ..)| 64 - m.unsigned_abs().leading_zeros())
+        .max()
+        .unwrap_or(0);
+    let drop = bits.saturating_sub(15);
+    let s: i64 = weighted
+        .iter()
+        .map(|&(m, w, _)| w * m.signum() * ((m.unsigned_abs() >> drop << drop) as i64))
+        .sum();
+    if s == 0 {
+        let all_negative_zero = weighted.iter().all(|&(.., h)| h == 0x8000);
+        return if all_negative_zero { -0.0 } else { 0.0 };
+    }
+    // |s| * 2^-32 to 11 significant bits, the last of them no finer than 2^-24: the shift is
+    // at least 8.
+    let mag = s.unsigned_abs();
+    let lsb = (64 - mag.leading_zeros() as i32 - 32 - 11).max(-24);
+    let shift = lsb + 32;
+    let q = (mag + (1 << (shift - 1))) >> shift;
+    let v = (q as f64 * 2f64.powi(lsb)) as f32;
+    if s < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// The border colour as a texel of this object's format, for objects read as normalized floats
+/// (measured on an H200, 288 colours, `scripts/probes/fit_round2.py`): each channel's magnitude,
+/// at most 1, truncated to `n` fraction bits, then to the nearest of `max` steps, ties down;
+/// negative colours read 0 (unsigned formats) or the negated step (s16). Point sampling and
+/// linear filtering both read this texel. `None` where that is not measured: other formats, a
+/// NaN colour, and u8 colours where the bits kept (10 to 17 fit the data) would matter.
+pub fn border_texel(obj: &TexObject) -> Option<[u8; 16]> {
+    let (bits, max): (&[u32], u64) = match obj.chan {
+        Chan::U8 => (&[10, 11, 12, 13, 14, 15, 16, 17], 255),
+        Chan::U16 => (&[20], 65535),
+        Chan::S16 => (&[19], 32767),
+        _ => return None,
+    };
+    if !obj.read_float {
+        return None;
+    }
+    let bytes = obj.chan.bytes();
+    let mut t = [0u8; 16];
+    for (ch, &b) in obj
+        .border
+        .iter()
+        .enumerate()
+        .take(usize::from(obj.channels))
+    {
+        let c = f32::from_bits(b);
+        if c.is_nan() {
+            return None;
+        }
+        let a = f64::from(c.abs().min(1.0));
+        let step = |n: u32| {
+            let f = (a * f64::from(1u32 << n)).floor() as u64;
+            (f * max + (1 << (n - 1)) - 1) >> n
+        };
+        let q = step(bits[0]);
+        if bits.iter().any(|&n| step(n) != q) {
+            return None;
+        }
+        let v: i64 = match (c.is_sign_negative(), obj.chan) {
+            (true, Chan::S16) => -(q as i64),
+            (true, _) => 0,
+            (false, _) => q as i64,
+        };
+        t[ch * bytes..(ch + 1) * bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+    }
+    Some(t)
 }
 
 /// Why linear filtering between the mipmap levels of this object (with `spatial` coordinates)
@@ -500,22 +683,38 @@ pub fn level_blend_unsupported(obj: &TexObject, spatial: usize) -> Option<&'stat
 
 /// Why linear filtering of this object is not modelled, if it is not.
 pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static str> {
-    let normalized16 = obj.read_float && matches!(obj.chan, Chan::U8 | Chan::U16 | Chan::S16);
-    if obj.chan != Chan::F32 && !normalized16 {
-        return Some(
-            "linear filtering of texels that are not 32-bit floats or u8/u16/s16 read as normalized floats (half and s8 texels filter differently on the H100)",
-        );
+    let normalized8or16 =
+        obj.read_float && matches!(obj.chan, Chan::U8 | Chan::S8 | Chan::U16 | Chan::S16);
+    if !matches!(obj.chan, Chan::F32 | Chan::F16) && !normalized8or16 {
+        return Some("linear filtering of texels that are not floats or 8/16-bit integers read as normalized floats");
     }
-    if spatial == 3 {
-        return Some("linear filtering of a 3D texture");
+    // What the 3D and border measurements covered: f32 texels and u8 read as normalized floats.
+    let f32_or_u8 = obj.chan == Chan::F32 || obj.read_float && obj.chan == Chan::U8;
+    let modes = &obj.address[..spatial];
+    if spatial == 3 && !f32_or_u8 {
+        return Some("3D linear filtering of texels other than f32 and u8 read as normalized floats (not measured)");
     }
-    if obj.address[..spatial].contains(&AddrMode::Border) {
-        return Some("linear filtering in border address mode");
-    }
-    if obj.normalized && obj.size[..spatial].iter().any(|n| !n.is_power_of_two()) {
-        return Some(
-            "linear filtering with normalized coordinates over a size that is not a power of two",
-        );
+    // A 1D texture is filtered as one row of a 2D one, whose second axis's mode decides
+    // whether the row above is the border (measured).
+    let row_border = spatial == 1 && obj.address[1] == AddrMode::Border;
+    if modes.contains(&AddrMode::Border) || row_border {
+        if obj.layers.is_some() || obj.cube {
+            return Some(
+                "linear filtering of a layered texture or cube map in border mode (not measured)",
+            );
+        }
+        if !f32_or_u8 {
+            return Some("linear filtering in border mode of texels other than f32 and u8 read as normalized floats (not measured)");
+        }
+        let odd = |&b: &u32| {
+            let c = f32::from_bits(b);
+            !c.is_finite() || c.is_subnormal()
+        };
+        if obj.border[..usize::from(obj.channels)].iter().any(odd) {
+            return Some(
+                "linear filtering with an infinite, NaN or subnormal border colour (not measured)",
+            );
+        }
     }
     None
 }
@@ -633,5 +832,111 @@ mod tests {
         assert_eq!(resolve(AddrMode::Wrap, true, -1, 4), Some(3));
         assert_eq!(resolve(AddrMode::Wrap, false, -1, 4), Some(0));
         assert_eq!(resolve(AddrMode::Border, true, 4, 4), None);
+    }
+
+    #[test]
+    fn normalized_coordinates_are_cut_to_fixed_point() {
+        for (n, bits) in [
+            (3, 21),
+            (8192, 21),
+            (8193, 22),
+            (65536, 22),
+            (65537, 23),
+            (131072, 23),
+        ] {
+            assert_eq!(fraction_bits(n), bits, "{n}");
+        }
+        // Measured class (probe p2_clamp_7): the f32 above 1/7 times 7 is above 1, but cut to 21
+        // bits first it is below: point sampling reads texel 0.
+        let x = f64::from(1.0f32 / 7.0);
+        assert!(x * 7.0 >= 1.0);
+        assert!(scale_normalized(x, 7, 7, AddrMode::Clamp) < 1.0);
+        // Over a power of two up to 4096 the cut changes no texel and no weight.
+        let c = scale_normalized(x, 4096, 4096, AddrMode::Clamp);
+        assert_eq!(lerp_pos(c), lerp_pos(x * 4096.0));
+        assert_eq!(point_pos(c), point_pos(x * 4096.0));
+        assert_eq!(scale_normalized(-0.25, 4, 4, AddrMode::Wrap), 3.0);
+        assert_eq!(scale_normalized(f64::INFINITY, 7, 7, AddrMode::Wrap), 0.0);
+        assert_eq!(
+            scale_normalized(f64::NEG_INFINITY, 7, 7, AddrMode::Clamp),
+            -28.0
+        );
+    }
+
+    #[test]
+    fn half_texels_blend_in_their_own_fixed_point() {
+        let all = [true; 2];
+        // Measured (probe h1): a tiny negative sum keeps its sign.
+        assert_eq!(
+            blend_half(&[0x0305, 0x8277], &[115, 141], &all).to_bits(),
+            0x8000_0000
+        );
+        // Measured (probe h3): opposite infinities, cancellation, negative zeros.
+        assert_eq!(
+            blend_half(&[0x7c00, 0xfc00], &[128, 128], &all).to_bits(),
+            0x7FFF_E000
+        );
+        assert_eq!(
+            blend_half(&[0x3c00, 0xbc00], &[128, 128], &all).to_bits(),
+            0
+        );
+        assert_eq!(
+            blend_half(&[0x8000, 0x8000], &[128, 128], &all).to_bits(),
+            0x8000_0000
+        );
+        // A whole weight returns the texel, subnormals included.
+        assert_eq!(
+            blend_half(&[0x0001, 0x3c00], &[256, 0], &all),
+            2f32.powi(-24)
+        );
+        // 1 and 2 halfway: 1.5 exactly.
+        assert_eq!(blend_half(&[0x3c00, 0x4000], &[128, 128], &all), 1.5);
+    }
+
+    #[test]
+    fn s8_texels_blend_before_they_are_converted() {
+        let t = |v: i8| {
+            let mut x = [0u8; 16];
+            x[0] = v as u8;
+            x
+        };
+        let one = |v: i8| blend_s8(&[t(v), t(0)], &[256, 0], 0);
+        // Measured: 1 reads 258/32767 (not 1/127), 64 reads 16513/32767, -65 -16771/32767.
+        assert_eq!(one(1), 258.0 / 32767.0);
+        assert_eq!(one(64), 16513.0 / 32767.0);
+        assert_eq!(one(-65), -16771.0 / 32767.0);
+        assert_eq!(one(-128), -1.0);
+    }
+
+    #[test]
+    fn border_colours_become_texels_of_the_format() {
+        let o = |chan: Chan, c: f32| TexObject {
+            surface: false,
+            base: 0,
+            chan,
+            channels: 1,
+            size: [2, 1, 1],
+            ndim: 1,
+            layers: None,
+            pitch: 2,
+            linear: true,
+            normalized: false,
+            address: [AddrMode::Border; 3],
+            read_float: true,
+            border: [c.to_bits(); 4],
+            cube: false,
+            mips: Mips::NONE,
+        };
+        let v = |chan: Chan, c: f32| {
+            border_texel(&o(chan, c)).map(|t| i16::from_le_bytes([t[0], t[1]]))
+        };
+        // Measured (bc_colours): ties go down; the colour is cut before it is rounded.
+        assert_eq!(v(Chan::U8, 0.5).map(|x| x & 0xff), Some(127));
+        assert_eq!(v(Chan::U16, 0.5), Some(32767));
+        assert_eq!(v(Chan::S16, -0.5), Some(-16383));
+        assert_eq!(v(Chan::U16, 0.001), Some(65));
+        assert_eq!(v(Chan::U8, -1.0).map(|x| x & 0xff), Some(0));
+        assert_eq!(v(Chan::U8, f32::NAN), None);
+        assert_eq!(v(Chan::F16, 0.5), None);
     }
 }
