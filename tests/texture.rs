@@ -134,9 +134,25 @@ fn what_is_not_modelled_is_an_error_naming_it() {
     };
     let cases: Vec<(&str, TexObject, &str)> = vec![
         (
-            "tex.grad.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}], {%f1, %f2}, {%f1, %f2};",
+            "tex.grad.3d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f2, %f2}], {%f1, %f2, %f2, %f2}, {%f1, %f2, %f2, %f2};",
             mipmapped(Chan::F32, [4, 4, 1], 3, false),
-            "`.grad`",
+            "`.grad` on `.3d`",
+        ),
+        (
+            "tld4.r.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];",
+            TexObject {
+                normalized: true,
+                ..object(Chan::F32, [5, 4, 1], 2)
+            },
+            "`tld4` with normalized coordinates",
+        ),
+        (
+            TEX_LEVEL,
+            TexObject {
+                address: [AddrMode::Border; 3],
+                ..linear(mipmapped(Chan::F32, [4, 4, 1], 3, false))
+            },
+            "mipmapped texture in border mode",
         ),
         (
             TEX_LEVEL,
@@ -439,4 +455,26 @@ fn launch_checks_refuse_unmeasured_mipmap_and_cube_settings() {
     let (cube, texels) = spec(1, 0.0, true, true).build().unwrap();
     assert!(cube.cube);
     assert_eq!(texels, 6 * 64);
+}
+
+#[test]
+fn unnormalized_3d_wrap_and_mirror_filter_as_clamp() {
+    // Unnormalized coordinates clamp in wrap and mirror modes (measured in 1D and 2D): in 3D
+    // that includes clamping the coordinate before its fraction is taken.
+    // x = -0.25 (a fraction of 64 unclamped, 0 clamped), y = 0.5 + 1/256, z = 0.5 + 129/256:
+    // there the y split of the upper z slice (weight 129, the larger texels) differs by one.
+    let tex3d = "mov.f32 %f1, 0fBE800000; mov.f32 %f2, 0f3F010000; mov.f32 %f7, 0f3F808000; tex.3d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2, %f7, %f7}];";
+    let out = |mode: AddrMode| {
+        let o = TexObject {
+            linear: true,
+            address: [mode; 3],
+            ..object(Chan::F32, [4, 4, 4], 3)
+        };
+        let r = run(tex3d, o, 1, false);
+        assert_eq!(r.status(), "ok", "{:?}", r.diagnostics());
+        r.buffer("out").unwrap()[..16].to_vec()
+    };
+    let clamp = out(AddrMode::Clamp);
+    assert_eq!(out(AddrMode::Wrap), clamp);
+    assert_eq!(out(AddrMode::Mirror), clamp);
 }

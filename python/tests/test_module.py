@@ -128,7 +128,7 @@ def test_an_unsupported_instruction_is_an_error_naming_it():
     .reg .b32 %r<2>;
     .reg .f32 %f<2>;
     .reg .b64 %rd<2>;
-    tex.grad.2d.v4.s32.f32 {%r1, %r1, %r1, %r1}, [%rd1, {%f1, %f1}], {%f1, %f1}, {%f1, %f1};
+    tex.grad.3d.v4.s32.f32 {%r1, %r1, %r1, %r1}, [%rd1, {%f1, %f1, %f1, %f1}], {%f1, %f1, %f1, %f1}, {%f1, %f1, %f1, %f1};
     ret;
 }
 """

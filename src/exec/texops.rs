@@ -16,6 +16,7 @@ use super::shown::Ranges;
 use crate::ir::mods::{Oob, SubOp};
 use crate::ir::texture::Geom;
 use crate::ir::{Op, Operand, Symbol, Type};
+use crate::mem::gradlod;
 use crate::mem::texture::{self as tx, TexObject};
 use crate::mem::trilinear;
 
@@ -290,19 +291,24 @@ fn lane_coords(
     ))
 }
 
-/// The level and next-level weight of a lane: `tex.level`'s lod, and for plain `tex` lod 0
+/// The level and next-level weight of a lane: `tex.level`'s lod, `tex.grad`'s from the
+/// gradients (`mem::gradlod`, scaled by the first level's size), and for plain `tex` lod 0
 /// without the bias (measured: a bias of 2.3 still reads level 0, a minimum of 1.5 reads 1.5).
 /// A texture without levels reads level 0 at any lod (measured).
 fn lane_level(cx: &Ctx<'_, '_>, o: &TexObject, lane: usize) -> (u32, u32) {
-    match cx
-        .ops
-        .get(2)
-        .filter(|_| cx.ins.mods.sub == Some(SubOp::Level))
-    {
-        Some(op) => o
-            .mips
-            .select(f32::from_bits(cx.value(op, lane, Type::F32) as u32)),
-        None => tx::Mips { bias: 0, ..o.mips }.select(0.0),
+    match cx.ins.mods.sub {
+        Some(SubOp::Level) => {
+            let lod = cx.ops.get(2).map_or(0, |op| cx.value(op, lane, Type::F32));
+            o.mips.select(f32::from_bits(lod as u32))
+        }
+        Some(SubOp::Grad) => {
+            let g = |k: usize, e: usize| f32::from_bits(get_elem(cx, k, e, lane, Type::F32) as u32);
+            // A 1D gradient has no y component.
+            let y = |k: usize| if o.ndim == 1 { 0.0 } else { g(k, 1) };
+            let lod = gradlod::grad_lod([g(2, 0), y(2)], [g(3, 0), y(3)], [o.size[0], o.size[1]]);
+            o.mips.select_fixed(lod)
+        }
+        _ => tx::Mips { bias: 0, ..o.mips }.select(0.0),
     }
 }
 
@@ -343,6 +349,7 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
         }
         if o.ndim == 3
             && o.normalized
+            && cty == Type::F32
             && tx::fraction_bits(o.size[1]) > tx::fraction_bits(o.size[2])
         {
             return Err(unsupported(
@@ -356,6 +363,9 @@ fn sample(cx: &mut Ctx<'_, '_>) -> Res<()> {
         let (level, k) = lane_level(cx, o, lane);
         let site = Site { layer, level };
         let out: [u32; 4] = if gather {
+            if let Some(why) = tx::gather_unsupported(o) {
+                return Err(unsupported(cx, why));
+            }
             gather4(cx, o, &raw.on(o, 0), site, lane, &mut ranges)?
         } else if k > 0 {
             if let Some(why) = tx::level_blend_unsupported(o, raw.c.len()) {
@@ -409,7 +419,8 @@ fn between_levels(
             let w = trilinear::weights(a, b, weight);
             for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
                 let t = fetch(cx, o, [i + di, j + dj, 0], at, lane, ranges)?;
-                taps[n].push((t, w, w > 0));
+                let on = (di == 0 || a > 0) && (dj == 0 || b > 0) && weight > 0;
+                taps[n].push((t, w, on));
             }
         } else {
             let t = point(cx, o, &c, at, lane, ranges)?;
@@ -448,7 +459,9 @@ fn blend_planes(
         let mut sums = Vec::with_capacity(2);
         for plane in taps {
             let texels: Vec<(f32, u32)> = plane.iter().map(|(t, w, _)| (value(t), *w)).collect();
-            if texels.iter().any(|(t, w)| *w > 0 && !t.is_finite()) {
+            // An infinity or NaN of the footprint reaches the result even at weight 0 (as
+            // measured in 2D); not measured here.
+            if plane.iter().any(|(t, _, on)| *on && !value(t).is_finite()) {
                 let why =
                     format!("linear filtering {what} of infinite or NaN texels (not measured)");
                 return Err(unsupported(cx, &why));
@@ -598,8 +611,11 @@ fn linear_3d(
     let size = o.level_size(site.level);
     // Clamp mode clamps the coordinate to the edge texels' centres first; the other modes fold
     // the texel indices (or send them to the border) after.
-    let pos = |ax: usize| match o.address[ax] {
-        tx::AddrMode::Clamp => trilinear::position(c[ax], size[ax]),
+    // Unnormalized coordinates clamp in wrap and mirror modes too (`texture::resolve`).
+    let pos = |ax: usize| match (o.address[ax], o.normalized) {
+        (tx::AddrMode::Clamp, _) | (tx::AddrMode::Wrap | tx::AddrMode::Mirror, false) => {
+            trilinear::position(c[ax], size[ax])
+        }
         _ => trilinear::position_free(c[ax]),
     };
     let ((i, a), (j, b), (k, z)) = (pos(0), pos(1), pos(2));
@@ -680,12 +696,6 @@ fn surface(cx: &mut Ctx<'_, '_>) -> Res<()> {
     for lane in lanes(cx.active) {
         let (h, coords) = handle_and_coords(cx, hk, lane);
         let o = object(cx, h, lane, true)?;
-        if o.mips.levels > 1 && o.size.iter().any(|&n| n > 8192) {
-            return Err(unsupported(
-                cx,
-                "a mipmapped texture of more than 8192 texels on an axis (whether a level's coordinate precision follows its own size or the first level's was not measured)",
-            ));
-        }
         let (spatial, layer) = split_coords(cx, g, &coords)?;
         let mut c = [0i64; 3];
         for (ax, opd) in spatial.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! its sampler state (what CUDA's `cudaTextureObject_t` and `cudaSurfaceObject_t` are).
 //!
 //! [`form`] settles what ptxrun executes from the modifiers alone, so a form it does not run is
-//! known before the run: `.grad`, `.level` beyond 1D and 2D, layered cube maps and multisample
+//! known before the run: `.grad` and `.level` beyond 1D and 2D, layered cube maps and multisample
 //! geometries,
 //! `tex`'s offset and depth-compare operands, formatted surface stores (`.p`), and the queries
 //! an H100's driver refuses to load (every `txq`/`suq` query but `width`, `height` and `depth`:
@@ -26,15 +26,17 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<Option<SubOp>, FormError> {
         Op::Txq | Op::Suq => query(m).map(Some),
         Op::Tex | Op::Tld4 => {
             let g = geom(m)?;
-            if m.sub == Some(SubOp::Grad) {
-                return Err("`.grad` (the level from gradients) is not modelled yet: its arithmetic is fitted on one texture size only (scripts/probes/grad_lod_model.py)".into());
-            }
             let level = m.sub == Some(SubOp::Level);
-            if level && !matches!(g, Geom::D1 | Geom::D2) {
+            let grad = m.sub == Some(SubOp::Grad);
+            if (level || grad) && !matches!(g, Geom::D1 | Geom::D2) {
                 return Err(format!(
-                    "`.level` on `.{}` textures is not modelled (1D and 2D mipmaps are)",
+                    "`.{}` on `.{}` textures is not modelled (1D and 2D mipmaps are)",
+                    if grad { "grad" } else { "level" },
                     g.name()
                 ));
+            }
+            if grad && nops != 4 {
+                return Err("`.grad` takes the two gradient vectors".into());
             }
             if !matches!(
                 g,
@@ -45,14 +47,14 @@ pub fn form(op: Op, m: &Mods, nops: usize) -> Result<Option<SubOp>, FormError> {
             if op == Op::Tld4 && !matches!(g, Geom::D2 | Geom::A2d) {
                 return Err("`tld4` gathers from 2D textures only".into());
             }
-            if nops > 2 + usize::from(level) {
+            if nops > 2 + usize::from(level) + 2 * usize::from(grad) {
                 return Err("the offset and depth-compare operands are not modelled".into());
             }
             if level && nops < 3 {
                 return Err("`.level` takes the level operand".into());
             }
-            if (level || g == Geom::Cube) && m.types[1] != Some(Type::F32) {
-                return Err("`.level` and `.cube` take `.f32` coordinates".into());
+            if (level || grad || g == Geom::Cube) && m.types[1] != Some(Type::F32) {
+                return Err("`.level`, `.grad` and `.cube` take `.f32` coordinates".into());
             }
             if m.vec != 4 {
                 return Err("only the `.v4` result form is modelled".into());

@@ -129,6 +129,10 @@ impl TexSpec<'_> {
         if let Some(d) = dims.iter().find(|&&d| d == 0 || d > MAX_SIZE) {
             return Err(format!(".dims: {d} is not 1 to {MAX_SIZE}"));
         }
+        // CUDA's 3D arrays (cudaDeviceProp::maxTexture3D on Hopper).
+        if dims.len() == 3 && dims.iter().any(|&d| d > 16384) {
+            return Err(".dims: a 3D texture or surface is at most 16384 on each axis".into());
+        }
         let layers = self.layers;
         if layers == Some(0) || layers.is_some_and(|l| l > 2048) {
             return Err(".layers: 1 to 2048".into());
@@ -239,6 +243,9 @@ impl TexSpec<'_> {
                     return Err(".resource: a linear resource is 1D".into());
                 }
                 o.address = [AddrMode::Border; 3];
+                if o.linear {
+                    return Err(".filter: a linear resource is read by `tex1Dfetch`, which does not filter (use `point`)".into());
+                }
             }
             r => return Err(format!(".resource: `array` or `linear`, not `{r}`")),
         }

@@ -12,12 +12,14 @@
 //! makes such addresses; generic addresses carry them inside the shared window.
 //!
 //! The asynchronous copy engine is `copy.rs`, the mbarrier object `mbarrier.rs`, the CUDA tensor
-//! map `tensormap.rs`, texture and surface objects and their sampling arithmetic `texture.rs`,
+//! map `tensormap.rs`, texture and surface objects and their sampling arithmetic `texture.rs`
+//! (blends of two planes `trilinear.rs`, `tex.grad`'s level `gradlod.rs`),
 //! and read-modify-write arithmetic `reduce.rs`; the happens-before checker's
 //! vector clocks are `hb.rs` and its shadow memory `shadow.rs`.
 
 pub mod budget;
 pub mod copy;
+pub mod gradlod;
 pub mod hb;
 pub mod im2col;
 pub mod local;

@@ -40,9 +40,9 @@
 //! The rules of half, s8, 3D, border-mode and non-power-of-two filtering were measured on an
 //! H200 (`scripts/probes/tex_linear_probe.cu`, four rounds, and the `fit_*.py` scripts beside
 //! it). What was not measured is an `unsupported` error, never an approximation
-//! (`linear_unsupported`, `level_blend_unsupported`): among others `tex.grad`'s level, blends
+//! (`linear_unsupported`, `level_blend_unsupported`, `gather_unsupported`): among others blends
 //! of levels outside clamp mode or of other formats than f32 and u8 read as normalized floats,
-//! and 1D trilinear filtering.
+//! and 1D trilinear filtering. `tex.grad`'s level is `mem::gradlod`.
 
 use crate::ir::Type;
 
@@ -138,9 +138,16 @@ impl Mips {
         } else {
             f64::from(lod).clamp(-1e7, 1e7)
         };
+        self.select_fixed((l * 256.0).floor() as i64)
+    }
+
+    /// [`Mips::select`] of a lod already in 1/256 of a level (`tex.grad`'s, measured:
+    /// `mem::gradlod`); `i64::MIN` and `i64::MAX` are the infinities.
+    pub fn select_fixed(&self, lod256: i64) -> (u32, u32) {
         // Never past the last level (the launch refuses a minimum beyond it).
         let top = self.max.min(self.levels.saturating_sub(1) * 256);
-        let q = ((l * 256.0).floor() as i64 + i64::from(self.bias))
+        let q = lod256
+            .saturating_add(i64::from(self.bias))
             .clamp(i64::from(self.min.min(top)), i64::from(top)) as u32;
         if self.linear {
             (q >> 8, q & 255)
@@ -621,7 +628,8 @@ pub fn blend_half(texels: &[u16], weights: &[u32], in_footprint: &[bool]) -> f32
 /// at most 1, truncated to `n` fraction bits, then to the nearest of `max` steps, ties down;
 /// negative colours read 0 (unsigned formats) or the negated step (s16). Point sampling and
 /// linear filtering both read this texel. `None` where that is not measured: other formats, a
-/// NaN colour, and u8 colours where the bits kept (10 to 17 fit the data) would matter.
+/// NaN or infinite colour, and u8 colours where the bits kept (10 to 17 fit the data) would
+/// matter.
 pub fn border_texel(obj: &TexObject) -> Option<[u8; 16]> {
     let (bits, max): (&[u32], u64) = match obj.chan {
         Chan::U8 => (&[10, 11, 12, 13, 14, 15, 16, 17], 255),
@@ -641,8 +649,12 @@ pub fn border_texel(obj: &TexObject) -> Option<[u8; 16]> {
         .take(usize::from(obj.channels))
     {
         let c = f32::from_bits(b);
-        if c.is_nan() {
+        if !c.is_finite() {
             return None;
+        }
+        if c.is_sign_negative() && obj.chan != Chan::S16 {
+            // Unsigned formats read 0 for any negative colour.
+            continue;
         }
         let a = f64::from(c.abs().min(1.0));
         let step = |n: u32| {
@@ -653,10 +665,10 @@ pub fn border_texel(obj: &TexObject) -> Option<[u8; 16]> {
         if bits.iter().any(|&n| step(n) != q) {
             return None;
         }
-        let v: i64 = match (c.is_sign_negative(), obj.chan) {
-            (true, Chan::S16) => -(q as i64),
-            (true, _) => 0,
-            (false, _) => q as i64,
+        let v = if c.is_sign_negative() {
+            -(q as i64)
+        } else {
+            q as i64
         };
         t[ch * bytes..(ch + 1) * bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
     }
@@ -681,6 +693,20 @@ pub fn level_blend_unsupported(obj: &TexObject, spatial: usize) -> Option<&'stat
     None
 }
 
+/// Why `tld4` on this object is not modelled, if it is not: gathers were measured with
+/// normalized coordinates over powers of two up to 4096 only (where the coordinate's cut to
+/// fixed point changes nothing) and with f32 border colours.
+pub fn gather_unsupported(obj: &TexObject) -> Option<&'static str> {
+    let beyond_exact = |n: &u32| !n.is_power_of_two() || *n > 4096;
+    if obj.normalized && obj.size[..usize::from(obj.ndim)].iter().any(beyond_exact) {
+        return Some("`tld4` with normalized coordinates over a size that is not a power of two up to 4096 (not measured)");
+    }
+    if obj.chan != Chan::F32 && obj.border != [0; 4] && obj.address.contains(&AddrMode::Border) {
+        return Some("`tld4` of a border colour in another format than f32 (not measured)");
+    }
+    None
+}
+
 /// Why linear filtering of this object is not modelled, if it is not.
 pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static str> {
     let normalized8or16 =
@@ -691,6 +717,10 @@ pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static st
     // What the 3D and border measurements covered: f32 texels and u8 read as normalized floats.
     let f32_or_u8 = obj.chan == Chan::F32 || obj.read_float && obj.chan == Chan::U8;
     let modes = &obj.address[..spatial];
+    let beyond_exact = |n: &u32| !n.is_power_of_two() || *n > 4096;
+    if obj.normalized && obj.layers.is_some() && obj.size[..spatial].iter().any(beyond_exact) {
+        return Some("linear filtering of a layered texture with normalized coordinates over a size that is not a power of two up to 4096 (the unit's coordinate precision was not measured on layered textures)");
+    }
     if spatial == 3 && !f32_or_u8 {
         return Some("3D linear filtering of texels other than f32 and u8 read as normalized floats (not measured)");
     }
@@ -698,6 +728,9 @@ pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static st
     // whether the row above is the border (measured).
     let row_border = spatial == 1 && obj.address[1] == AddrMode::Border;
     if modes.contains(&AddrMode::Border) || row_border {
+        if obj.mips.levels > 1 {
+            return Some("linear filtering of a mipmapped texture in border mode (not measured)");
+        }
         if obj.layers.is_some() || obj.cube {
             return Some(
                 "linear filtering of a layered texture or cube map in border mode (not measured)",
