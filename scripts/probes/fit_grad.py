@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bit-exact model of the H200 `tex.grad` level of detail (tex1DGrad / tex2DGrad), fitted to the
 sets of scripts/probes/grad_probe.cu:   scripts/probes/fit_grad.py [PROBE_DIR=/work/probe_grad]
-Generalises grad_lod_model.py (64x32 only) to any size, 1D, bias, clamps and special values.
+Generalises an earlier fit (64x32 only, from mip_cube_probe.cu's grad sets) to any size, 1D, bias, clamps and special values.
 Prints, per set, how many results differ bitwise (f32) from the model.
 
 The rule (every value below is exact; float64 is only a carrier, all operations on it are exact
@@ -17,7 +17,7 @@ or provably cannot change the result, see notes):
       m's last bit), summed, then rounded UP to an integer: vu = ceil(sum / 8);
       then truncated to 10 significant bits (vu in 1024..2047 -> clear bit 0).
       Scaled value = vu * 2^(e - 9 + eS).  (Power-of-two S: exactly t9(g)*S.)
- 2. The footprint (grad_lod_model.py, unchanged): with ax, ay, bx, by the scaled dPdx.x, dPdx.y,
+ 2. The footprint (as the 64x32 fit found it): with ax, ay, bx, by the scaled dPdx.x, dPdx.y,
     dPdy.x, dPdy.y, v = max of
       max(|ax|,|ay|) + mul(min(|ax|,|ay|), 11/32, +4/32 ulp), same for (bx,by),
       and for s = +1, -1: X = sadd(ax, s*bx), Y = sadd(ay, s*by), M = max, N = min:

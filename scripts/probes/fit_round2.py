@@ -33,14 +33,13 @@ import sys
 
 import numpy as np
 
+from fit_border import f32bits, scaled_trunc, weights_2d  # the same rules, fitted in round one
+from fit_half import bitlen, half_int, round_f16_away
+
 ARG = (sys.argv[1] if len(sys.argv) > 1 else "/work/probe_tl2").rstrip("/")
 D2 = ARG if os.path.exists(ARG + "/h3.in") else ARG + "2"
 D1 = sys.argv[2].rstrip("/") if len(sys.argv) > 2 else (
     ARG if os.path.exists(ARG + "/b2_u8.in") else "/work/probe_tl")
-
-
-def f32bits(x):
-    return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
 def report(name, bad, total, examples):
@@ -57,20 +56,6 @@ def lerp_pos(c):
     f = math.floor(b)
     k = min(int(math.floor((b - f) * 256.0 + 0.5)), 256)
     return int(f), k
-
-
-def weights_2d(k, l):
-    w11 = (k * l + 128) >> 8
-    return [256 + w11 - k - l, k - w11, l - w11, w11]
-
-
-def scaled_trunc(bits, s):
-    if bits & 0x7FFFFFFF == 0:
-        return 0
-    mant = (bits & 0x7FFFFF) | 0x800000
-    e = ((bits >> 23) & 0xFF) - 150 + s
-    mag = mant << e if e >= 0 else mant >> -e
-    return -mag if bits >> 31 else mag
 
 
 def round_to_f32(acc, p):
@@ -261,43 +246,6 @@ def q2_round1():
 
 # ---------------------------------------------------------------------------------------------
 # 3) half pairs (fit_half.py model)
-def bitlen(a):
-    a = a.copy()
-    bl = np.zeros_like(a)
-    for s in [32, 16, 8, 4, 2, 1]:
-        t = a >= (1 << s)
-        bl = np.where(t, bl + s, bl)
-        a = np.where(t, a >> s, a)
-    return bl + (a > 0)
-
-
-def half_int(u):
-    u = u.astype(np.int64)
-    ex = (u >> 10) & 31
-    man = u & 1023
-    mag = np.where(ex == 0, man, (man | 1024) << np.maximum(ex - 1, 0))
-    mag = np.where(ex == 31, 0, mag)
-    neg = (u & 0x8000) != 0
-    return mag, neg, ex == 31, (ex == 31) & (man != 0)
-
-
-def round_f16_away(S, scale):
-    neg = S < 0
-    a = np.abs(S)
-    bl = bitlen(a)
-    lsb = np.maximum(bl + scale - 11, -24)
-    sh = lsb - scale
-    shp = np.maximum(sh, 0)
-    q = a >> shp
-    rem = a - (q << shp)
-    half = np.where(shp > 0, np.left_shift(1, np.maximum(shp - 1, 0)), 0)
-    q = np.where(sh > 0, q + ((rem >= half) & (shp > 0)), a << np.maximum(-sh, 0))
-    val = q.astype(np.float64) * np.exp2(lsb.astype(np.float64))
-    with np.errstate(over="ignore"):
-        h = val.astype(np.float16).view(np.uint16)
-    return h | np.where(neg, 0x8000, 0).astype(np.uint16)
-
-
 def blend_half(texels, weights, foot):
     parts = [half_int(t) for t in texels]
     n = len(texels[0])

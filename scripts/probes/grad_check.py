@@ -11,11 +11,11 @@ clamps; a result is the lod after them.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+from setrun import table_row, write_launch
 
 K2 = "_Z6kgrad2yPK1GPfi"
 K1 = "_Z6kgrad1yPK1GPfi"
@@ -43,26 +43,11 @@ def main():
         texels.tofile(tpath)
         inputs = os.path.join(probe, name + ".in")
         n = os.path.getsize(inputs) // 24
-        lines = [f'kernel = "{ptx}"', f'entry = "{K2 if h else K1}"', f"grid = {(n + 255) // 256}", "block = 256",
-                 "", "[[params]]", 'texture = "t"', 'type = "f32"', f"dims = {dims}", f"levels = {levels}",
-                 "normalized = true", 'mipmap_filter = "linear"', f"lod_bias = {bias!r}", f"min_lod = {lo!r}",
-                 f"max_lod = {hi!r}", f'init = "{tpath}"', "", "[[params]]", 'buffer = "g"', 'type = "u8"',
-                 f"len = {n * 24}", f'init = "{inputs}"', "", "[[params]]", 'buffer = "out"', 'type = "f32"',
-                 f"len = {n}", "", "[[params]]", 'type = "i32"', f"value = {n}", "", "[outputs]",
-                 f'out = "{name}.out"']
-        lf = os.path.join(work, name + ".toml")
-        with open(lf, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        tex = dict(type="f32", dims=dims, levels=levels, normalized=True, mipmap_filter="linear",
+                   lod_bias=float(bias), min_lod=float(lo), max_lod=float(hi))
+        lf = write_launch(work, ptx, name, K2 if h else K1, n, tpath, tex, inputs, 24, n)
         gpu = np.fromfile(os.path.join(probe, name + ".out"), np.uint32)
-        r = subprocess.run([a.ptxrun, "run", "--no-check", "--allow-path", os.path.dirname(ptx), "--allow-path",
-                            probe, "--allow-path", work, lf], capture_output=True, text=True)
-        if r.returncode != 0:
-            why = (r.stdout + r.stderr).strip().splitlines()
-            why = next((w for w in why if "unsupported" in w or "error" in w), why[0] if why else "?")
-            print(f"| {name} | {gpu.size} | - | stops: {why.strip()[:160]} |")
-            continue
-        ours = np.fromfile(os.path.join(work, name + ".out"), np.uint32)
-        print(f"| {name} | {gpu.size} | {int((ours != gpu).sum())} | |")
+        print(table_row(a.ptxrun, lf, [os.path.dirname(ptx), probe, work], name, gpu))
         sys.stdout.flush()
 
 

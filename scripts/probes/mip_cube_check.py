@@ -12,11 +12,11 @@ whose sampler ptxrun refuses is listed with the reason. Table: docs/launch/textu
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+from setrun import table_row, write_launch
 
 CUBE = ("_Z5kcubeyPK6float4Pfi", "cube_dirs.f32x4", 16)
 LOD2 = ("_Z5klod2yPK6float4Pfi", "lod_sweep.f32x4", 16)
@@ -100,16 +100,6 @@ EXTRA = [
 ]
 
 
-def toml_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return f'"{v}"'
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    return repr(v)
-
-
 def launch(work, probe, ptx, name, kernel, tex, keep=None):
     entry, inputs, in_size = kernel
     inputs = os.path.join(probe, inputs)
@@ -129,17 +119,8 @@ def launch(work, probe, ptx, name, kernel, tex, keep=None):
     else:
         path = os.path.join(probe, texels)
     out_ch = 4 if kernel is TRI4 else 1
-    lines = [f'kernel = "{ptx}"', f'entry = "{entry}"', f"grid = {(n + 255) // 256}", "block = 256", "",
-             "[[params]]", 'texture = "texels"', f'init = "{path}"']
-    lines += [f"{k} = {toml_value(v)}" for k, v in tex.items() if k != "texels"]
-    lines += ["", "[[params]]", 'buffer = "inputs"', 'type = "u8"', f"len = {n * in_size}",
-              f'init = "{inputs}"', "", "[[params]]", 'buffer = "out"', 'type = "f32"',
-              f"len = {n * out_ch}", "", "[[params]]", 'type = "i32"', f"value = {n}", "",
-              "[outputs]", f'out = "{name}.out"']
-    lf = os.path.join(work, name + ".toml")
-    with open(lf, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return lf
+    settings = {k: v for k, v in tex.items() if k != "texels"}
+    return write_launch(work, ptx, name, entry, n, path, settings, inputs, in_size, n * out_ch)
 
 
 def main():
@@ -166,14 +147,7 @@ def main():
             gpu = gpu[keep]
             note = f"{int(refused.sum())} refused directions left out"
         lf = launch(work, probe, ptx, name, kernel, tex, keep)
-        r = subprocess.run([a.ptxrun, "run", "--no-check", "--allow-path", os.path.dirname(ptx), "--allow-path", probe, lf], capture_output=True, text=True)
-        if r.returncode != 0:
-            why = (r.stdout + r.stderr).strip().splitlines()
-            why = next((w for w in why if "unsupported" in w or "error" in w), why[0] if why else "?")
-            print(f"| {name} | {gpu.size} | - | stops: {why.strip()[:160]} |")
-            continue
-        ours = np.fromfile(os.path.join(work, name + ".out"), np.uint32)
-        print(f"| {name} | {gpu.size} | {int((ours != gpu).sum())} | {note} |")
+        print(table_row(a.ptxrun, lf, [os.path.dirname(ptx), probe], name, gpu, note))
         sys.stdout.flush()
 
 

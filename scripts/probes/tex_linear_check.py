@@ -12,11 +12,11 @@ sampler, rebuilt here as the probe builds it. Table: docs/launch/textures.md.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+from setrun import table_row, write_launch
 
 # kernel: (entry, bytes per coordinate, results per sample)
 K1 = ("_Z2k1yPKfP6float4i", 4, 4)
@@ -156,16 +156,6 @@ for filt in ("point", "linear"):
 SETS.append(("m3_u8wrap", K3S, tex("m3_u8wrap.texels", "u8", 1, [32, 32, 32], "wrap", True, read="normalized-float")))
 
 
-def toml_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return f'"{v}"'
-    if isinstance(v, list):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    return repr(v)
-
-
 def launch(work, probe, ptx, name, kernel, t):
     entry, in_size, per = kernel
     inputs = os.path.join(probe, name + ".in")
@@ -176,17 +166,8 @@ def launch(work, probe, ptx, name, kernel, t):
         texels.tofile(path)
     else:
         path = os.path.join(probe, texels)
-    lines = [f'kernel = "{ptx}"', f'entry = "{entry}"', f"grid = {(n + 255) // 256}", "block = 256", "",
-             "[[params]]", 'texture = "texels"', f'init = "{path}"']
-    lines += [f"{k} = {toml_value(v)}" for k, v in t.items() if k != "texels"]
-    lines += ["", "[[params]]", 'buffer = "inputs"', 'type = "u8"', f"len = {n * in_size}",
-              f'init = "{inputs}"', "", "[[params]]", 'buffer = "out"', 'type = "f32"',
-              f"len = {n * per}", "", "[[params]]", 'type = "i32"', f"value = {n}", "",
-              "[outputs]", f'out = "{name}.out"']
-    lf = os.path.join(work, name + ".toml")
-    with open(lf, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return lf
+    tex = {k: v for k, v in t.items() if k != "texels"}
+    return write_launch(work, ptx, name, entry, n, path, tex, inputs, in_size, n * per)
 
 
 def main():
@@ -208,15 +189,7 @@ def main():
         probe = found[0]
         gpu = np.fromfile(os.path.join(probe, name + ".out"), np.uint32)
         lf = launch(work, probe, ptx, name, kernel, t)
-        r = subprocess.run([a.ptxrun, "run", "--no-check", "--allow-path", os.path.dirname(ptx),
-                            "--allow-path", probe, "--allow-path", work, lf], capture_output=True, text=True)
-        if r.returncode != 0:
-            why = (r.stdout + r.stderr).strip().splitlines()
-            why = next((w for w in why if "unsupported" in w or "error" in w), why[0] if why else "?")
-            print(f"| {name} | {gpu.size} | - | stops: {why.strip()[:160]} |")
-            continue
-        ours = np.fromfile(os.path.join(work, name + ".out"), np.uint32)
-        print(f"| {name} | {gpu.size} | {int((ours != gpu).sum())} | |")
+        print(table_row(a.ptxrun, lf, [os.path.dirname(ptx), probe, work], name, gpu))
         sys.stdout.flush()
 
 

@@ -414,14 +414,11 @@ fn between_levels(
         let c = raw.on(o, at.level);
         if o.linear {
             let size = o.level_size(at.level);
-            let (i, a) = trilinear::position(c[0], size[0]);
-            let (j, b) = trilinear::position(c[1], size[1]);
-            let w = trilinear::weights(a, b, weight);
-            for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
-                let t = fetch(cx, o, [i + di, j + dj, 0], at, lane, ranges)?;
-                let on = (di == 0 || a > 0) && (dj == 0 || b > 0) && weight > 0;
-                taps[n].push((t, w, on));
-            }
+            let (x, y) = (
+                plane_position(o, 0, &c, size),
+                plane_position(o, 1, &c, size),
+            );
+            taps[n] = plane_taps(cx, o, [x, y], (0, weight), at, lane, ranges)?;
         } else {
             let t = point(cx, o, &c, at, lane, ranges)?;
             taps[n].push((t, weight, weight > 0));
@@ -550,27 +547,22 @@ fn linear(
     // Each tap: the texel, its weight, whether both its axis weights are nonzero (a NaN or
     // infinity there reaches the result even where the weight rounds to 0).
     let mut taps: Vec<([u8; 16], u32, bool)> = Vec::with_capacity(4);
-    if c.len() == 1 && o.address[1] != tx::AddrMode::Border {
-        for (di, w) in [(0, 256 - k), (1, k)] {
-            let t = fetch(cx, o, [i + di, 0, 0], site, lane, ranges)?;
-            taps.push((t, w, if di == 0 { k < 256 } else { k > 0 }));
-        }
-    } else {
-        // 2D; or 1D whose second axis is in border mode: the unit filters a 1D texture as one
-        // row of a 2D one sampled at y = 0, whose row above is then the border (measured).
-        let (j, l) = tx::lerp_pos(c.get(1).copied().unwrap_or(0.0));
-        for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)]
-            .into_iter()
-            .zip(tx::weights_2d(k, l))
-        {
-            let t = match c.len() == 1 && j + dj < 0 {
-                true => border_texel(cx, o)?,
-                false => fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?,
-            };
-            let x_on = if di == 0 { k < 256 } else { k > 0 };
-            let y_on = if dj == 0 { l < 256 } else { l > 0 };
-            taps.push((t, w, x_on && y_on));
-        }
+    // The unit filters a 1D texture as one row of a 2D one sampled at y = 0 (measured): the row
+    // above it is the border when the second axis is in border mode, else the row itself (a
+    // fetch of a 1D object ignores y).
+    let (j, l) = tx::lerp_pos(c.get(1).copied().unwrap_or(0.0));
+    let border_row = c.len() == 1 && o.address[1] == tx::AddrMode::Border;
+    for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)]
+        .into_iter()
+        .zip(tx::weights_2d(k, l))
+    {
+        let t = match border_row && j + dj < 0 {
+            true => border_texel(cx, o)?,
+            false => fetch(cx, o, [i + di, j + dj, 0], site, lane, ranges)?,
+        };
+        let x_on = if di == 0 { k < 256 } else { k > 0 };
+        let y_on = if dj == 0 { l < 256 } else { l > 0 };
+        taps.push((t, w, x_on && y_on));
     }
     let texels: Vec<[u8; 16]> = taps.iter().map(|t| t.0).collect();
     let weights: Vec<u32> = taps.iter().map(|t| t.1).collect();
@@ -597,7 +589,7 @@ fn linear(
     }))
 }
 
-/// Linear filtering of a 3D texture: its two z slices weighted as two mipmap levels are
+/// Linear filtering of a 3D texture: its two z slices are weighted as two mipmap levels are
 /// (measured on an H200: the weights, f32 and u8 blends of `mem::trilinear`, with z in the
 /// level weight's place; `scripts/probes/fit_3d.py`).
 fn linear_3d(
@@ -609,26 +601,48 @@ fn linear_3d(
     ranges: &mut TexRanges,
 ) -> Res<[u32; 4]> {
     let size = o.level_size(site.level);
-    // Clamp mode clamps the coordinate to the edge texels' centres first; the other modes fold
-    // the texel indices (or send them to the border) after.
-    // Unnormalized coordinates clamp in wrap and mirror modes too (`texture::resolve`).
-    let pos = |ax: usize| match (o.address[ax], o.normalized) {
+    let pos = |ax: usize| plane_position(o, ax, c, size);
+    let (x, y, (k, z)) = (pos(0), pos(1), pos(2));
+    let taps = [
+        plane_taps(cx, o, [x, y], (k, 256 - z), site, lane, ranges)?,
+        plane_taps(cx, o, [x, y], (k + 1, z), site, lane, ranges)?,
+    ];
+    blend_planes(cx, o, &taps, "of a 3D texture", true)
+}
+
+/// The first texel and the fraction (0..=255) along axis `ax` of a plane blend (trilinear and
+/// 3D filtering): clamp mode clamps the coordinate to the edge texels' centres first; the other
+/// modes fold the texel indices (or send them to the border) after, except that unnormalized
+/// coordinates clamp in wrap and mirror modes too (`texture::resolve`).
+fn plane_position(o: &TexObject, ax: usize, c: &[f64], size: [u32; 3]) -> (i64, u32) {
+    match (o.address[ax], o.normalized) {
         (tx::AddrMode::Clamp, _) | (tx::AddrMode::Wrap | tx::AddrMode::Mirror, false) => {
             trilinear::position(c[ax], size[ax])
         }
         _ => trilinear::position_free(c[ax]),
-    };
-    let ((i, a), (j, b), (k, z)) = (pos(0), pos(1), pos(2));
-    let mut taps: [Vec<([u8; 16], u32, bool)>; 2] = [Vec::with_capacity(4), Vec::with_capacity(4)];
-    for (n, weight) in [(0, 256 - z), (1, z)] {
-        let w = trilinear::weights(a, b, weight);
-        for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
-            let t = fetch(cx, o, [i + di, j + dj, k + n as i64], site, lane, ranges)?;
-            let on = (di == 0 || a > 0) && (dj == 0 || b > 0) && (n == 0 || z > 0);
-            taps[n].push((t, w, on));
-        }
     }
-    blend_planes(cx, o, &taps, "of a 3D texture", true)
+}
+
+/// The four texels of one plane (z index `z`, weight `weight`) at positions `(i, a)`, `(j, b)`,
+/// with their `trilinear::weights` and whether each is in the footprint (all its axis weights
+/// nonzero).
+fn plane_taps(
+    cx: &Ctx<'_, '_>,
+    o: &TexObject,
+    [(i, a), (j, b)]: [(i64, u32); 2],
+    (z, weight): (i64, u32),
+    site: Site,
+    lane: usize,
+    ranges: &mut TexRanges,
+) -> Res<Vec<([u8; 16], u32, bool)>> {
+    let mut taps = Vec::with_capacity(4);
+    let w = trilinear::weights(a, b, weight);
+    for ((di, dj), w) in [(0, 0), (1, 0), (0, 1), (1, 1)].into_iter().zip(w) {
+        let t = fetch(cx, o, [i + di, j + dj, z], site, lane, ranges)?;
+        let on = (di == 0 || a > 0) && (dj == 0 || b > 0) && weight > 0;
+        taps.push((t, w, on));
+    }
+    Ok(taps)
 }
 
 /// The border colour as a texel of the object's format: f32 texels hold it as it is; 8- and

@@ -693,12 +693,19 @@ pub fn level_blend_unsupported(obj: &TexObject, spatial: usize) -> Option<&'stat
     None
 }
 
+/// Whether the object's coordinates on its first `spatial` axes come out of the unit's cut to
+/// fixed point (`scale_normalized`) as if scaled exactly: unnormalized ones, and normalized
+/// ones over powers of two up to 4096.
+fn exactly_scaled(obj: &TexObject, spatial: usize) -> bool {
+    let exact = |n: &u32| n.is_power_of_two() && *n <= 4096;
+    !obj.normalized || obj.size[..spatial].iter().all(exact)
+}
+
 /// Why `tld4` on this object is not modelled, if it is not: gathers were measured with
 /// normalized coordinates over powers of two up to 4096 only (where the coordinate's cut to
 /// fixed point changes nothing) and with f32 border colours.
 pub fn gather_unsupported(obj: &TexObject) -> Option<&'static str> {
-    let beyond_exact = |n: &u32| !n.is_power_of_two() || *n > 4096;
-    if obj.normalized && obj.size[..usize::from(obj.ndim)].iter().any(beyond_exact) {
+    if !exactly_scaled(obj, usize::from(obj.ndim)) {
         return Some("`tld4` with normalized coordinates over a size that is not a power of two up to 4096 (not measured)");
     }
     if obj.chan != Chan::F32 && obj.border != [0; 4] && obj.address.contains(&AddrMode::Border) {
@@ -717,8 +724,7 @@ pub fn linear_unsupported(obj: &TexObject, spatial: usize) -> Option<&'static st
     // What the 3D and border measurements covered: f32 texels and u8 read as normalized floats.
     let f32_or_u8 = obj.chan == Chan::F32 || obj.read_float && obj.chan == Chan::U8;
     let modes = &obj.address[..spatial];
-    let beyond_exact = |n: &u32| !n.is_power_of_two() || *n > 4096;
-    if obj.normalized && obj.layers.is_some() && obj.size[..spatial].iter().any(beyond_exact) {
+    if obj.layers.is_some() && !exactly_scaled(obj, spatial) {
         return Some("linear filtering of a layered texture with normalized coordinates over a size that is not a power of two up to 4096 (the unit's coordinate precision was not measured on layered textures)");
     }
     if spatial == 3 && !f32_or_u8 {
@@ -789,12 +795,12 @@ mod tests {
         assert_eq!(blend(&t, &weights_2d(251, 10), &all), f32::INFINITY);
     }
 
-    #[test]
-    fn normalized_texels_blend_at_16_bits() {
-        let mut o = TexObject {
+    /// A 1D object of two texels of one channel, linear, read as normalized floats.
+    fn two_texels(chan: Chan) -> TexObject {
+        TexObject {
             surface: false,
             base: 0,
-            chan: Chan::U8,
+            chan,
             channels: 1,
             size: [2, 1, 1],
             ndim: 1,
@@ -807,7 +813,12 @@ mod tests {
             border: [0; 4],
             cube: false,
             mips: Mips::NONE,
-        };
+        }
+    }
+
+    #[test]
+    fn normalized_texels_blend_at_16_bits() {
+        let mut o = two_texels(Chan::U8);
         let t = |b: &[u8]| {
             let mut x = [0u8; 16];
             x[..b.len()].copy_from_slice(b);
@@ -944,21 +955,9 @@ mod tests {
     #[test]
     fn border_colours_become_texels_of_the_format() {
         let o = |chan: Chan, c: f32| TexObject {
-            surface: false,
-            base: 0,
-            chan,
-            channels: 1,
-            size: [2, 1, 1],
-            ndim: 1,
-            layers: None,
-            pitch: 2,
-            linear: true,
-            normalized: false,
             address: [AddrMode::Border; 3],
-            read_float: true,
             border: [c.to_bits(); 4],
-            cube: false,
-            mips: Mips::NONE,
+            ..two_texels(chan)
         };
         let v = |chan: Chan, c: f32| {
             border_texel(&o(chan, c)).map(|t| i16::from_le_bytes([t[0], t[1]]))
