@@ -14,7 +14,7 @@ use super::proxies::Side;
 use super::report::Msg;
 use super::site::{describe, Region, Site};
 use super::slot::CopySlot;
-use super::state::{after_op, op_name, Checker};
+use super::state::{after_op, op_name, Checker, Knows};
 use crate::latency::OpClass;
 use crate::mem::copy::{Engine, Loc, OpId};
 use crate::mem::hb::{Epoch, Vc, WarpClock};
@@ -211,19 +211,24 @@ impl Checker {
         };
         let mut fence_checks = Vec::new();
         let issuer = &self.warps[is.site.rank as usize][is.site.warp as usize];
+        let knows = Knows {
+            vc: &is.vc,
+            start: &self.start,
+        };
         let mut judge = |prev: &Stamp, prev_write: bool, conflict: bool, _: usize, _: &Stamp| {
             let ok = match prev.who() {
                 Who::Warp { at, atomic } => {
                     // An atomic and a bulk reduction of the same word need no order.
                     let exempt = atomic && is.reduce;
-                    let ordered = is.after_warp(issuer, lane, prev, at);
+                    let ordered =
+                        is.after_warp(issuer, lane, prev, at) || knows.start.knows_all_of(at.agent);
                     if ordered && !exempt && conflict && prev_write && is.async_proxy {
                         fence_checks.push(*prev);
                     }
                     ordered || exempt
                 }
                 Who::Op { op: p, reduce: pr } => {
-                    (pr && is.reduce) || after_op(is.engine, p, prev_write, rank, &is.vc)
+                    (pr && is.reduce) || after_op(is.engine, p, prev_write, rank, knows)
                 }
             };
             if !ok && conflict {

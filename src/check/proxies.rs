@@ -57,7 +57,9 @@ impl Checker {
             let Who::Warp { at, .. } = prev.who() else {
                 continue;
             };
-            if self.fenced(at, space, issue_vc, issuer) {
+            // A grid's launch (and a finished grid) orders its stores before the later grid's
+            // operations of every proxy, as a launch from the host does.
+            if at.agent < self.grid_first || self.fenced(at, space, issue_vc, issuer) {
                 continue;
             }
             let (f, pc) = prev.site();
@@ -137,6 +139,9 @@ impl Checker {
             let Who::Warp { at, .. } = st.who() else {
                 continue;
             };
+            if at.agent < self.grid_first {
+                continue;
+            }
             let fenced = self
                 .tensormap_releases
                 .get(&at.agent)

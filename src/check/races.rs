@@ -12,10 +12,10 @@ use super::kind::HazardKind;
 use super::report::{Finding, Msg};
 use super::scopes::distance;
 use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Region, Site};
-use super::state::{after_op, op_name, Checker};
+use super::state::{after_op, op_name, Checker, Knows};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
-use crate::mem::hb::{Agent, Epoch, Scope, WarpClock};
+use crate::mem::hb::{Agent, Epoch, GridStart, Scope, WarpClock};
 use crate::mem::shadow::{Lanes, Stamp, Who};
 use crate::mem::Global;
 use std::collections::BTreeMap;
@@ -33,6 +33,7 @@ impl Checker {
             meter,
             rank_agents,
             agents_end,
+            start,
             ..
         } = self;
         let w = &warps[site.rank as usize][site.warp as usize];
@@ -50,6 +51,7 @@ impl Checker {
             warp: w,
             observed,
             agents: (rank_agents, *agents_end),
+            start,
             site,
             access: a,
             off,
@@ -300,6 +302,8 @@ struct Order<'c> {
     observed: &'c BTreeMap<(Agent, (u32, u64)), Epoch>,
     /// The first agent of each CTA rank and the agent after the last warp's ([`place_in`]).
     agents: (&'c [Agent], Agent),
+    /// What the accessing warp's grid started knowing (finished grids it waited for).
+    start: &'c GridStart,
     site: Site,
     access: Access<'c>,
     /// The access's offset in its shadow.
@@ -324,7 +328,7 @@ impl Order<'_> {
             Who::Op { op, reduce } => {
                 // (An operation the engine no longer knows cannot be judged: no report.)
                 (reduce && atomic)
-                    || after_op(self.engine, op, prev_write, self.dst_rank(), &self.warp.vc)
+                    || after_op(self.engine, op, prev_write, self.dst_rank(), self.knows())
             }
         }
     }
@@ -343,7 +347,14 @@ impl Order<'_> {
         if at.agent == self.warp.me {
             self.warp.lane_knows(new.lane(), prev.lane(), at.clock)
         } else {
-            self.warp.vc.covers(at)
+            self.knows().covers(at)
+        }
+    }
+
+    fn knows(&self) -> Knows<'_> {
+        Knows {
+            vc: &self.warp.vc,
+            start: self.start,
         }
     }
 

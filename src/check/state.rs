@@ -11,7 +11,7 @@ use super::scopes::{Place, Published};
 use super::site::{place_in, Region, Site};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
-use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
+use crate::mem::hb::{Agent, Epoch, GridStart, Vc, WarpClock};
 use crate::mem::shadow::{Shadow, Stamp, Who};
 use crate::mem::stamp::Events;
 use crate::mem::Global;
@@ -73,6 +73,12 @@ pub(crate) struct Checker {
     /// The running cluster's asynchronous operations that access shared memory: per operation
     /// and CTA rank, whether it writes (else reads) there and the first offset it touches.
     pub(super) smem_ops: Vec<SmemOp>,
+    /// Grids launched from the device (`exec/cdp.rs`) run one after another with this one
+    /// checker, so races between grids are seen: what the running grid's warps knew when it
+    /// started, its first agent, and each grid's first agent with how messages name it.
+    pub(super) start: GridStart,
+    pub(super) grid_first: Agent,
+    pub(super) grid_names: Vec<(Agent, String)>,
 }
 
 /// An asynchronous operation's access to one CTA's shared memory, checked when that CTA exits.
@@ -115,7 +121,11 @@ impl Checker {
             self.rank_agents.push(self.next_agent);
             let mut ws = Vec::with_capacity(n);
             for _ in 0..n {
-                ws.push(WarpClock::new(self.next_agent));
+                let mut w = WarpClock::new(self.next_agent);
+                if !self.start.vc.is_empty() {
+                    w.acquire(&self.start.vc, u32::MAX);
+                }
+                ws.push(w);
                 self.next_agent += WarpClock::AGENTS;
             }
             self.warps.push(ws);
@@ -179,6 +189,33 @@ impl Checker {
     /// The CTA rank of the running cluster whose warp `agent` is (`None`: an earlier cluster).
     pub(super) fn place(&self, agent: Agent) -> Place {
         place_in(&self.rank_agents, self.agents_end, agent)
+    }
+
+    /// A grid launched from the device starts: its warps start knowing `start`, and messages
+    /// name its threads' accesses, seen from a later grid, as `name` says.
+    pub fn start_grid(&mut self, start: GridStart, name: String) {
+        self.grid_first = self.next_agent;
+        self.name_grid(self.next_agent, name);
+        self.start = start;
+    }
+
+    /// How messages name the threads of the grid whose first agent is `first`.
+    pub fn name_grid(&mut self, first: Agent, name: String) {
+        self.grid_names.push((first, name));
+    }
+
+    /// The agent the next warp will be: every agent made so far is below it.
+    pub fn next_agent(&self) -> Agent {
+        self.next_agent
+    }
+
+    /// A thread of warp `warp` of CTA rank `rank` launches a grid: what that grid starts
+    /// knowing. The warp's later accesses are not ordered before the grid.
+    pub fn launch(&mut self, rank: u32, warp: u32) -> GridStart {
+        let w = self.warp(rank, warp);
+        let vc = w.vc.clone();
+        w.tick();
+        GridStart::launched(vc, &self.start)
     }
 
     pub fn new_agent(&mut self) -> Agent {
@@ -273,7 +310,11 @@ impl Checker {
                 }
             }
         }
-        "a warp of another CTA".into()
+        let earlier = self.grid_names.iter().rev().find(|g| g.0 <= agent);
+        match earlier {
+            Some((_, name)) if agent < self.grid_first => format!("a thread of {name}"),
+            _ => "a warp of another CTA".into(),
+        }
     }
 
     /// The CTA rank and warp index an agent belongs to.
@@ -304,17 +345,31 @@ pub(super) fn op_name(engine: &Engine, op: OpId) -> String {
         .to_string()
 }
 
-/// Whether clock `vc` is ordered after the earlier access of operation `op` that a shadow
-/// names: after its completion at CTA `rank` for a write, after the end of its source reads for
-/// a read. An operation the engine no longer knows cannot be judged: ordered (no report).
-pub(super) fn after_op(engine: &Engine, op: OpId, write: bool, rank: u32, vc: &Vc) -> bool {
+/// What a warp knows: its clock, and the finished grids its grid waited for.
+#[derive(Clone, Copy)]
+pub(super) struct Knows<'a> {
+    pub(super) vc: &'a Vc,
+    pub(super) start: &'a GridStart,
+}
+
+impl Knows<'_> {
+    pub(super) fn covers(&self, e: Epoch) -> bool {
+        self.vc.covers(e) || self.start.knows_all_of(e.agent)
+    }
+}
+
+/// Whether a warp that knows `knows` is ordered after the earlier access of operation `op` that
+/// a shadow names: after its completion at CTA `rank` for a write, after the end of its source
+/// reads for a read. An operation the engine no longer knows cannot be judged: ordered (no
+/// report).
+pub(super) fn after_op(engine: &Engine, op: OpId, write: bool, rank: u32, knows: Knows) -> bool {
     engine.op(op).is_none_or(|o| {
         let slot = o.slot();
         if write {
-            slot.completion(rank).is_some_and(|e| vc.covers(e))
+            slot.completion(rank).is_some_and(|e| knows.covers(e))
         } else {
             let released = slot.sources_released(o.read_done(), o.issuer().rank);
-            released.is_some_and(|e| vc.covers(e))
+            released.is_some_and(|e| knows.covers(e))
         }
     })
 }

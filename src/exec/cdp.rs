@@ -1,15 +1,25 @@
 //! Device-launched grids run (CUDA dynamic parallelism; the model is `devrt.rs`'s): after the
 //! launching grid has finished, its queued launches and copies run in the order it made them,
-//! each grid followed by its own descendants, and the tail launches last. Each child grid gets a checker of its own: the
-//! happens-before checker sees races inside each grid, not between a parent's accesses after a
-//! launch and the child's (a race a GPU can expose). Above the scheduler: a child grid's
-//! clusters run through `step::run_cluster`.
+//! each grid followed by its own descendants, and the tail launches last. Above the scheduler:
+//! a child grid's clusters run through `step::run_cluster`.
+//!
+//! One happens-before checker follows every grid of the launch, so it sees races between grids
+//! (CUDA Programming Guide, "CUDA Dynamic Parallelism", memory coherence and streams). A child
+//! grid's threads start knowing what the launching thread did and knew at the launch; a grid
+//! launched after another into the same stream (the launching CTA's NULL stream or one it
+//! created) knows all of that grid and its descendants; a tail launch knows all of its launching
+//! grid and that grid's other work ([`GridStart`]). Nothing else orders grids: a parent's
+//! accesses after a launch, and a fire-and-forget sibling's, race with the child's. Running the
+//! child after its parent is one schedule; the verdict comes from the order above, not from it.
+//! Device-side copies and fills are not checked.
 
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::machine::Machine;
 use super::machine::{Child, CopySource, DeviceCopy, Queued};
 use crate::ir::FuncId;
+use crate::mem::hb::{Agent, GridStart};
+use std::collections::BTreeMap;
 
 /// Makes `entry` the running kernel; returns the one that was.
 pub(crate) fn switch_to<'m>(mc: &mut Machine<'m>, entry: FuncId) -> Res<FuncId> {
@@ -40,8 +50,10 @@ pub(crate) fn run_launched<'m>(mc: &mut Machine<'m>) -> Res<()> {
     }
     if let Some(hb) = mc.hb.as_mut() {
         mc.cdp.root_hazards = hb.take_hazards();
+        let name = &mc.m.functions[mc.entry.0 as usize].name;
+        hb.name_grid(1, format!("the grid of `{name}` the host launched"));
     }
-    run_queued(mc)
+    run_queued(mc, (GridStart::default(), 1))
 }
 
 /// A grid ended: its unlaunched parameter buffers go back, its threads' errors with them.
@@ -53,15 +65,33 @@ pub(crate) fn end_grid<'m>(mc: &mut Machine<'m>) {
 }
 
 /// The running grid's launches and copies: the others in the order it made them, then the
-/// tail launches.
-pub(crate) fn run_queued<'m>(mc: &mut Machine<'m>) -> Res<()> {
+/// tail launches. `grid` is what the running grid started knowing and its first agent.
+pub(crate) fn run_queued<'m>(mc: &mut Machine<'m>, grid: (GridStart, Agent)) -> Res<()> {
     let mut queued = std::mem::take(&mut mc.cdp.queued);
     queued.sort_by_key(Queued::tail);
     let mut queued = queued.into_iter();
+    // Per stream: what the next grid in it starts knowing of the ones before it.
+    let mut streams: BTreeMap<(u64, [u32; 3]), GridStart> = BTreeMap::new();
     while let Some(q) = queued.next() {
         mc.cdp.pending -= 1;
         let r = match q {
-            Queued::Grid(c) => run_child(mc, c),
+            Queued::Grid(mut c) => {
+                let first = mc.hb.as_ref().map(|hb| hb.next_agent());
+                if let (Some(start), Some(first)) = (c.start.as_mut(), first) {
+                    if c.tail {
+                        start.join(&grid.0.finished(grid.1, first));
+                    } else if let Some(before) = c.stream.and_then(|k| streams.get(&k)) {
+                        start.join(before);
+                    }
+                }
+                let (key, start) = (c.stream, c.start.clone());
+                let r = run_child(mc, c);
+                if let (Some(key), Some(start), Some(first)) = (key, start, first) {
+                    let end = mc.hb.as_ref().map_or(first, |hb| hb.next_agent());
+                    streams.insert(key, start.finished(first, end));
+                }
+                r
+            }
             Queued::Copy(c) => run_copy(mc, &c),
         };
         if let Err(f) = r {
@@ -104,7 +134,7 @@ pub(crate) fn run_child<'m>(mc: &mut Machine<'m>, c: Child) -> Res<()> {
     let kparams = std::mem::replace(&mut mc.kparams, c.kparams);
     mc.cdp.depth += 1;
     mc.cdp.grids += 1;
-    let r = run_grid(mc);
+    let r = run_grid(mc, c.start.unwrap_or_default());
     mc.cdp.depth -= 1;
     mc.grid = grid;
     mc.kparams = kparams;
@@ -112,12 +142,9 @@ pub(crate) fn run_child<'m>(mc: &mut Machine<'m>, c: Child) -> Res<()> {
     r
 }
 
-/// The running child grid's clusters, with a checker of its own; then its launches.
-pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>) -> Res<()> {
-    if mc.hb.is_some() {
-        let meter = std::sync::Arc::clone(&mc.meter);
-        mc.hb = Some(super::hazard::Checker::new(mc.m, meter));
-    }
+/// The running child grid's clusters, its threads starting with what `start` says they know;
+/// then its launches.
+pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>, start: GridStart) -> Res<()> {
     let [bx, by, _] = mc.grid.block;
     let coords = |t: u32| [t % bx, (t / bx) % by, t / (bx * by)];
     let name = &mc.m.functions[mc.entry.0 as usize].name;
@@ -125,6 +152,14 @@ pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>) -> Res<()> {
         "grid of `{name}` launched from the device (depth {})",
         mc.cdp.depth
     );
+    let first = match mc.hb.as_mut() {
+        Some(hb) => {
+            let first = hb.next_agent();
+            hb.start_grid(start.clone(), format!("the {what}"));
+            first
+        }
+        None => 0,
+    };
     let serial = mc.cdp.grids;
     let mut result = Ok(());
     for (i, first) in super::config::origins(&mc.grid).into_iter().enumerate() {
@@ -139,6 +174,12 @@ pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>) -> Res<()> {
     }
     if let Some(hb) = mc.hb.as_mut() {
         for mut h in hb.take_hazards() {
+            // One report per (kind, instruction, related instruction) over all grids.
+            let known = mc.cdp.child_hazards.iter_mut().find(|k| k.key() == h.key());
+            if let Some(k) = known {
+                k.count += h.count;
+                continue;
+            }
             h.thread = coords(h.linear_thread);
             h.message = format!("{} (in a {what})", h.message);
             mc.cdp.child_hazards.push(h);
@@ -146,5 +187,5 @@ pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>) -> Res<()> {
     }
     end_grid(mc);
     result?;
-    run_queued(mc)
+    run_queued(mc, (start, first))
 }

@@ -25,8 +25,9 @@
 //! [`MAX_DEPTH`] (measured) stops as unsupported; more than [`MAX_PENDING`] launches queued at
 //! once stop the run with a `resource-limit` fault.
 //!
-//! The happens-before checker starts afresh for every grid: it sees races inside each grid,
-//! not between a parent's accesses after a launch and the child's (a race a GPU can expose).
+//! One happens-before checker follows every grid (`cdp.rs`): a launch gives the child what the
+//! launching thread knew ([`crate::mem::hb::GridStart`]), so a race between a parent's accesses
+//! after the launch and the child's is reported, whatever order ptxrun ran them in.
 
 use super::config::Grid;
 use super::fast::Fast;
@@ -116,12 +117,13 @@ fn invalid_config(f: &crate::ir::Function, grid: &Grid, shared: u64) -> bool {
     dims_bad || reqntid_bad || maxntid_bad || shared > MAX_LAUNCH_SHARED_BYTES
 }
 
-/// One lane's call of a `__cudaCDP2*` function ([`answers`]); its return value.
+/// One lane's call of a `__cudaCDP2*` function ([`answers`]) in warp `warp` of the CTA at
+/// `(cta, rank)` (its coordinates in the grid, its rank in the cluster); its return value.
 pub(crate) fn device_runtime<'m>(
     mc: &mut Machine<'m>,
     name: &str,
     warp: &mut Warp,
-    cta: [u32; 3],
+    (cta, rank): ([u32; 3], u32),
     frame: usize,
     args: &[Operand],
     lane: usize,
@@ -136,7 +138,14 @@ pub(crate) fn device_runtime<'m>(
     let (grid, block) = (dim(1), dim(2));
     let (code, value) = match name {
         "__cudaCDP2GetParameterBufferV2" => parameter_buffer(mc, a0, grid, block, a3 as u32)?,
-        "__cudaCDP2LaunchDeviceV2" => (launch_device(mc, a0, a1)?, 0),
+        "__cudaCDP2LaunchDeviceV2" => {
+            let by = Launcher {
+                cta,
+                rank,
+                warp: warp.index,
+            };
+            (launch_device(mc, a0, a1, by)?, 0)
+        }
         "__cudaCDP2GetLastError" => return Ok(mc.cdp.errors.remove(&thread).unwrap_or(0)),
         "__cudaCDP2PeekAtLastError" => return Ok(mc.cdp.errors.get(&thread).copied().unwrap_or(0)),
         "__cudaCDP2StreamCreateWithFlags" => {
@@ -282,8 +291,21 @@ pub(crate) fn parameter_buffer<'m>(
     Ok((0, addr))
 }
 
-/// `cudaLaunchDevice`: queues the grid a parameter buffer describes; its error code.
-pub(crate) fn launch_device<'m>(mc: &mut Machine<'m>, buf: u64, stream: u64) -> Res<u64> {
+/// The thread that launches a grid: its CTA's coordinates and cluster rank, its warp.
+#[derive(Clone, Copy)]
+pub(crate) struct Launcher {
+    cta: [u32; 3],
+    rank: u32,
+    warp: u32,
+}
+
+/// `cudaLaunchDevice` by `by`: queues the grid a parameter buffer describes; its error code.
+pub(crate) fn launch_device<'m>(
+    mc: &mut Machine<'m>,
+    buf: u64,
+    stream: u64,
+    by: Launcher,
+) -> Res<u64> {
     let Some((entry, grid)) = mc.cdp.buffers.remove(&buf) else {
         return Err(fault(FaultKind::Memory, format!("`__cudaCDP2LaunchDeviceV2` of {buf:#x}, not a parameter buffer `__cudaCDP2GetParameterBufferV2` returned (or one launched already)")));
     };
@@ -309,11 +331,20 @@ pub(crate) fn launch_device<'m>(mc: &mut Machine<'m>, buf: u64, stream: u64) -> 
         .to_vec();
     release_buffer(mc, buf);
     mc.cdp.pending += 1;
+    // Work in one stream runs in order: the NULL stream is its CTA's, a created stream is
+    // private to the CTA that made it; fire-and-forget launches are each on their own.
+    let stream = match stream {
+        STREAM_FIRE_AND_FORGET | STREAM_TAIL_LAUNCH => None,
+        s => Some((s, by.cta)),
+    };
+    let start = mc.hb.as_mut().map(|hb| hb.launch(by.rank, by.warp));
     mc.cdp.queued.push(Queued::Grid(Child {
         entry,
         grid,
         kparams,
         tail,
+        stream,
+        start,
     }));
     Ok(0)
 }

@@ -102,6 +102,10 @@ pub(crate) struct Child {
     pub(crate) grid: Grid,
     pub(crate) kparams: Vec<u8>,
     pub(crate) tail: bool,
+    /// The stream it runs in order in (its handle and the launching CTA's coordinates; `None`:
+    /// fire-and-forget or tail launch), and what its threads start knowing (with a checker).
+    pub(crate) stream: Option<(u64, [u32; 3])>,
+    pub(crate) start: Option<crate::mem::hb::GridStart>,
 }
 
 /// A device-side `cudaMemcpyAsync` or `cudaMemsetAsync` not yet run (`devrt.rs`): `bytes`

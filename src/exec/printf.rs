@@ -38,6 +38,7 @@ pub(crate) fn builtin<'m>(
     let Cluster { ctas, smem, .. } = cl;
     let shared = &smem[ctas[ci].rank as usize].bytes;
     let cta = ctas[ci].id;
+    let caller_at = (cta, ctas[ci].rank);
     let warp = &mut ctas[ci].warps[wi];
     let gi = warp
         .groups
@@ -98,7 +99,7 @@ pub(crate) fn builtin<'m>(
         name if super::devrt::answers(name) => {
             for lane in lanes(active) {
                 results[lane] =
-                    super::devrt::device_runtime(mc, name, warp, cta, frame_idx, args, lane)?;
+                    super::devrt::device_runtime(mc, name, warp, caller_at, frame_idx, args, lane)?;
             }
         }
         other if is_device_launch(other) => {
