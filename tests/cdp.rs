@@ -103,3 +103,24 @@ fn nesting_beyond_the_measured_depth_is_unsupported() {
         f.message
     );
 }
+
+/// A module that copies on the device but launches no grid still runs its clusters on one
+/// thread whatever `--jobs` says: the workers of a spread run do not run queued copies, and
+/// their outputs once lacked them (`b` stayed zero with `--jobs 2`).
+#[test]
+fn device_side_copies_run_whatever_jobs_says() {
+    let dir = Path::new("ptx-samples/hazards/cdp_copy_source_overwritten");
+    let copied = |jobs: usize| {
+        let s = Settings {
+            jobs,
+            check: false,
+            ..Settings::for_test(0, "bandwidth")
+        };
+        let r = run(dir, &s).unwrap_or_else(|e| panic!("{}", e.0));
+        assert!(r.outcome.fault.is_none(), "{:?}", r.outcome.fault);
+        r.outcome.global.by_name("b").expect("b").data.clone()
+    };
+    let one = copied(1);
+    assert!(one[4..].iter().any(|&b| b != 0), "the copies ran");
+    assert_eq!(copied(4), one);
+}

@@ -62,4 +62,4 @@ pub use report::Hazard;
 pub(crate) use report::{HazardKey, Msg};
 pub(crate) use site::{describe, Access, Region, Site};
 pub(crate) use slot::CopySlot;
-pub(crate) use state::Checker;
+pub(crate) use state::{Checker, DeviceCopy};

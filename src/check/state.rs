@@ -8,7 +8,7 @@
 use super::kind::HazardKind;
 use super::report::{Finding, Hazard, Msg, Reports};
 use super::scopes::{Place, Published};
-use super::site::{place_in, Region, Site};
+use super::site::{place_in, Access, Region, Site};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
 use crate::mem::hb::{Agent, Epoch, GridStart, Vc, WarpClock};
@@ -79,6 +79,16 @@ pub(crate) struct Checker {
     pub(super) start: GridStart,
     pub(super) grid_first: Agent,
     pub(super) grid_names: Vec<(Agent, String)>,
+}
+
+/// A device-side `cudaMemcpyAsync` (`src`: its source) or `cudaMemsetAsync` of `len` bytes to
+/// global address `dst`, queued by the call at `call` (function index, instruction index).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeviceCopy {
+    pub(crate) src: Option<u64>,
+    pub(crate) dst: u64,
+    pub(crate) len: usize,
+    pub(crate) call: (u32, u32),
 }
 
 /// An asynchronous operation's access to one CTA's shared memory, checked when that CTA exits.
@@ -216,6 +226,41 @@ impl Checker {
         let vc = w.vc.clone();
         w.tick();
         GridStart::launched(vc, &self.start)
+    }
+
+    /// A device-side copy or fill runs (`exec/cdp.rs`): a thread of its own, knowing `start`,
+    /// reads its source and writes its destination; its findings point at the call that
+    /// queued it, and later grids name its accesses by `what` and that call's line.
+    pub fn device_copy(
+        &mut self,
+        engine: &Engine,
+        global: &Global,
+        start: GridStart,
+        c: DeviceCopy,
+        what: &str,
+    ) {
+        let line = line_in(&self.lines, c.call.0, c.call.1);
+        self.start_grid(start, format!("the {what} at line {line}"));
+        self.start_cluster(&[1], 0, vec![format!("the {what}")]);
+        let site = Site {
+            func: c.call.0,
+            pc: c.call.1,
+            rank: 0,
+            cta: [0; 3],
+            warp: 0,
+            lane: 0,
+        };
+        let sides = [(c.src, false), (Some(c.dst), true)];
+        for (addr, write) in sides.into_iter().filter_map(|(a, w)| Some((a?, w))) {
+            let access = Access {
+                region: Region::Global(addr),
+                len: c.len,
+                write,
+                strong: None,
+                lanes: &[],
+            };
+            self.access(engine, global, site, access);
+        }
     }
 
     pub fn new_agent(&mut self) -> Agent {

@@ -11,7 +11,7 @@
 //! grid and that grid's other work ([`GridStart`]). Nothing else orders grids: a parent's
 //! accesses after a launch, and a fire-and-forget sibling's, race with the child's. Running the
 //! child after its parent is one schedule; the verdict comes from the order above, not from it.
-//! Device-side copies and fills are not checked.
+//! A device-side copy or fill is checked as a thread of its own, ordered like a grid.
 
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
@@ -72,28 +72,26 @@ pub(crate) fn run_queued<'m>(mc: &mut Machine<'m>, grid: (GridStart, Agent)) -> 
     let mut queued = queued.into_iter();
     // Per stream: what the next grid in it starts knowing of the ones before it.
     let mut streams: BTreeMap<(u64, [u32; 3]), GridStart> = BTreeMap::new();
-    while let Some(q) = queued.next() {
+    while let Some(mut q) = queued.next() {
         mc.cdp.pending -= 1;
-        let r = match q {
-            Queued::Grid(mut c) => {
-                let first = mc.hb.as_ref().map(|hb| hb.next_agent());
-                if let (Some(start), Some(first)) = (c.start.as_mut(), first) {
-                    if c.tail {
-                        start.join(&grid.0.finished(grid.1, first));
-                    } else if let Some(before) = c.stream.and_then(|k| streams.get(&k)) {
-                        start.join(before);
-                    }
-                }
-                let (key, start) = (c.stream, c.start.clone());
-                let r = run_child(mc, c);
-                if let (Some(key), Some(start), Some(first)) = (key, start, first) {
-                    let end = mc.hb.as_ref().map_or(first, |hb| hb.next_agent());
-                    streams.insert(key, start.finished(first, end));
-                }
-                r
+        let first = mc.hb.as_ref().map(|hb| hb.next_agent());
+        let order = q.order_mut();
+        if let (Some(start), Some(first)) = (order.start.as_mut(), first) {
+            if order.tail {
+                start.join(&grid.0.finished(grid.1, first));
+            } else if let Some(before) = order.stream.and_then(|k| streams.get(&k)) {
+                start.join(before);
             }
-            Queued::Copy(c) => run_copy(mc, &c),
+        }
+        let (key, start) = (order.stream, order.start.clone());
+        let r = match q {
+            Queued::Grid(c) => run_child(mc, c),
+            Queued::Copy(c) => run_copy(mc, c),
         };
+        if let (Some(key), Some(start), Some(first)) = (key, start, first) {
+            let end = mc.hb.as_ref().map_or(first, |hb| hb.next_agent());
+            streams.insert(key, start.finished(first, end));
+        }
         if let Err(f) = r {
             mc.cdp.pending -= queued.len();
             return Err(f);
@@ -104,8 +102,28 @@ pub(crate) fn run_queued<'m>(mc: &mut Machine<'m>, grid: (GridStart, Agent)) -> 
 
 /// Runs a device-side `cudaMemcpyAsync` (its bytes as global memory holds them now) or
 /// `cudaMemsetAsync`. The range is checked before any byte is made, so a huge count is a fault.
-fn run_copy(mc: &mut Machine<'_>, c: &DeviceCopy) -> Res<()> {
+/// With a checker, the copy is a thread of its own that reads its source and writes its
+/// destination, knowing what its place in its stream says.
+fn run_copy(mc: &mut Machine<'_>, c: DeviceCopy) -> Res<()> {
     let n = c.bytes as usize;
+    if let (Some(hb), Some(start)) = (mc.hb.as_mut(), c.order.start) {
+        let src = match c.src {
+            CopySource::Global(a) => Some(a),
+            CopySource::Byte(_) => None,
+        };
+        let what = match src {
+            Some(_) => "device-side cudaMemcpyAsync",
+            None => "device-side cudaMemsetAsync",
+        };
+        let copy = crate::check::DeviceCopy {
+            src,
+            dst: c.dst,
+            len: n,
+            call: c.call,
+        };
+        hb.device_copy(&mc.engine, &mc.global, start, copy, what);
+        keep_hazards(mc, &format!("a {what}"), |_| [0; 3]);
+    }
     let (r, what) = match c.src {
         CopySource::Global(src) => (
             mc.global
@@ -134,7 +152,7 @@ pub(crate) fn run_child<'m>(mc: &mut Machine<'m>, c: Child) -> Res<()> {
     let kparams = std::mem::replace(&mut mc.kparams, c.kparams);
     mc.cdp.depth += 1;
     mc.cdp.grids += 1;
-    let r = run_grid(mc, c.start.unwrap_or_default());
+    let r = run_grid(mc, c.order.start.unwrap_or_default());
     mc.cdp.depth -= 1;
     mc.grid = grid;
     mc.kparams = kparams;
@@ -149,13 +167,13 @@ pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>, start: GridStart) -> Res<()> {
     let coords = |t: u32| [t % bx, (t / bx) % by, t / (bx * by)];
     let name = &mc.m.functions[mc.entry.0 as usize].name;
     let what = format!(
-        "grid of `{name}` launched from the device (depth {})",
+        "the grid of `{name}` launched from the device (depth {})",
         mc.cdp.depth
     );
     let first = match mc.hb.as_mut() {
         Some(hb) => {
             let first = hb.next_agent();
-            hb.start_grid(start.clone(), format!("the {what}"));
+            hb.start_grid(start.clone(), what.clone());
             first
         }
         None => 0,
@@ -164,7 +182,7 @@ pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>, start: GridStart) -> Res<()> {
     let mut result = Ok(());
     for (i, first) in super::config::origins(&mc.grid).into_iter().enumerate() {
         if let Err(mut f) = super::step::run_cluster(mc, first, (serial << 32) | i as u64) {
-            f.message = format!("in a {what}: {}", f.message);
+            f.message = format!("in {what}: {}", f.message);
             if let Some(t) = f.linear_thread.take() {
                 f.thread = coords(t);
             }
@@ -172,20 +190,26 @@ pub(crate) fn run_grid<'m>(mc: &mut Machine<'m>, start: GridStart) -> Res<()> {
             break;
         }
     }
-    if let Some(hb) = mc.hb.as_mut() {
-        for mut h in hb.take_hazards() {
-            // One report per (kind, instruction, related instruction) over all grids.
-            let known = mc.cdp.child_hazards.iter_mut().find(|k| k.key() == h.key());
-            if let Some(k) = known {
-                k.count += h.count;
-                continue;
-            }
-            h.thread = coords(h.linear_thread);
-            h.message = format!("{} (in a {what})", h.message);
-            mc.cdp.child_hazards.push(h);
-        }
-    }
+    keep_hazards(mc, &what, coords);
     end_grid(mc);
     result?;
     run_queued(mc, (start, first))
+}
+
+/// The hazards the checker found in the grid or copy `what` that just ran, with their threads'
+/// coordinates: one report per (kind, instruction, related instruction) over all grids.
+fn keep_hazards(mc: &mut Machine<'_>, what: &str, coords: impl Fn(u32) -> [u32; 3]) {
+    let Some(hb) = mc.hb.as_mut() else {
+        return;
+    };
+    for mut h in hb.take_hazards() {
+        let known = mc.cdp.child_hazards.iter_mut().find(|k| k.key() == h.key());
+        if let Some(k) = known {
+            k.count += h.count;
+            continue;
+        }
+        h.thread = coords(h.linear_thread);
+        h.message = format!("{} (in {what})", h.message);
+        mc.cdp.child_hazards.push(h);
+    }
 }

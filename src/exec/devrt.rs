@@ -36,7 +36,7 @@ use super::fault::{fault, Res};
 use super::lanes::WARP;
 use super::layout::{func_of, Layout};
 use super::machine::Machine;
-use super::machine::{Child, CopySource, DeviceCopy, Queued};
+use super::machine::{Child, CopySource, DeviceCopy, InStream, Queued};
 use super::warp::Warp;
 use crate::ir::{FuncId, Operand, Space, Symbol};
 
@@ -68,11 +68,15 @@ const STREAM_TAIL_LAUNCH: u64 = 3;
 const STREAM_FIRE_AND_FORGET: u64 = 4;
 const STREAM_BASE: u64 = 0x0000_7000_0000_0000;
 
-/// Whether a module can launch grids from the device (then its clusters run on one thread).
+/// Whether a module can queue work from the device: launch grids, copy or fill (then its
+/// clusters run on one thread, which runs the queued work after them).
 pub fn launches(m: &crate::ir::Module) -> bool {
-    m.functions
-        .iter()
-        .any(|f| f.name.starts_with("__cudaCDP2LaunchDevice"))
+    const QUEUE: [&str; 3] = [
+        "__cudaCDP2LaunchDevice",
+        "__cudaCDP2MemcpyAsync",
+        "__cudaCDP2MemsetAsync",
+    ];
+    (m.functions.iter()).any(|f| QUEUE.iter().any(|q| f.name.starts_with(q)))
 }
 
 /// Whether `name` is a device runtime function this module answers.
@@ -117,18 +121,27 @@ fn invalid_config(f: &crate::ir::Function, grid: &Grid, shared: u64) -> bool {
     dims_bad || reqntid_bad || maxntid_bad || shared > MAX_LAUNCH_SHARED_BYTES
 }
 
-/// One lane's call of a `__cudaCDP2*` function ([`answers`]) in warp `warp` of the CTA at
-/// `(cta, rank)` (its coordinates in the grid, its rank in the cluster); its return value.
+/// Where a device runtime call is made: the CTA's coordinates in the grid and rank in its
+/// cluster, and the call instruction (function index, instruction index).
+#[derive(Clone, Copy)]
+pub(crate) struct Caller {
+    pub(crate) cta: [u32; 3],
+    pub(crate) rank: u32,
+    pub(crate) call: (u32, u32),
+}
+
+/// One lane's call of a `__cudaCDP2*` function ([`answers`]) in warp `warp`, made at `caller`;
+/// its return value.
 pub(crate) fn device_runtime<'m>(
     mc: &mut Machine<'m>,
     name: &str,
     warp: &mut Warp,
-    (cta, rank): ([u32; 3], u32),
+    caller: Caller,
     frame: usize,
     args: &[Operand],
     lane: usize,
 ) -> Res<u64> {
-    let thread = (cta, warp.index * WARP as u32 + lane as u32);
+    let thread = (caller.cta, warp.index * WARP as u32 + lane as u32);
     let arg = |i: usize| crate::mem::read_le(&call_arg(&mc.layout, warp, frame, args, i, lane, 8));
     let (a0, a1, a3) = (arg(0), arg(1), arg(3));
     let dim = |i: usize| {
@@ -138,14 +151,7 @@ pub(crate) fn device_runtime<'m>(
     let (grid, block) = (dim(1), dim(2));
     let (code, value) = match name {
         "__cudaCDP2GetParameterBufferV2" => parameter_buffer(mc, a0, grid, block, a3 as u32)?,
-        "__cudaCDP2LaunchDeviceV2" => {
-            let by = Launcher {
-                cta,
-                rank,
-                warp: warp.index,
-            };
-            (launch_device(mc, a0, a1, by)?, 0)
-        }
+        "__cudaCDP2LaunchDeviceV2" => (launch_device(mc, a0, a1, (caller, warp.index))?, 0),
         "__cudaCDP2GetLastError" => return Ok(mc.cdp.errors.remove(&thread).unwrap_or(0)),
         "__cudaCDP2PeekAtLastError" => return Ok(mc.cdp.errors.get(&thread).copied().unwrap_or(0)),
         "__cudaCDP2StreamCreateWithFlags" => {
@@ -183,7 +189,7 @@ pub(crate) fn device_runtime<'m>(
                 (CUDA_ERROR_INVALID_MEMCPY_DIRECTION, 0)
             } else {
                 let copy = (a0, CopySource::Global(a1), arg(2));
-                (queue_copy(mc, copy, arg(4))?, 0)
+                (queue_copy(mc, copy, arg(4), (caller, warp.index))?, 0)
             }
         }
         "__cudaCDP2MemsetAsync" if a1 as u8 != 0 && arg(2) != 0 => {
@@ -191,7 +197,7 @@ pub(crate) fn device_runtime<'m>(
         }
         "__cudaCDP2MemsetAsync" => {
             let fill = (a0, CopySource::Byte(0), arg(2));
-            (queue_copy(mc, fill, arg(3))?, 0)
+            (queue_copy(mc, fill, arg(3), (caller, warp.index))?, 0)
         }
         "__cudaCDP2GetErrorString" => return Ok(error_string(mc, a0 as u32)),
         other => {
@@ -291,34 +297,26 @@ pub(crate) fn parameter_buffer<'m>(
     Ok((0, addr))
 }
 
-/// The thread that launches a grid: its CTA's coordinates and cluster rank, its warp.
-#[derive(Clone, Copy)]
-pub(crate) struct Launcher {
-    cta: [u32; 3],
-    rank: u32,
-    warp: u32,
-}
-
-/// `cudaLaunchDevice` by `by`: queues the grid a parameter buffer describes; its error code.
+/// `cudaLaunchDevice` by a thread of warp `by.1` at `by.0`: queues the grid a parameter buffer
+/// describes; its error code.
 pub(crate) fn launch_device<'m>(
     mc: &mut Machine<'m>,
     buf: u64,
     stream: u64,
-    by: Launcher,
+    by: (Caller, u32),
 ) -> Res<u64> {
     let Some((entry, grid)) = mc.cdp.buffers.remove(&buf) else {
         return Err(fault(FaultKind::Memory, format!("`__cudaCDP2LaunchDeviceV2` of {buf:#x}, not a parameter buffer `__cudaCDP2GetParameterBufferV2` returned (or one launched already)")));
     };
-    let tail = match stream {
-        STREAM_NULL | STREAM_FIRE_AND_FORGET => false,
-        STREAM_TAIL_LAUNCH => true,
-        s if mc.cdp.streams.contains(&s) => false,
+    let special = matches!(
+        stream,
+        STREAM_NULL | STREAM_TAIL_LAUNCH | STREAM_FIRE_AND_FORGET
+    );
+    if !special && !mc.cdp.streams.contains(&stream) {
         // Not a stream of this device runtime: refused, as a destroyed stream is.
-        _ => {
-            release_buffer(mc, buf);
-            return Ok(CUDA_ERROR_INVALID_RESOURCE_HANDLE);
-        }
-    };
+        release_buffer(mc, buf);
+        return Ok(CUDA_ERROR_INVALID_RESOURCE_HANDLE);
+    }
     if mc.cdp.pending >= MAX_PENDING {
         return Err(fault(FaultKind::Limit, format!("more than {MAX_PENDING} device-side launches and copies pending (cudaLimitDevRuntimePendingLaunchCount): ptxrun runs a child grid after its parent, so every launch of a grid waits until the grid ends")));
     }
@@ -331,42 +329,56 @@ pub(crate) fn launch_device<'m>(
         .to_vec();
     release_buffer(mc, buf);
     mc.cdp.pending += 1;
-    // Work in one stream runs in order: the NULL stream is its CTA's, a created stream is
-    // private to the CTA that made it; fire-and-forget launches are each on their own.
-    let stream = match stream {
-        STREAM_FIRE_AND_FORGET | STREAM_TAIL_LAUNCH => None,
-        s => Some((s, by.cta)),
-    };
-    let start = mc.hb.as_mut().map(|hb| hb.launch(by.rank, by.warp));
+    let order = in_stream(mc, stream, by);
     mc.cdp.queued.push(Queued::Grid(Child {
         entry,
         grid,
         kparams,
-        tail,
-        stream,
-        start,
+        order,
     }));
     Ok(0)
 }
 
+/// Where work queued into `stream` by a thread of warp `by.1` at `by.0` stands, and what it
+/// starts knowing: what that thread knew (its later accesses are not ordered before the work).
+/// Work in one stream runs in order: the NULL stream is its CTA's, a created stream private to
+/// the CTA that made it; fire-and-forget work is each on its own; tail work runs after the
+/// grid's.
+fn in_stream(mc: &mut Machine<'_>, stream: u64, (caller, warp): (Caller, u32)) -> InStream {
+    InStream {
+        tail: stream == STREAM_TAIL_LAUNCH,
+        stream: match stream {
+            STREAM_FIRE_AND_FORGET | STREAM_TAIL_LAUNCH => None,
+            s => Some((s, caller.cta)),
+        },
+        start: mc.hb.as_mut().map(|hb| hb.launch(caller.rank, warp)),
+    }
+}
+
 /// A device-side `cudaMemcpyAsync` (of a kind that copies: device-to-device or default,
-/// measured) or `cudaMemsetAsync`, queued like a launch into the NULL stream or a created one;
-/// its error code. Copies of shared or local memory, which the CUDA Programming Guide forbids,
-/// and copies into the tail-launch and fire-and-forget streams (not measured) stop the run as
-/// unsupported.
+/// measured) or `cudaMemsetAsync` by a thread of warp `by.1` at `by.0`, queued like a launch into
+/// its stream (the NULL stream, a created one, `cudaStreamTailLaunch` or
+/// `cudaStreamFireAndForget`: all four measured); its error code. Copies of shared or local
+/// memory, which the CUDA Programming Guide forbids, and copies into a stream that is not the
+/// device runtime's stop the run as unsupported.
 fn queue_copy(
     mc: &mut Machine<'_>,
     (dst, src, bytes): (u64, CopySource, u64),
     stream: u64,
+    by: (Caller, u32),
 ) -> Res<u64> {
     let what = match src {
         CopySource::Global(_) => "cudaMemcpyAsync",
         CopySource::Byte(_) => "cudaMemsetAsync",
     };
-    if stream != STREAM_NULL && !mc.cdp.streams.contains(&stream) {
+    let special = matches!(
+        stream,
+        STREAM_NULL | STREAM_TAIL_LAUNCH | STREAM_FIRE_AND_FORGET
+    );
+    if !special && !mc.cdp.streams.contains(&stream) {
         return Err(fault(
             FaultKind::Unsupported,
-            format!("a device-side {what} into stream {stream:#x}: ptxrun runs copies in the NULL stream and in created streams"),
+            format!("a device-side {what} into stream {stream:#x}, which is not a stream of the device runtime"),
         ));
     }
     use crate::mem::{classify, Generic};
@@ -384,9 +396,14 @@ fn queue_copy(
         return Err(fault(FaultKind::Limit, format!("more than {MAX_PENDING} device-side launches and copies pending (cudaLimitDevRuntimePendingLaunchCount): ptxrun runs them after the grid that made them")));
     }
     mc.cdp.pending += 1;
-    mc.cdp
-        .queued
-        .push(Queued::Copy(DeviceCopy { dst, src, bytes }));
+    let order = in_stream(mc, stream, by);
+    mc.cdp.queued.push(Queued::Copy(DeviceCopy {
+        dst,
+        src,
+        bytes,
+        order,
+        call: by.0.call,
+    }));
     Ok(0)
 }
 

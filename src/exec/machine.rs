@@ -101,10 +101,18 @@ pub(crate) struct Child {
     pub(crate) entry: FuncId,
     pub(crate) grid: Grid,
     pub(crate) kparams: Vec<u8>,
+    pub(crate) order: InStream,
+}
+
+/// Where queued work stands among its grid's other work, and what it starts knowing.
+#[derive(Clone)]
+pub(crate) struct InStream {
+    /// Queued into `cudaStreamTailLaunch`: it runs after everything else the grid queued.
     pub(crate) tail: bool,
-    /// The stream it runs in order in (its handle and the launching CTA's coordinates; `None`:
-    /// fire-and-forget or tail launch), and what its threads start knowing (with a checker).
+    /// The stream it runs in order in: its handle and the queuing CTA's coordinates (`None`:
+    /// fire-and-forget or tail).
     pub(crate) stream: Option<(u64, [u32; 3])>,
+    /// What it starts knowing, with a checker (`mem::hb::GridStart`).
     pub(crate) start: Option<crate::mem::hb::GridStart>,
 }
 
@@ -114,6 +122,9 @@ pub(crate) struct DeviceCopy {
     pub(crate) dst: u64,
     pub(crate) src: CopySource,
     pub(crate) bytes: u64,
+    pub(crate) order: InStream,
+    /// The call that queued it: function and instruction index (where its hazards point).
+    pub(crate) call: (u32, u32),
 }
 
 /// Where a [`DeviceCopy`]'s bytes come from.
@@ -129,9 +140,23 @@ pub(crate) enum Queued {
 }
 
 impl Queued {
-    /// Whether it runs after everything else the grid queued (a tail launch).
+    /// Whether it runs after everything else the grid queued (a tail launch or copy).
     pub(crate) fn tail(&self) -> bool {
-        matches!(self, Queued::Grid(c) if c.tail)
+        self.order().tail
+    }
+
+    pub(crate) fn order(&self) -> &InStream {
+        match self {
+            Queued::Grid(c) => &c.order,
+            Queued::Copy(c) => &c.order,
+        }
+    }
+
+    pub(crate) fn order_mut(&mut self) -> &mut InStream {
+        match self {
+            Queued::Grid(c) => &mut c.order,
+            Queued::Copy(c) => &mut c.order,
+        }
     }
 }
 

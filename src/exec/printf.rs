@@ -38,7 +38,7 @@ pub(crate) fn builtin<'m>(
     let Cluster { ctas, smem, .. } = cl;
     let shared = &smem[ctas[ci].rank as usize].bytes;
     let cta = ctas[ci].id;
-    let caller_at = (cta, ctas[ci].rank);
+    let rank = ctas[ci].rank;
     let warp = &mut ctas[ci].warps[wi];
     let gi = warp
         .groups
@@ -47,6 +47,11 @@ pub(crate) fn builtin<'m>(
         .unwrap_or(gi);
     let g = warp.groups[gi].clone();
     let frame_idx = g.frame as usize;
+    let at = super::devrt::Caller {
+        cta,
+        rank,
+        call: (warp.frames[frame_idx].func.0, g.pc),
+    };
     // Argument values: each is a call-site `.param` variable holding a 64-bit value.
     let arg = |warp: &super::warp::Warp, i: usize, lane: usize| -> u64 {
         let bytes = super::devrt::call_arg(&mc.layout, warp, frame_idx, args, i, lane, 8);
@@ -99,7 +104,7 @@ pub(crate) fn builtin<'m>(
         name if super::devrt::answers(name) => {
             for lane in lanes(active) {
                 results[lane] =
-                    super::devrt::device_runtime(mc, name, warp, caller_at, frame_idx, args, lane)?;
+                    super::devrt::device_runtime(mc, name, warp, at, frame_idx, args, lane)?;
             }
         }
         other if is_device_launch(other) => {
