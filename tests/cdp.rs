@@ -124,3 +124,26 @@ fn device_side_copies_run_whatever_jobs_says() {
     assert!(one[4..].iter().any(|&b| b != 0), "the copies ran");
     assert_eq!(copied(4), one);
 }
+
+/// Completion known through a release/acquire pair is known: A then B in one CTA's NULL
+/// stream, B publishes a flag, and a grid another CTA launched acquires it and reads what A
+/// wrote; a grid tail-launched after its parent's child publishes, and a fire-and-forget grid
+/// acquires and reads the child's writes. Both are clean (each was once reported as a race: a
+/// grid's completion did not travel in clocks).
+#[test]
+fn finished_grids_are_known_through_release_and_acquire() {
+    for dir in [
+        "tests/run/cdp_stream_then_release",
+        "tests/run/cdp_tail_then_release",
+    ] {
+        let r = run_dir(dir);
+        assert!(r.outcome.fault.is_none(), "{dir}: {:?}", r.outcome.fault);
+        assert!(
+            r.outcome.hazards.is_empty(),
+            "{dir}: {:?}",
+            r.outcome.hazards
+        );
+        // The consumer saw the flag and read the data (0 * 7 + 1, plus 1).
+        assert_eq!(words(&r, "out")[0], 2, "{dir}");
+    }
+}

@@ -213,15 +213,14 @@ impl Checker {
         let issuer = &self.warps[is.site.rank as usize][is.site.warp as usize];
         let knows = Knows {
             vc: &is.vc,
-            start: &self.start,
+            grids: &self.grids,
         };
         let mut judge = |prev: &Stamp, prev_write: bool, conflict: bool, _: usize, _: &Stamp| {
             let ok = match prev.who() {
                 Who::Warp { at, atomic } => {
                     // An atomic and a bulk reduction of the same word need no order.
                     let exempt = atomic && is.reduce;
-                    let ordered =
-                        is.after_warp(issuer, lane, prev, at) || knows.start.knows_all_of(at.agent);
+                    let ordered = is.after_warp(issuer, lane, prev, at) || knows.finished(at.agent);
                     if ordered && !exempt && conflict && prev_write && is.async_proxy {
                         fence_checks.push(*prev);
                     }

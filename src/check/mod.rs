@@ -8,7 +8,7 @@
 //! Files: `kind.rs` (hazard kinds), `state.rs` (the checker's clocks and shadows, agents and
 //! places), `site.rs` (where an access happens and what it touches), `scopes.rs` (memory
 //! scopes), `races.rs` (threads' accesses), `copies.rs` (asynchronous operations at issue),
-//! `proxies.rs` (proxy fences), `sync.rs` (barriers, atomics, warp collectives), `exits.rs`
+//! `proxies.rs` (proxy fences), `grids.rs` (the grids of a launch tree), `sync.rs` (barriers, atomics, warp collectives), `exits.rs`
 //! (a CTA's shared memory at its exit), `report.rs` (dedupe, messages, help, severity),
 //! `slot.rs` (what the checker keeps of an asynchronous operation, carried by the copy engine).
 //!
@@ -46,6 +46,7 @@
 
 mod copies;
 mod exits;
+mod grids;
 mod kind;
 mod proxies;
 mod races;
@@ -56,6 +57,7 @@ pub(crate) mod slot;
 mod state;
 mod sync;
 
+pub(crate) use grids::GridId;
 pub use kind::HazardKind;
 pub(crate) use proxies::{FENCE_GLOBAL, FENCE_SHARED};
 pub use report::Hazard;

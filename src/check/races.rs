@@ -8,6 +8,7 @@
 //! meets an asynchronous operation's unfinished one: `read-before-complete`,
 //! `write-before-complete`, `source-modified-before-complete` (9.7.9.25.1).
 
+use super::grids::Grids;
 use super::kind::HazardKind;
 use super::report::{Finding, Msg};
 use super::scopes::distance;
@@ -15,7 +16,7 @@ use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Reg
 use super::state::{after_op, op_name, Checker, Knows};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
-use crate::mem::hb::{Agent, Epoch, GridStart, Scope, WarpClock};
+use crate::mem::hb::{Agent, Epoch, Scope, WarpClock};
 use crate::mem::shadow::{Lanes, Stamp, Who};
 use crate::mem::Global;
 use std::collections::BTreeMap;
@@ -33,7 +34,7 @@ impl Checker {
             meter,
             rank_agents,
             agents_end,
-            start,
+            grids,
             ..
         } = self;
         let w = &warps[site.rank as usize][site.warp as usize];
@@ -51,7 +52,7 @@ impl Checker {
             warp: w,
             observed,
             agents: (rank_agents, *agents_end),
-            start,
+            grids,
             site,
             access: a,
             off,
@@ -302,8 +303,8 @@ struct Order<'c> {
     observed: &'c BTreeMap<(Agent, (u32, u64)), Epoch>,
     /// The first agent of each CTA rank and the agent after the last warp's ([`place_in`]).
     agents: (&'c [Agent], Agent),
-    /// What the accessing warp's grid started knowing (finished grids it waited for).
-    start: &'c GridStart,
+    /// The grids of the launch tree, whose completion a clock may know.
+    grids: &'c Grids,
     site: Site,
     access: Access<'c>,
     /// The access's offset in its shadow.
@@ -354,7 +355,7 @@ impl Order<'_> {
     fn knows(&self) -> Knows<'_> {
         Knows {
             vc: &self.warp.vc,
-            start: self.start,
+            grids: self.grids,
         }
     }
 

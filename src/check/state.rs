@@ -5,13 +5,14 @@
 //! fresh agents when it starts; this file also names agents and places for messages and hands
 //! findings to the one report place (`report.rs`). The rules live in the files by concern.
 
+use super::grids::{GridId, Grids};
 use super::kind::HazardKind;
 use super::report::{Finding, Hazard, Msg, Reports};
 use super::scopes::{Place, Published};
 use super::site::{place_in, Access, Region, Site};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
-use crate::mem::hb::{Agent, Epoch, GridStart, Vc, WarpClock};
+use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
 use crate::mem::shadow::{Shadow, Stamp, Who};
 use crate::mem::stamp::Events;
 use crate::mem::Global;
@@ -75,10 +76,10 @@ pub(crate) struct Checker {
     pub(super) smem_ops: Vec<SmemOp>,
     /// Grids launched from the device (`exec/cdp.rs`) run one after another with this one
     /// checker, so races between grids are seen: what the running grid's warps knew when it
-    /// started, its first agent, and each grid's first agent with how messages name it.
-    pub(super) start: GridStart,
+    /// started, its first agent, and the grids of the launch tree.
+    pub(super) start: Vc,
     pub(super) grid_first: Agent,
-    pub(super) grid_names: Vec<(Agent, String)>,
+    pub(super) grids: Grids,
 }
 
 /// A device-side `cudaMemcpyAsync` (`src`: its source) or `cudaMemsetAsync` of `len` bytes to
@@ -132,8 +133,8 @@ impl Checker {
             let mut ws = Vec::with_capacity(n);
             for _ in 0..n {
                 let mut w = WarpClock::new(self.next_agent);
-                if !self.start.vc.is_empty() {
-                    w.acquire(&self.start.vc, u32::MAX);
+                if !self.start.is_empty() {
+                    w.acquire(&self.start, u32::MAX);
                 }
                 ws.push(w);
                 self.next_agent += WarpClock::AGENTS;
@@ -154,9 +155,10 @@ impl Checker {
         self.cluster_arrived = Vc::new();
         self.cluster_done = Vc::new();
         self.smem_ops.clear();
-        // Shared memory is new: its atomic words and observations are gone.
+        // Shared memory is new: its atomic words are gone. Observations are keyed by the
+        // reading warp, and no warp of an earlier cluster runs again.
         self.atomics.retain(|k, _| k.0 == 0);
-        self.observed.retain(|k, _| k.1 .0 == 0);
+        self.observed.clear();
     }
 
     /// Drops the events no shadow names any more, when their table has doubled (the table
@@ -201,47 +203,56 @@ impl Checker {
         place_in(&self.rank_agents, self.agents_end, agent)
     }
 
-    /// A grid launched from the device starts: its warps start knowing `start`, and messages
-    /// name its threads' accesses, seen from a later grid, as `name` says.
-    pub fn start_grid(&mut self, start: GridStart, name: String) {
+    /// The host's grid, whose clusters have run, launched grids from the device: it becomes
+    /// the first grid of the launch tree; messages name its threads as `name` says.
+    pub fn root_grid(&mut self, name: String) -> GridId {
+        let end = self.next_agent;
+        let done = (self.new_agent(), self.new_agent());
+        let g = self.grids.begin((1, None), done, name);
+        self.grids.clusters_done(g, end);
+        g
+    }
+
+    /// A grid launched (or a copy queued) by grid `parent` starts: its warps start knowing
+    /// `start`; messages name its threads as `name` says.
+    pub fn start_grid(&mut self, start: Vc, parent: GridId, name: String) -> GridId {
+        let done = (self.new_agent(), self.new_agent());
         self.grid_first = self.next_agent;
-        self.name_grid(self.next_agent, name);
         self.start = start;
+        self.grids
+            .begin((self.next_agent, Some(parent)), done, name)
     }
 
-    /// How messages name the threads of the grid whose first agent is `first`.
-    pub fn name_grid(&mut self, first: Agent, name: String) {
-        self.grid_names.push((first, name));
+    /// Grid `g`'s clusters have finished (its descendants have not run yet).
+    pub fn grid_clusters_done(&mut self, g: GridId) {
+        self.grids.clusters_done(g, self.next_agent);
     }
 
-    /// The agent the next warp will be: every agent made so far is below it.
-    pub fn next_agent(&self) -> Agent {
-        self.next_agent
+    /// The agents that stand for grid `g`'s completion: (its clusters, it and its
+    /// descendants). A clock holding one at 1 knows all of what it stands for.
+    pub fn done_agents(&self, g: GridId) -> Option<(Agent, Agent)> {
+        self.grids.done_agents(g)
+    }
+
+    /// The PTX line of instruction `pc` of function `func`.
+    pub fn line(&self, func: u32, pc: u32) -> u32 {
+        line_in(&self.lines, func, pc)
     }
 
     /// A thread of warp `warp` of CTA rank `rank` launches a grid: what that grid starts
     /// knowing. The warp's later accesses are not ordered before the grid.
-    pub fn launch(&mut self, rank: u32, warp: u32) -> GridStart {
+    pub fn launch(&mut self, rank: u32, warp: u32) -> Vc {
         let w = self.warp(rank, warp);
         let vc = w.vc.clone();
         w.tick();
-        GridStart::launched(vc, &self.start)
+        vc
     }
 
-    /// A device-side copy or fill runs (`exec/cdp.rs`): a thread of its own, knowing `start`,
-    /// reads its source and writes its destination; its findings point at the call that
-    /// queued it, and later grids name its accesses by `what` and that call's line.
-    pub fn device_copy(
-        &mut self,
-        engine: &Engine,
-        global: &Global,
-        start: GridStart,
-        c: DeviceCopy,
-        what: &str,
-    ) {
-        let line = line_in(&self.lines, c.call.0, c.call.1);
-        self.start_grid(start, format!("the {what} at line {line}"));
-        self.start_cluster(&[1], 0, vec![format!("the {what}")]);
+    /// The device-side copy or fill `c` runs as grid `g` (`exec/cdp.rs`, started with
+    /// [`Self::start_grid`]): a thread of its own reads its source and writes its destination;
+    /// its findings point at the call that queued it.
+    pub fn device_copy(&mut self, engine: &Engine, global: &Global, g: GridId, c: DeviceCopy) {
+        self.start_cluster(&[1], 0, vec!["the copy".into()]);
         let site = Site {
             func: c.call.0,
             pc: c.call.1,
@@ -261,6 +272,7 @@ impl Checker {
             };
             self.access(engine, global, site, access);
         }
+        self.grid_clusters_done(g);
     }
 
     pub fn new_agent(&mut self) -> Agent {
@@ -355,9 +367,8 @@ impl Checker {
                 }
             }
         }
-        let earlier = self.grid_names.iter().rev().find(|g| g.0 <= agent);
-        match earlier {
-            Some((_, name)) if agent < self.grid_first => format!("a thread of {name}"),
+        match self.grids.name_of(agent) {
+            Some(name) if agent < self.grid_first => format!("a thread of {name}"),
             _ => "a warp of another CTA".into(),
         }
     }
@@ -390,16 +401,21 @@ pub(super) fn op_name(engine: &Engine, op: OpId) -> String {
         .to_string()
 }
 
-/// What a warp knows: its clock, and the finished grids its grid waited for.
+/// What a warp knows: its clock, which may hold the completion of whole grids ([`Grids`]).
 #[derive(Clone, Copy)]
 pub(super) struct Knows<'a> {
     pub(super) vc: &'a Vc,
-    pub(super) start: &'a GridStart,
+    pub(super) grids: &'a Grids,
 }
 
 impl Knows<'_> {
     pub(super) fn covers(&self, e: Epoch) -> bool {
-        self.vc.covers(e) || self.start.knows_all_of(e.agent)
+        self.vc.covers(e) || self.finished(e.agent)
+    }
+
+    /// Whether it knows every access of `agent`: it knows that agent's grid finished.
+    pub(super) fn finished(&self, agent: Agent) -> bool {
+        self.grids.finished_for(agent, self.vc)
     }
 }
 

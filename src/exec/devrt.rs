@@ -26,7 +26,7 @@
 //! once stop the run with a `resource-limit` fault.
 //!
 //! One happens-before checker follows every grid (`cdp.rs`): a launch gives the child what the
-//! launching thread knew ([`crate::mem::hb::GridStart`]), so a race between a parent's accesses
+//! launching thread knew (`check::grids`), so a race between a parent's accesses
 //! after the launch and the child's is reported, whatever order ptxrun ran them in.
 
 use super::config::Grid;

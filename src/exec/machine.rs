@@ -112,8 +112,9 @@ pub(crate) struct InStream {
     /// The stream it runs in order in: its handle and the queuing CTA's coordinates (`None`:
     /// fire-and-forget or tail).
     pub(crate) stream: Option<(u64, [u32; 3])>,
-    /// What it starts knowing, with a checker (`mem::hb::GridStart`).
-    pub(crate) start: Option<crate::mem::hb::GridStart>,
+    /// What it starts knowing, with a checker: the queuing thread's clock, then the
+    /// completion of what it waits for (`check::grids`).
+    pub(crate) start: Option<crate::mem::hb::Vc>,
 }
 
 /// A device-side `cudaMemcpyAsync` or `cudaMemsetAsync` not yet run (`devrt.rs`): `bytes`

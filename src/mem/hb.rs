@@ -110,63 +110,6 @@ impl Vc {
     }
 }
 
-/// What every thread of a grid launched from the device knows when it starts (CUDA Programming
-/// Guide, "CUDA Dynamic Parallelism": a child grid sees what the launching thread did and knew
-/// before the launch; work in one stream runs in order; a tail launch starts after its launching
-/// grid and all that grid's other work). `vc`: the launching thread's clock at the launch, with
-/// what its own grid started knowing. `done`: whole grids that finished before this one may
-/// start, as ranges of agents: grids run one after another and number their agents in that
-/// order, so a finished grid with all its descendants is one range, however large.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GridStart {
-    pub vc: Vc,
-    done: Vec<(Agent, Agent)>,
-}
-
-impl GridStart {
-    /// A grid launched by a thread with clock `vc`, in a grid that started knowing `parent`.
-    pub fn launched(mut vc: Vc, parent: &GridStart) -> Self {
-        vc.join(&parent.vc);
-        GridStart {
-            vc,
-            done: parent.done.clone(),
-        }
-    }
-
-    /// Whether every access of `agent` is ordered before the start: it belongs to a finished
-    /// grid this one waited for.
-    pub fn knows_all_of(&self, agent: Agent) -> bool {
-        self.done.iter().any(|&(lo, hi)| lo <= agent && agent < hi)
-    }
-
-    /// Also ordered after everything `o` is.
-    pub fn join(&mut self, o: &GridStart) {
-        self.vc.join(&o.vc);
-        self.done.extend_from_slice(&o.done);
-        self.done.sort_unstable();
-        let mut merged: Vec<(Agent, Agent)> = Vec::with_capacity(self.done.len());
-        for &(lo, hi) in &self.done {
-            match merged.last_mut() {
-                Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
-                _ => merged.push((lo, hi)),
-            }
-        }
-        self.done = merged;
-    }
-
-    /// What a grid that starts after this one's grid finished knows: this, and every agent
-    /// from `first` (the grid's first) up to `end` (the first agent after it and its
-    /// descendants).
-    pub fn finished(&self, first: Agent, end: Agent) -> GridStart {
-        let mut g = self.clone();
-        g.join(&GridStart {
-            vc: Vc::new(),
-            done: vec![(first, end)],
-        });
-        g
-    }
-}
-
 /// The scope of a strong access (PTX ISA 9.0 8.5), narrowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Scope {
@@ -440,26 +383,6 @@ mod tests {
         assert!(a.covers(Epoch { agent: 4, clock: 7 }));
         assert!(!a.covers(Epoch { agent: 4, clock: 8 }));
         assert!(a.covers(Epoch::default()));
-    }
-
-    #[test]
-    fn a_grid_start_knows_its_launch_and_the_grids_it_waited_for() {
-        let parent = GridStart::launched(vc(&[(3, 2)]), &GridStart::default());
-        let child = GridStart::launched(vc(&[(20, 4)]), &parent.finished(10, 15));
-        let covers =
-            |agent, clock| child.vc.covers(Epoch { agent, clock }) || child.knows_all_of(agent);
-        assert!(covers(3, 2));
-        assert!(covers(20, 4));
-        assert!(!covers(20, 5));
-        // A finished grid's agents, every clock of them; not the agents around them.
-        assert!(covers(10, 999));
-        assert!(covers(14, 1));
-        assert!(!covers(15, 1));
-        assert!(!covers(9, 1));
-        // Ranges that touch merge into one.
-        let mut g = child.finished(15, 30);
-        g.join(&GridStart::default().finished(30, 31));
-        assert_eq!(g.done, vec![(10, 31)]);
     }
 
     #[test]
