@@ -65,6 +65,12 @@ impl Grids {
         self.0.get(g).map(|r| (r.own, r.tree))
     }
 
+    /// Whether no grid has been launched from the device.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The grid whose warps' agents hold `agent`.
     fn owner(&self, agent: Agent) -> Option<GridId> {
         let i = self

@@ -270,7 +270,7 @@ impl Checker {
                 strong: None,
                 lanes: &[],
             };
-            self.access(engine, global, site, access);
+            self.access_from::<true>(engine, global, site, access);
         }
         self.grid_clusters_done(g);
     }
@@ -409,13 +409,16 @@ pub(super) struct Knows<'a> {
 }
 
 impl Knows<'_> {
+    #[inline]
     pub(super) fn covers(&self, e: Epoch) -> bool {
         self.vc.covers(e) || self.finished(e.agent)
     }
 
-    /// Whether it knows every access of `agent`: it knows that agent's grid finished.
+    /// Whether it knows every access of `agent`: it knows that agent's grid finished (never,
+    /// outside launch trees: checked at once, as this is asked of every unordered pair).
+    #[inline]
     pub(super) fn finished(&self, agent: Agent) -> bool {
-        self.grids.finished_for(agent, self.vc)
+        !self.grids.is_empty() && self.grids.finished_for(agent, self.vc)
     }
 }
 
