@@ -359,7 +359,20 @@ impl<'m> Machine<'m> {
     pub(crate) fn new_frame_for(&self, warp: &mut Warp, func: FuncId) -> Res<u32> {
         let f = &self.m.functions[func.0 as usize];
         let local_size = self.layout.local_size[func.0 as usize];
-        let param_size = self.layout.param_size[func.0 as usize] as usize;
+        let param_bytes = self.layout.param_size[func.0 as usize];
+        // Parameters and call-site `.param` variables live in a thread's stack on the GPU:
+        // bounded as local memory is (a declared 4 GiB argument is a fault, not 128 GiB asked
+        // of the host for a warp).
+        if param_bytes > MAX_LOCAL_BYTES {
+            return Err(fault(
+                FaultKind::Memory,
+                format!(
+                    "the .param space of `{}` ({param_bytes} bytes a thread) exceeds the {MAX_LOCAL_BYTES} bytes of local memory a thread may use",
+                    f.name
+                ),
+            ));
+        }
+        let param_size = param_bytes as usize;
         let base = warp.local_top.next_multiple_of(16);
         if base + local_size > MAX_LOCAL_BYTES {
             return Err(fault(
