@@ -10,7 +10,7 @@ use super::kind::HazardKind;
 use super::report::Msg;
 use super::site::{describe, Region, Site};
 use super::state::op_name;
-use super::state::Checker;
+use super::state::{Checker, TensormapAcquire};
 use crate::mem::copy::{Engine, OpId};
 use crate::mem::hb::{Agent, Epoch, Scope, Vc};
 use crate::mem::shadow::{Stamp, Who};
@@ -110,10 +110,10 @@ impl Checker {
     /// `fence.proxy.tensormap::generic.acquire [addr], size` by a warp (global `addr`).
     pub fn tensormap_acquire(&mut self, rank: u32, warp: u32, addr: u64, size: u64) {
         let w = &mut self.warps[rank as usize][warp as usize];
-        let (me, vc) = (w.me, w.vc.clone());
+        let (me, vc, at) = (w.me, w.vc.clone(), w.now());
         w.tick();
         let fs = self.tensormap_acquires.entry(me).or_default();
-        fs.push((addr, size, vc));
+        fs.push(TensormapAcquire { addr, size, vc, at });
         if fs.len() > TENSORMAP_FENCES {
             fs.remove(0);
         }
@@ -122,8 +122,12 @@ impl Checker {
     /// A tensor copy issued at `site` uses the tensor map at global address `map` (PTX ISA 9.0
     /// 8.6 "Proxies", 9.7.12.4 `fence.proxy.tensormap`): a map last written by ordinary stores
     /// is read through the tensor-map proxy only after the writer's
-    /// `fence.proxy.tensormap::generic.release` and the user's `.acquire` of those 128 bytes,
-    /// in that order; otherwise the copy may use a stale map: `missing-tensormap-proxy-fence`.
+    /// `fence.proxy.tensormap::generic.release` and an `.acquire` of those 128 bytes, in that
+    /// order, by a thread of the user's CTA ordered before the use (proxy-preserved base
+    /// causality order carries an operation of one proxy to another of the same proxy and
+    /// address in the same thread block, 8.9.x; Triton's tensor descriptors: warp 0 acquires,
+    /// `bar.sync`, another warp copies); otherwise the copy may use a stale map:
+    /// `missing-tensormap-proxy-fence`.
     pub fn tensormap_use(&mut self, global: &Global, site: Site, map: u64) {
         let len = crate::mem::tensormap::SIZE;
         let Ok((i, off)) = global.locate(map, len as u64) else {
@@ -133,7 +137,12 @@ impl Checker {
             return;
         };
         let user = &self.warps[site.rank as usize][site.warp as usize];
-        let acquires = self.tensormap_acquires.get(&user.me);
+        let acquires: Vec<&TensormapAcquire> = self.warps[site.rank as usize]
+            .iter()
+            .filter_map(|w| self.tensormap_acquires.get(&w.me))
+            .flatten()
+            .filter(|a| user.vc.covers(a.at))
+            .collect();
         let mut unfenced = Vec::new();
         for st in shadow.writes(&self.events, off, len) {
             let Who::Warp { at, .. } = st.who() else {
@@ -149,8 +158,10 @@ impl Checker {
                 .flatten()
                 .filter(|&&f| f >= at.clock)
                 .any(|&f| {
-                    acquires.into_iter().flatten().any(|(a, n, vc)| {
-                        *a <= map && map + len as u64 <= a + n && vc.get(at.agent) >= f
+                    acquires.iter().any(|a| {
+                        a.addr <= map
+                            && map + len as u64 <= a.addr + a.size
+                            && a.vc.get(at.agent) >= f
                     })
                 });
             if !fenced {
@@ -167,8 +178,8 @@ impl Checker {
             self.report(
                 HazardKind::MissingTensormapProxyFence,
                 site,
-                Msg::text(format!("the tensor copy uses the tensor map at {}, last written by an ordinary store at line ", global.describe(map))).related_line().then(format!("{more} with no fence.proxy.tensormap::generic release (by the writer) and acquire (by this thread) between them: it may use a stale map")),
-                "after writing the map: fence.proxy.tensormap::generic.release.gpu in the writing thread; before the tensor copy: fence.proxy.tensormap::generic.acquire.gpu [map], 128 in the thread that issues it (CUDA: cuda::ptx::fence_proxy_tensormap_generic)",
+                Msg::text(format!("the tensor copy uses the tensor map at {}, last written by an ordinary store at line ", global.describe(map))).related_line().then(format!("{more} with no fence.proxy.tensormap::generic release (by the writer) and acquire (by a thread of this CTA, ordered before the copy) between them: it may use a stale map")),
+                "after writing the map: fence.proxy.tensormap::generic.release.gpu in the writing thread; after that release and before the tensor copy: fence.proxy.tensormap::generic.acquire.gpu [map], 128 in the thread that issues the copy, or in a thread of its CTA ordered before it (CUDA: cuda::ptx::fence_proxy_tensormap_generic)",
                 format!("{} (128 bytes)", global.describe(map)),
                 Some((f, pc, "the ordinary store of the tensor map (generic proxy)".into())),
             );

@@ -66,9 +66,9 @@ pub(crate) struct Checker {
     /// access after it in the reader's program order is ordered after that write).
     pub(super) observed: BTreeMap<(Agent, (u32, u64)), Epoch>,
     /// Per agent, the clocks of its last `fence.proxy.tensormap::generic.release` fences, and
-    /// its last `.acquire` fences: (global address, size, its clock then).
+    /// its last `.acquire` fences.
     pub(super) tensormap_releases: BTreeMap<Agent, Vec<u32>>,
-    pub(super) tensormap_acquires: BTreeMap<Agent, Vec<(u64, u64, Vc)>>,
+    pub(super) tensormap_acquires: BTreeMap<Agent, Vec<TensormapAcquire>>,
     /// The hazards found, each distinct one once.
     pub(super) reports: Reports,
     /// The running cluster's asynchronous operations that access shared memory: per operation
@@ -436,4 +436,14 @@ pub(super) fn after_op(engine: &Engine, op: OpId, write: bool, rank: u32, knows:
             released.is_some_and(|e| knows.covers(e))
         }
     })
+}
+
+/// A `fence.proxy.tensormap::generic.acquire` of `size` bytes at global `addr`: when it ran
+/// (`at`) and what its warp knew then (`vc`).
+#[derive(Debug, Clone)]
+pub(super) struct TensormapAcquire {
+    pub addr: u64,
+    pub size: u64,
+    pub vc: Vc,
+    pub at: Epoch,
 }

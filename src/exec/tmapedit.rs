@@ -182,6 +182,37 @@ mod tests {
     }
 
     #[test]
+    fn zero_bytes_are_a_map_to_build_on_but_not_to_copy_with() {
+        // Triton's tl.make_tensor_descriptor: 128 zero bytes, then each field replaced.
+        let zero = [0u8; tensormap::SIZE];
+        assert!(TensorMap::decode(&zero).is_err());
+        let mut m = TensorMap::decode_fields(&zero).unwrap();
+        assert_eq!(m, TensorMap::blank());
+        assert!(set_field(&mut m, SubOp::GlobalAddress, 0, 0x1000).is_ok());
+        assert!(set_field(&mut m, SubOp::Rank, 0, 1).is_ok());
+        assert!(set_field(&mut m, SubOp::GlobalDim, 0, 64).is_ok());
+        assert!(set_field(&mut m, SubOp::GlobalDim, 1, 32).is_ok());
+        assert!(set_field(&mut m, SubOp::GlobalStride, 0, 256).is_ok());
+        assert!(set_field(&mut m, SubOp::BoxDim, 0, 16).is_ok());
+        // Before the element type is set the box row is 16 u8 bytes; after, 64 f32 bytes.
+        assert_eq!(TensorMap::decode(&m.encode()).unwrap().box_bytes(), 16);
+        assert!(set_field(&mut m, SubOp::Elemtype, 0, 7).is_ok());
+        let m = TensorMap::decode(&m.encode()).unwrap();
+        assert_eq!(
+            (m.rank, m.elem, m.boxdim[1], m.estrides[0]),
+            (2, Type::F32, 1, 1)
+        );
+        assert_eq!(
+            (m.swizzle, m.nan_fill, m.box_bytes()),
+            (Swizzle::None, false, 64)
+        );
+        // Anything else that is not ptxrun's encoding is still no map.
+        let mut junk = zero;
+        junk[7] = 1;
+        assert!(TensorMap::decode_fields(&junk).is_err());
+    }
+
+    #[test]
     fn fields_take_what_the_driver_takes_and_may_pass_through_invalid_maps() {
         let mut m = map();
         // A box of zero is no map a copy may use, but the next replacement mends it.

@@ -24,6 +24,7 @@ use crate::ir::Type;
 /// Size of the object.
 pub const SIZE: usize = 128;
 const MAGIC: &[u8; 4] = b"ptxr";
+const NOT_A_MAP: &str = "these 128 bytes are not a tensor map (declare it in the launch file as a `tensormap` parameter, or build it from 128 zero bytes with `tensormap.replace`)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Swizzle {
@@ -312,16 +313,50 @@ impl TensorMap {
 
     /// Decodes 128 bytes that [`encode`](Self::encode) wrote, and checks the map.
     pub fn decode(b: &[u8]) -> Result<TensorMap, String> {
+        if !Self::encoded(b) {
+            return Err(NOT_A_MAP.into());
+        }
         let m = Self::decode_fields(b)?;
         m.validate()?;
         Ok(m)
     }
 
-    /// Decodes 128 bytes that [`encode`](Self::encode) wrote, without checking the map: a map
-    /// edited field by field (`tensormap.replace`) may pass through states no copy may use.
+    fn encoded(b: &[u8]) -> bool {
+        b.len() >= SIZE && &b[..4] == MAGIC && b[4] == 1
+    }
+
+    /// The map 128 zero bytes are. A kernel may build a map from nothing: Triton's
+    /// `tl.make_tensor_descriptor` zeroes 128 bytes of shared memory and sets each field with
+    /// `tensormap.replace`. In NVIDIA's encoding the rank, sizes, boxes and element strides are
+    /// stored minus one, and element type 0 is u8, swizzle 0 none, fill 0 zero, interleave 0
+    /// none (docs/launch/tensormap-replace.md, measured on an H100 and an H200), so zero bytes
+    /// are a rank-1 u8 map of one element at address 0, box 1, which no copy may use until its
+    /// fields are set.
+    pub fn blank() -> TensorMap {
+        TensorMap {
+            elem: Type::U8,
+            rank: 1,
+            addr: 0,
+            dims: [1; 5],
+            strides: [1, 0, 0, 0, 0],
+            boxdim: [1; 5],
+            estrides: [1; 5],
+            swizzle: Swizzle::None,
+            nan_fill: false,
+            f32_mode: F32Mode::Plain,
+            im2col: None,
+        }
+    }
+
+    /// Decodes 128 bytes that [`encode`](Self::encode) wrote, or 128 zero bytes (the
+    /// [`blank`](Self::blank) map), without checking the map: a map edited field by field
+    /// (`tensormap.replace`) may pass through states no copy may use.
     pub fn decode_fields(b: &[u8]) -> Result<TensorMap, String> {
-        if b.len() < SIZE || &b[..4] != MAGIC || b[4] != 1 {
-            return Err("these 128 bytes are not a tensor map (declare it in the launch file as a `tensormap` parameter)".into());
+        if b.len() >= SIZE && b[..SIZE].iter().all(|&x| x == 0) {
+            return Ok(Self::blank());
+        }
+        if !Self::encoded(b) {
+            return Err(NOT_A_MAP.into());
         }
         let u64_at = |o: usize| super::read_le(&b[o..o + 8]);
         let elem = TYPES

@@ -1,0 +1,99 @@
+"""Kernels written for ptxrun with the Triton 3.9 APIs real Triton code uses beyond the tutorials'
+basics: tensor descriptors built on the device (`tl.make_tensor_descriptor`: tensormap.replace,
+tensormap.cp_fenceproxy, TMA loads and stores, wgmma), Philox random numbers (`tl.rand`,
+`tl.randn`), a spin lock of `atomic_cas`/`atomic_xchg` (the layer-norm backward's scheme),
+programmatic dependent launch (`gdc_wait`/`gdc_launch_dependents`: griddepcontrol) and
+scans and sorts."""
+
+import triton
+import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+
+
+@triton.jit
+def desc_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B^T in f16 (f32 accumulation); A is M x K, B is N x K, both row-major."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([pm * BM, k])
+        b = b_desc.load([pn * BN, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
+
+
+@triton.jit
+def dropout_kernel(x_ptr, out_ptr, noise_ptr, bits_ptr, n, p, seed, BLOCK: tl.constexpr):
+    """Dropout with keep probability 1 - p, plus the normal and integer streams of the same seed."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    keep = tl.rand(seed, offs) > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+    tl.store(noise_ptr + offs, tl.randn(seed, offs), mask=mask)
+    tl.store(bits_ptr + offs, tl.randint(seed, offs), mask=mask)
+
+
+@triton.jit
+def layer_norm_bwd_kernel(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N, GROUP: tl.constexpr,
+                          BLOCK: tl.constexpr):
+    """dX of a layer norm, and partial dW/dB summed per group of rows under a spin lock."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(DY + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    xhat = tl.where(mask, (x - mean) * rstd, 0.)
+    wdy = tl.where(mask, w * dy, 0.)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    tl.store(DX + row * stride + cols, ((wdy - (xhat * c1 + c2)) * rstd).to(tl.float16), mask=mask)
+    group = row % GROUP
+    lock = Lock + group
+    count = Lock + GROUP + group
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    first = tl.load(count)
+    pw = (dy * xhat).to(tl.float16)
+    pb = dy.to(tl.float16)
+    if first == 0:
+        tl.atomic_xchg(count, 1)
+    else:
+        pw += tl.load(DW + group * N + cols, mask=mask)
+        pb += tl.load(DB + group * N + cols, mask=mask)
+    tl.store(DW + group * N + cols, pw, mask=mask)
+    tl.store(DB + group * N + cols, pb, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(lock, 0)
+
+
+@triton.jit
+def pdl_scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    """y = 2x, waiting for the grid before it and letting the next one start early."""
+    gdc_wait()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    gdc_launch_dependents()
+    tl.store(y_ptr + offs, x * 2, mask=mask)
+
+
+@triton.jit
+def scan_sort_kernel(x_ptr, sum_ptr, sorted_ptr, arg_ptr, BLOCK: tl.constexpr):
+    """One block: prefix sums, a sort and an argmax. (Not `tl.histogram`: for sm_90 Triton 3.9
+    zeroes its bins with two warps storing 0 to each word unordered, a write-write race that
+    ptxrun reports.)"""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(sum_ptr + offs, tl.cumsum(x, axis=0))
+    tl.store(sorted_ptr + offs, tl.sort(x))
+    v, i = tl.max(x, axis=0, return_indices=True)
+    tl.store(arg_ptr, i)
+    tl.store(arg_ptr + 1, tl.argmin(x, axis=0))
