@@ -20,9 +20,9 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as _np
 
-from . import Module, Report, _Regions, dim3
+from . import Module, Report, TensorMap, _Regions, dim3
 
-__all__ = ["compile", "launch", "jit", "Compiled"]
+__all__ = ["compile", "launch", "jit", "Compiled", "TensorDescriptor"]
 
 _POINTEE = {
     _np.dtype(_np.bool_): "i1",
@@ -38,6 +38,64 @@ _POINTEE = {
     _np.dtype(_np.float32): "fp32",
     _np.dtype(_np.float64): "fp64",
 }
+
+
+class TensorDescriptor:
+    """Triton's host-side tensor descriptor (`triton.tools.tensor_descriptor.TensorDescriptor`)
+    over a NumPy array: `shape` and `strides` in elements (the last stride 1), `block_shape` the
+    tile a load or store moves, `padding` `"zero"` or `"nan"` (what reads outside the tensor
+    give), `round_f32_to_tf32` for f32 operands of tf32 dots. `dtype` names Triton's element
+    type where the array's cannot (`"bf16"` over uint16, `"fp8e4nv"` over uint8). For sm_90 the
+    kernel receives a `CUtensorMap` built as Triton's launcher builds it
+    (`cuTensorMapEncodeTiled` with the swizzle and box Triton compiled the kernel for), then
+    the shape and strides; `from_array(a, block_shape)` takes them from the array."""
+
+    def __init__(self, base: _np.ndarray, shape: Sequence[int], strides: Sequence[int], block_shape: Sequence[int],
+                 padding: str = "zero", round_f32_to_tf32: bool = False, dtype: Optional[str] = None):
+        if not isinstance(base, _np.ndarray) or not base.flags.c_contiguous:
+            raise TypeError("TensorDescriptor: base must be a C-contiguous NumPy array")
+        self.base, self.shape, self.strides = base, [int(x) for x in shape], [int(x) for x in strides]
+        self.block_shape = [int(x) for x in block_shape]
+        if not (len(self.shape) == len(self.strides) == len(self.block_shape)) or not 1 <= len(self.shape) <= 5:
+            raise ValueError("TensorDescriptor: shape, strides and block_shape need one entry per dimension (1 to 5)")
+        if self.strides[-1] != 1:
+            raise ValueError("TensorDescriptor: the last dimension must be contiguous (stride 1)")
+        if padding not in ("zero", "nan"):
+            raise ValueError(f"TensorDescriptor: padding `{padding}` (use zero or nan)")
+        self.padding, self.round_f32_to_tf32 = padding, bool(round_f32_to_tf32)
+        self.dtype = dtype or _value_type("base", base)[1:]
+
+    @staticmethod
+    def from_array(array: _np.ndarray, block_shape: Sequence[int], padding: str = "zero",
+                   round_f32_to_tf32: bool = False, dtype: Optional[str] = None) -> "TensorDescriptor":
+        strides = [s // array.itemsize for s in array.strides]
+        return TensorDescriptor(array, array.shape, strides, block_shape, padding, round_f32_to_tf32, dtype)
+
+    def _signature(self) -> str:
+        return f"tensordesc<{self.dtype}[{', '.join(map(str, self.block_shape))}]>"
+
+    def _args(self, meta: Optional[Dict[str, Any]]) -> list:
+        """The kernel arguments it becomes: for sm_90 (Triton's `make_tensordesc_arg`) a tensor
+        map, the shape (i32) and the strides (i64)."""
+        if meta is None:
+            raise NotImplementedError("TensorDescriptor: Triton lowered this kernel's descriptors to pointers "
+                                      "(no TMA below sm_90); ptxrun.triton passes descriptors for sm_90 only")
+        code = 11 if self.round_f32_to_tf32 else int(meta["elem_type"])
+        elem = _TMA_ELEMS.get(code)
+        if elem is None or meta.get("fp4_padded") or meta.get("is_im2col"):
+            raise NotImplementedError(f"TensorDescriptor: Triton's tensor map {meta} is not one ptxrun builds")
+        es = self.base.itemsize
+        m = TensorMap(self.base, dims=self.shape[::-1], box=[int(b) for b in meta["block_size"]][::-1],
+                      strides=[s * es for s in self.strides[::-1][1:]],
+                      swizzle=["none", "32B", "64B", "128B"][int(meta["swizzle"])],
+                      oob_fill="nan" if self.padding == "nan" else "zero", l2_promotion="128B")
+        m.elem = elem
+        return [m, *self.shape, *self.strides]
+
+
+# Triton's tensor-map element codes (the PTX ISA's `tensormap.replace .elemtype` table).
+_TMA_ELEMS = {0: "u8", 1: "u16", 2: "u32", 3: "i32", 4: "u64", 5: "i64", 6: "f16", 7: "f32", 8: "f32_ftz",
+              9: "f64", 10: "bf16", 11: "tf32", 12: "tf32_ftz"}
 
 
 class Compiled:
@@ -61,6 +119,8 @@ _cache: Dict[Any, Compiled] = {}
 
 def _value_type(name: str, v: Any) -> str:
     """Triton's signature type of a runtime argument."""
+    if isinstance(v, TensorDescriptor):
+        return v._signature()
     if isinstance(v, _np.ndarray):
         if v.dtype not in _POINTEE:
             raise TypeError(f"{name}: arrays of {v.dtype} have no Triton pointer type here")
@@ -181,7 +241,7 @@ def launch(fn: Any, grid: Any, *args: Any, **kwargs: Any) -> Report:
     bound = _bind(fn, args, kwargs)
     g = grid(bound) if callable(grid) else grid
     g = dim3(g, "grid")
-    values = [bound[n] for n in c.runtime]
+    values = _expand(c, [bound[n] for n in c.runtime])
     md = c.metadata
     params = c.module.params(c.name)
     values += _scratch(md, len(params) - len(values), g)
@@ -201,6 +261,19 @@ def launch(fn: Any, grid: Any, *args: Any, **kwargs: Any) -> Report:
         raise_on_error=opts["raise_on_error"],
         jit=opts["jit"],
     )
+
+
+def _expand(c: Compiled, values: list) -> list:
+    """The runtime arguments with each tensor descriptor replaced by what Triton's launcher
+    passes for it (its metadata per descriptor, in argument order)."""
+    metas = list(getattr(c.metadata, "tensordesc_meta", None) or [])
+    out = []
+    for v in values:
+        if isinstance(v, TensorDescriptor):
+            out += v._args(metas.pop(0) if metas else None)
+        else:
+            out.append(v)
+    return out
 
 
 def _scratch(md: Any, extra: int, grid: Sequence[int]) -> list:

@@ -30,7 +30,9 @@ def tolerated(line: str) -> bool:
 
 
 def test_the_hardware_runner_reproduces_the_h100_bytes_through_ptxrun_cupy():
-    paths = [str(SAMPLES / d) for d in CUPY_SAMPLES]
+    # Tensor-map parameters (Triton's host-side descriptors too) go through libcuda: left out.
+    paths = [str(t.parent) for d in CUPY_SAMPLES for t in sorted((SAMPLES / d).glob("*/launch.toml"))
+             if "tensormap = " not in t.read_text()]
     if HW_CASES.is_dir():
         paths.append(str(HW_CASES))
     r = subprocess.run(

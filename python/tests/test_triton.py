@@ -123,3 +123,27 @@ def test_device_tensor_descriptors_under_every_latency_model():
         np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
         outs.append(c)
     assert np.array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("dtype", ["f16", "tf32"])
+def test_host_tensor_descriptors(dtype):
+    """`TensorDescriptor` arguments: Triton's launcher passes each as a CUtensorMap (the swizzle
+    and box Triton compiled for), its shape and its strides; tiles cross the tensor's edges."""
+    from triton_modern import host_desc_matmul_kernel
+
+    rng = np.random.default_rng(4)
+    M, N, K = 200, 184, 136
+    np_t = np.float16 if dtype == "f16" else np.float32
+    a = rng.standard_normal((M, K), dtype=np.float32).astype(np_t)
+    b = rng.standard_normal((K, N), dtype=np.float32).astype(np_t)
+    c = np.zeros((M, N), np.float32)
+    tf32 = dtype == "tf32"
+    descs = [pt.TensorDescriptor.from_array(a, [64, 32], round_f32_to_tf32=tf32),
+             pt.TensorDescriptor.from_array(b, [32, 64], round_f32_to_tf32=tf32),
+             pt.TensorDescriptor.from_array(c, [64, 64])]
+    r = pt.launch(host_desc_matmul_kernel, (4, 3), *descs, K, BM=64, BN=64, BK=32, target=90)
+    assert r.status == "ok" and not r.diagnostics
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-2 if tf32 else 1e-3, atol=5e-2 if tf32 else 1e-3)
+    assert "cp.async.bulk.tensor" in pt.compile(host_desc_matmul_kernel, descs + [K],
+                                                dict(BM=64, BN=64, BK=32)).ptx

@@ -97,3 +97,17 @@ def scan_sort_kernel(x_ptr, sum_ptr, sorted_ptr, arg_ptr, BLOCK: tl.constexpr):
     v, i = tl.max(x, axis=0, return_indices=True)
     tl.store(arg_ptr, i)
     tl.store(arg_ptr + 1, tl.argmin(x, axis=0))
+
+
+@triton.jit
+def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B through host-side tensor descriptors (TMA maps passed by value), as Triton's
+    persistent-matmul and fused-attention tutorials pass them for sm_90."""
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, num_stages=3):
+        a = a_desc.load([pm * BM, k])
+        b = b_desc.load([k, pn * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
