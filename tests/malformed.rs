@@ -212,6 +212,9 @@ malformed!(generic_param_and_const_names, [10, 19, 20, 21, 22, 24, 26]);
 // `ld.global.v2.b128` (over the 128-bit vector limit), `red.global.and.b128`,
 // `atom.global.add.b128` and `shfl.sync.idx.b128`: ptxas rejects all four.
 malformed!(b128_vector_and_red, [9, 10, 11, 12]);
+// Vector atomics PTX does not have (ptxas 13.0 rejects each): on shared memory, `.min` of f32,
+// f16 without `.noftz`, `.v8` of f16x2, a vector of u32.
+malformed!(vector_atomic_forms, [10, 11, 12, 13, 14]);
 
 #[test]
 fn several_errors_reports_at_least_three() {

@@ -111,3 +111,23 @@ def host_desc_matmul_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.
         b = b_desc.load([k, pn * BN])
         acc = tl.dot(a, b, acc)
     c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def persistent_matmul_kernel(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr, BM: tl.constexpr,
+                             BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B^T, each program looping over output tiles (a persistent kernel, Triton's
+    tutorial 09 shape): TMA loads into a multi-stage ring, wgmma, then an elected lane's TMA
+    store, `cp.async.bulk.wait_group` and `bar.sync` before the next tile."""
+    start = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BM)
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(start, tiles_m * tiles_n, NUM_SMS, flatten=True):
+        pm = tile // tiles_n
+        pn = tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = a_desc.load([pm * BM, k])
+            b = b_desc.load([pn * BN, k])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))

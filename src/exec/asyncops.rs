@@ -399,6 +399,14 @@ pub(super) fn wait_groups(cx: &mut Ctx<'_, '_>, bulk: bool) -> Settle {
             done |= 1 << lane;
         }
     }
+    // The lanes wait as one: the hardware stalls the warp on a wait, so lanes whose groups are
+    // done wait for the others rather than go on alone (waiting longer is always allowed). A
+    // split would leave the warp diverged where real code expects it converged: Triton's
+    // epilogue has an elected lane's TMA store, then `cp.async.bulk.wait_group 0`, `bar.sync`
+    // and `wgmma.wait_group.sync.aligned` in every lane.
+    if done != active {
+        done = 0;
+    }
     // The waiting warp observed these completions (and, for `.read`, the end of their reads).
     if let Some(hb) = cx.hb.as_mut() {
         let (rank, warp) = (cx.rank, cx.warp_index);

@@ -147,52 +147,85 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     Ok(())
 }
 
+/// `atom` and `red`, scalar or vector (`.v2`/`.v4`/`.v8` of f32, f16, bf16, f16x2, bf16x2 on
+/// global memory, sm_90): a vector's elements are applied one after another, each as the
+/// scalar form of its type (atomic per element, as section 9.7.13.5 promises no more).
 fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let t = cx.ty();
     let esize = t.size() as usize;
     let is_red = cx.ins.op == Op::Red;
     let (addr_k, b_k) = if is_red { (0, 1) } else { (1, 2) };
+    let (srcs, dsts) = (
+        elems(cx, b_k),
+        if is_red { Vec::new() } else { elems(cx, 0) },
+    );
+    let n = srcs.len().max(1);
     let space = cx.ins.mods.space;
     let op = cx.ins.mods.sub.unwrap_or(SubOp::Add);
     let bits = esize as u32 * 8;
     for lane in lanes(cx.active) {
         let addr = address(cx, addr_k, lane);
         let tg = target(cx, space, addr);
-        if !matches!(tg, Target::Global(_) | Target::Shared(..)) {
-            return Err(wrong_space(cx, addr, tg, lane, "global and shared memory"));
+        let global = matches!(tg, Target::Global(_));
+        if !matches!(tg, Target::Global(_) | Target::Shared(..)) || (n > 1 && !global) {
+            let allowed = if n > 1 {
+                "global memory (a vector atomic)"
+            } else {
+                "global and shared memory"
+            };
+            return Err(wrong_space(cx, addr, tg, lane, allowed));
         }
-        check_align(cx, addr, esize as u64, lane, tg)?;
-        let mut buf = [0u8; 8];
-        read(cx, tg, lane, &mut buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
-        let old = mem::read_le(&buf[..esize]);
-        let b = cx.src(b_k, lane, t) & mask(bits);
-        let new = match op {
-            SubOp::Cas => {
-                let c = cx.src(3, lane, t) & mask(bits);
-                if old == b {
-                    c
+        check_align(cx, addr, (esize * n) as u64, lane, tg)?;
+        let mut buf = [0u8; 16];
+        let bytes = &mut buf[..esize * n];
+        read(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        for i in 0..n {
+            let at = i * esize..(i + 1) * esize;
+            let old = mem::read_le(&bytes[at.clone()]);
+            let b = match srcs.get(i) {
+                Some(o) if n > 1 => cx.value(o, lane, t),
+                _ => cx.src(b_k, lane, t),
+            } & mask(bits);
+            let new = match op {
+                SubOp::Cas => {
+                    let c = cx.src(3, lane, t) & mask(bits);
+                    if old == b {
+                        c
+                    } else {
+                        old
+                    }
+                }
+                // `.add.f32` on global memory flushes subnormals (measured on the H100).
+                SubOp::Add if t == Type::F32 && global => {
+                    u64::from(mem::reduce::add_f32(old as u32, b as u32, true))
+                }
+                op => mem::reduce::combine(op, t, old, b),
+            };
+            mem::write_le(&mut bytes[at], new);
+            if !is_red {
+                let v = if t.is_signed() {
+                    sext(old, bits) as u64
                 } else {
                     old
+                };
+                match dsts.get(i) {
+                    Some(Operand::Reg(r)) if n > 1 => cx.set_reg(*r, lane, v),
+                    Some(_) if n > 1 => {}
+                    _ => cx.dst(0, lane, v),
                 }
             }
-            // `.add.f32` on global memory flushes subnormals (measured on the H100).
-            SubOp::Add if t == Type::F32 && matches!(tg, Target::Global(_)) => {
-                u64::from(mem::reduce::add_f32(old as u32, b as u32, true))
-            }
-            op => mem::reduce::combine(op, t, old, b),
-        };
-        mem::write_le(&mut buf[..esize], new);
-        write(cx, tg, lane, &buf[..esize]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
-        if cx.hb.is_some() {
-            checked(&mut cx.watch(), tg, lane, esize, (true, !is_red), true, &[]);
         }
-        if !is_red {
-            let v = if t.is_signed() {
-                sext(old, bits) as u64
-            } else {
-                old
-            };
-            cx.dst(0, lane, v);
+        write(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        if cx.hb.is_some() {
+            checked(
+                &mut cx.watch(),
+                tg,
+                lane,
+                esize * n,
+                (true, !is_red),
+                true,
+                &[],
+            );
         }
     }
     Ok(())

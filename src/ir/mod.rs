@@ -8,6 +8,7 @@
 //! beside the code (`Function::srcs`, `Function::forms`), so the hot [`Instr`] stays small and
 //! `Copy` and handlers decode nothing at run time; `check.rs` applies the checks ptxas makes.
 
+mod atomform;
 mod check;
 mod contract;
 pub mod cvt;

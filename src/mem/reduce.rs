@@ -99,9 +99,30 @@ fn to_f64(t: Type, v: u64) -> f64 {
 
 fn minmax(t: Type, max: bool, a: u64, b: u64) -> u64 {
     let bits = t.size() * 8;
+    // Packed pairs are two halves, each compared on its own (measured on an H200:
+    // numerics/vector_atomics).
+    if let Some(half) = match t {
+        Type::F16x2 => Some(Type::F16),
+        Type::Bf16x2 => Some(Type::Bf16),
+        _ => None,
+    } {
+        let (hi, lo) = (
+            minmax(half, max, a >> 16, b >> 16),
+            minmax(half, max, a & 0xffff, b & 0xffff),
+        );
+        return (hi << 16) | lo;
+    }
     if t.is_float() {
         let (x, y) = (to_f64(t, a), to_f64(t, b));
-        return if y.is_nan() || (if max { x >= y } else { x <= y }) {
+        // A NaN loses to a number; two NaNs give the canonical 0x7fff (f16 and bf16, measured
+        // on an H200: numerics/vector_atomics).
+        if x.is_nan() && y.is_nan() && bits == 16 {
+            return 0x7fff;
+        }
+        // -0 counts below +0 (measured likewise).
+        let key = |v: f64| (v, v.is_sign_positive());
+        let (kx, ky) = (key(x), key(y));
+        return if y.is_nan() || (!x.is_nan() && (if max { kx >= ky } else { kx <= ky })) {
             a
         } else {
             b
