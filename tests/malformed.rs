@@ -215,6 +215,10 @@ malformed!(b128_vector_and_red, [9, 10, 11, 12]);
 // Vector atomics PTX does not have (ptxas 13.0 rejects each): on shared memory, `.min` of f32,
 // f16 without `.noftz`, `.v8` of f16x2, a vector of u32.
 malformed!(vector_atomic_forms, [10, 11, 12, 13, 14]);
+// Data operands of the wrong width (ptxas 13.0 rejects each): 17 registers for one u64 (ptxrun
+// panicked on it), a brace list for a scalar atom, a scalar for `.v4`, 9 halves for `.v8`,
+// 3 for `.v2`; and `atom.max.f32`, `.noftz` on an f32 vector.
+malformed!(data_operand_widths, [11, 12, 13, 14, 15, 16, 17]);
 
 #[test]
 fn several_errors_reports_at_least_three() {

@@ -159,7 +159,8 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
         elems(cx, b_k),
         if is_red { Vec::new() } else { elems(cx, 0) },
     );
-    let n = srcs.len().max(1);
+    // Decoding checked that each data operand holds `.vN`'s count (ir::atomform).
+    let n = usize::from(cx.ins.mods.vec.max(1));
     let space = cx.ins.mods.space;
     let op = cx.ins.mods.sub.unwrap_or(SubOp::Add);
     let bits = esize as u32 * 8;

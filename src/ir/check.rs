@@ -386,14 +386,17 @@ fn check_forms(s: &Site<'_, '_>) -> Result<(), Diag> {
     if matches!(ins.op, Op::WmmaLoad | Op::WmmaStore | Op::WmmaMma) {
         check_wmma(ins, ops, src, &at)?;
     }
-    if matches!(ins.op, Op::Atom | Op::Red) && ins.mods.vec > 1 {
-        if let Some(why) = super::atomform::vector_atomic_form(ins) {
+    if let Some((k, what)) = super::atomform::data_width(ins, ops, |r| r.len as usize) {
+        return Err(s.kind_error(k, &what));
+    }
+    if matches!(ins.op, Op::Atom | Op::Red) {
+        if let Some(why) = super::atomform::atomic_form(ins) {
             return Err(Diag::error(
                 "ir::atom-form",
                 format!("`{}` is not a form of {}: {why}", src.opcode.text, ins.op.name()),
             )
             .label(src.opcode.span.clone(), why)
-            .help("PTX ISA 9.0 sections 9.7.13.5-6: atom/red{.sem}{.scope}{.global}.add.v2/.v4.f32, and .add/.min/.max.noftz of .v2/.v4/.v8 .f16/.bf16 or .v2/.v4 .f16x2/.bf16x2"));
+            .help("PTX ISA 9.0 sections 9.7.13.5-6: .min/.max of integers and 16-bit floats; vectors: atom/red{.sem}{.scope}{.global}.add.v2/.v4.f32, and .add/.min/.max.noftz of .v2/.v4/.v8 .f16/.bf16 or .v2/.v4 .f16x2/.bf16x2"));
         }
     }
     if ins.op == Op::TensormapReplace {
