@@ -16,80 +16,13 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.language.extra import libdevice
-from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait, globaltimer, smid
+from triton.language.extra.cuda import globaltimer, smid
 
-
-@triton.jit
-def k_dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    r = tl.rand(seed, offs)
-    ri = tl.randint(seed, offs)
-    rn = tl.randn(seed, offs)
-    y = tl.where(r > p, x / (1 - p), 0.0) + (ri & 1).to(tl.float32) * 0.0 + rn * 0.0
-    tl.store(out_ptr + offs, y, mask=m)
-
-
-@triton.jit
-def k_ln_bwd_dwdb(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N, GROUP: tl.constexpr, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < N
-    x = tl.load(X + row * stride + cols, mask=mask, other=0).to(tl.float32)
-    dy = tl.load(DY + row * stride + cols, mask=mask, other=0).to(tl.float32)
-    w = tl.load(W + cols, mask=mask).to(tl.float32)
-    mean = tl.load(Mean + row)
-    rstd = tl.load(Rstd + row)
-    xhat = tl.where(mask, (x - mean) * rstd, 0.)
-    wdy = tl.where(mask, w * dy, 0.)
-    c1 = tl.sum(xhat * wdy, axis=0) / N
-    c2 = tl.sum(wdy, axis=0) / N
-    tl.store(DX + row * stride + cols, (wdy - (xhat * c1 + c2)) * rstd, mask=mask)
-    lock_id = row % GROUP
-    lock = Lock + lock_id
-    count = Lock + GROUP + lock_id
-    while tl.atomic_cas(lock, 0, 1) == 1:
-        pass
-    first = tl.load(count)
-    pw = (dy * xhat).to(tl.float16)
-    pb = dy.to(tl.float16)
-    if first == 0:
-        tl.atomic_xchg(count, 1)
-    else:
-        pw += tl.load(DW + lock_id * N + cols, mask=mask)
-        pb += tl.load(DB + lock_id * N + cols, mask=mask)
-    tl.store(DW + lock_id * N + cols, pw, mask=mask)
-    tl.store(DB + lock_id * N + cols, pb, mask=mask)
-    tl.debug_barrier()
-    tl.atomic_xchg(lock, 0)
-
-
-@triton.jit
-def k_desc_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
-    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
-    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        a = a_desc.load([pm * BM, k])
-        b = b_desc.load([pn * BN, k])
-        acc = tl.dot(a, b.T, acc)
-    c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
-
-
-@triton.jit
-def k_host_desc_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in tl.range(0, K, BK, num_stages=3):
-        a = a_desc.load([pm * BM, k])
-        b = b_desc.load([k, pn * BN])
-        acc = tl.dot(a, b, acc)
-    c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
+# The kernels that are also golden samples live once, in python/tests/triton_modern.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "tests"))
+from triton_modern import (desc_matmul_kernel as k_desc_matmul, dropout_kernel as k_dropout,  # noqa: E402
+                           host_desc_matmul_kernel as k_host_desc_matmul, layer_norm_bwd_kernel as k_ln_bwd_dwdb,
+                           pdl_scale_kernel as k_pdl)
 
 
 @triton.jit
@@ -182,16 +115,6 @@ def k_scan_sort(x_ptr, y_ptr, z_ptr, h_ptr, BLOCK: tl.constexpr):
     v, i = tl.max(x, axis=0, return_indices=True)
     tl.store(h_ptr + 64, i + v.to(tl.int32))
     tl.store(h_ptr + 65, tl.cumprod(xi, axis=0).sum())
-
-
-@triton.jit
-def k_pdl(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    gdc_wait()
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    gdc_launch_dependents()
-    tl.store(y_ptr + offs, x * 2, mask=m)
 
 
 @triton.jit
@@ -302,14 +225,14 @@ def k_int_math(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 P = "*fp32"
 CASES = [
-    ("dropout", k_dropout, {"x_ptr": P, "out_ptr": P, "n": "i32", "p": "fp32", "seed": "i32"}, {"BLOCK": 1024}, {}),
+    ("dropout", k_dropout, {"x_ptr": P, "out_ptr": P, "noise_ptr": P, "bits_ptr": "*u32", "n": "i32", "p": "fp32", "seed": "i32"}, {"BLOCK": 1024}, {}),
     ("ln_bwd", k_ln_bwd_dwdb, {"DX": "*fp16", "DY": "*fp16", "DW": "*fp16", "DB": "*fp16", "X": "*fp16",
                                "W": "*fp16", "Mean": P, "Rstd": P, "Lock": "*i32", "stride": "i32", "N": "i32"},
      {"GROUP": 64, "BLOCK": 1024}, {}),
     ("desc_matmul", k_desc_matmul, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
                                     "K": "i32"}, {"BM": 128, "BN": 128, "BK": 64}, {}),
     ("host_desc_matmul", k_host_desc_matmul, {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[64, 128]>",
-                                              "c_desc": "tensordesc<fp16[128, 128]>", "K": "i32"},
+                                              "c_desc": "tensordesc<fp32[128, 128]>", "K": "i32"},
      {"BM": 128, "BN": 128, "BK": 64}, {}),
     ("persistent_ws", k_persistent_ws, {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[128, 64]>",
                                         "c_desc": "tensordesc<fp16[128, 128]>", "M": "i32", "N": "i32", "K": "i32"},
