@@ -14,6 +14,14 @@ pub enum Severity {
     Warning,
 }
 
+impl Severity {
+    /// Whether this is graver than `other` (an error than a warning): where one finding is
+    /// seen with two severities, reports keep the graver.
+    pub fn graver_than(self, other: Severity) -> bool {
+        self == Severity::Error && other == Severity::Warning
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
     pub span: Span,

@@ -1,7 +1,8 @@
-//! The checker's rules for lanes of one warp and for memory scopes (README "Lanes of a warp are
-//! threads", "Memory scopes"), pinned on small hand-written kernels: which synchronisation
-//! orders which lanes, and which scopes let a release reach an acquire. Each kernel has a
-//! correct form that must stay clean and a broken one that must be reported at its line.
+//! The checker's rules for lanes of one warp, for memory scopes and for stores of equal bytes
+//! (README "Lanes of a warp are threads", "Memory scopes", severities), pinned on small
+//! hand-written kernels: which synchronisation orders which lanes, which scopes let a release
+//! reach an acquire, and which races of equal stores are only warnings. Each kernel has a
+//! correct (or harmless) form and a broken one that must be reported.
 
 use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
@@ -10,6 +11,11 @@ use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
 /// `%rd1`, `%r1` = the thread's lane, `%r2` = its CTA, and a 256-byte shared array `s` at
 /// `%r3`) on `grid` CTAs of `block` threads, with the checker.
 fn run(body: &str, grid: u32, block: u32) -> Report {
+    run_seeded(body, grid, block, 0)
+}
+
+/// [`run`] under scheduler seed `seed`.
+fn run_seeded(body: &str, grid: u32, block: u32, seed: u64) -> Report {
     let ptx = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n\n\
          .visible .entry k(.param .u64 buf)\n{{\n\
@@ -33,7 +39,13 @@ fn run(body: &str, grid: u32, block: u32) -> Report {
     };
     m.kernel(None)
         .unwrap()
-        .launch(&launch, &RunOptions::default())
+        .launch(
+            &launch,
+            &RunOptions {
+                seed,
+                ..RunOptions::default()
+            },
+        )
         .unwrap()
 }
 
@@ -207,4 +219,74 @@ fn each_member_set_gets_its_own_collective() {
         .collect();
     // Lanes 0-15 sum 0..15 = 120; lanes 16-31 sum 16..31 = 376.
     assert_eq!(out, [[120u32; 16], [376u32; 16]].concat());
+}
+
+/// `body` under scheduler seeds 0-15, each run's findings as (kind, severity).
+fn under_seeds(body: &str, block: u32) -> Vec<Vec<(String, &'static str)>> {
+    (0..16)
+        .map(|seed| {
+            let r = run_seeded(body, 1, block, seed);
+            findings(&r).into_iter().map(|f| (f.0, f.1)).collect()
+        })
+        .collect()
+}
+
+/// The warp's index in `%r5`.
+const WARP: &str = "mov.u32 %r4, %tid.x;\nshr.u32 %r5, %r4, 5;\n";
+
+/// Two warps zero the same shared words with nothing ordering them (Triton's `tl.histogram`
+/// for sm_90): a race in the memory model that changes no value, a warning. Storing different
+/// values is an error.
+#[test]
+fn equal_stores_race_as_a_warning() {
+    let zero = format!(
+        "{WARP}shl.b32 %r6, %r1, 2;\nadd.s32 %r7, %r3, %r6;\n\
+         st.shared.u32 [%r7], 0;\nbar.sync 0;\nld.shared.u32 %r8, [%r7];"
+    );
+    for run in under_seeds(&zero, 64) {
+        assert_eq!(run, [("data-race".to_string(), "warning")], "{run:?}");
+    }
+    let differ = zero.replace("st.shared.u32 [%r7], 0;", "st.shared.u32 [%r7], %r5;");
+    for run in under_seeds(&differ, 64) {
+        assert_eq!(run, [("data-race".to_string(), "error")], "{run:?}");
+    }
+    // A third warp storing other bytes races with both: an error in every order.
+    let third = zero.replace(
+        "st.shared.u32 [%r7], 0;",
+        "setp.eq.u32 %p1, %r5, 2;\nselp.b32 %r9, 1, 0, %p1;\nst.shared.u32 [%r7], %r9;",
+    );
+    for run in under_seeds(&third, 96) {
+        assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
+    }
+}
+
+/// A read racing with a store of the bytes it reads returns them either way: a warning,
+/// whichever of the two the schedule runs first.
+#[test]
+fn a_read_racing_with_an_equal_store_is_a_warning() {
+    let body = format!(
+        "{WARP}setp.eq.u32 %p1, %r5, 0;\nsetp.eq.u32 %p2, %r1, 0;\nand.pred %p3, %p1, %p2;\n\
+         @%p3 st.shared.u32 [%r3], 5;\nbar.sync 0;\n\
+         @%p3 ld.shared.u32 %r8, [%r3];\n\
+         setp.eq.u32 %p4, %r5, 1;\nand.pred %p4, %p4, %p2;\n@%p4 st.shared.u32 [%r3], 5;"
+    );
+    for run in under_seeds(&body, 64) {
+        assert_eq!(run, [("data-race".to_string(), "warning")], "{run:?}");
+    }
+}
+
+/// A plain read-modify-write racing with an atomic add is a lost update even when its store
+/// writes the value the atomic just made: an error under every schedule.
+#[test]
+fn a_lost_update_beside_an_atomic_stays_an_error() {
+    let body = format!(
+        "{WARP}setp.eq.u32 %p2, %r1, 0;\n\
+         setp.eq.u32 %p1, %r5, 0;\nand.pred %p1, %p1, %p2;\n@%p1 st.shared.u32 [%r3], 0;\nbar.sync 0;\n\
+         @%p1 atom.shared.add.u32 %r10, [%r3], 1;\n\
+         setp.eq.u32 %p3, %r5, 1;\nand.pred %p3, %p3, %p2;\n\
+         @%p3 ld.shared.u32 %r11, [%r3];\nadd.u32 %r11, %r11, 1;\n@%p3 st.shared.u32 [%r3], %r11;"
+    );
+    for run in under_seeds(&body, 64) {
+        assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
+    }
 }

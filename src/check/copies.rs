@@ -221,7 +221,14 @@ impl Checker {
                     // An atomic and a bulk reduction of the same word need no order.
                     let exempt = atomic && is.reduce;
                     let ordered = is.after_warp(issuer, lane, prev, at) || knows.finished(at.agent);
-                    if ordered && !exempt && conflict && prev_write && is.async_proxy {
+                    // (A kept write left the bytes an earlier write made: that one is checked.)
+                    if ordered
+                        && !exempt
+                        && conflict
+                        && prev_write
+                        && !prev.kept()
+                        && is.async_proxy
+                    {
                         fence_checks.push(*prev);
                     }
                     ordered || exempt

@@ -56,6 +56,8 @@ impl Checker {
         if let Some(scope) = a.strong {
             new = new.scoped(scope);
         }
+        // (The shadow keeps it only where a warp's write left the bytes.)
+        new = new.keeping(a.kept && a.write && a.strong.is_none());
         let Some((shadow, off)) = Self::shadow(shared, globals, global, meter, a.region, a.len)
         else {
             return;
@@ -86,7 +88,7 @@ impl Checker {
             &mut |prev, prev_write, conflict, byte, new| {
                 let ok = order.ordered(prev, prev_write, byte, new);
                 if !ok && conflict && !met.iter().any(|m| m.0 == *prev) {
-                    met.push((*prev, prev_write, byte, new.lane()));
+                    met.push((*prev, prev_write, byte, new.lane(), new.kept()));
                 }
                 ok
             },
@@ -106,7 +108,7 @@ impl Checker {
         met: Vec<Met>,
     ) {
         let base = addr_key(a.region);
-        for (prev, prev_write, byte, lane) in met {
+        for (prev, prev_write, byte, lane, kept) in met {
             // Report the lane whose own access met the conflict, and the bytes it accessed.
             let addr = addr_key(region_at(a.region, byte as u64 - off as u64));
             let (start, end) = a
@@ -121,7 +123,11 @@ impl Checker {
                 (end - start) as usize,
                 site.rank,
             );
-            let mine = (a.write, a.strong);
+            let mine = Mine {
+                write: a.write,
+                strong: a.strong,
+                kept,
+            };
             self.thread_conflict(engine, at, mine, prev, prev_write, address);
         }
     }
@@ -131,13 +137,15 @@ impl Checker {
         &mut self,
         engine: &Engine,
         site: Site,
-        mine: (bool, Option<Scope>),
+        mine: Mine,
         prev: Stamp,
         prev_write: bool,
         address: String,
     ) {
         match prev.who() {
-            Who::Op { op, .. } => self.unfinished_op(engine, site, mine.0, op, prev_write, address),
+            Who::Op { op, .. } => {
+                self.unfinished_op(engine, site, mine.write, op, prev_write, address)
+            }
             Who::Warp { at, atomic } => {
                 self.race(site, mine, (prev, at, atomic), prev_write, address)
             }
@@ -195,12 +203,16 @@ impl Checker {
         self.report(kind, site, message, help, address, related);
     }
 
-    /// Reports a race of an access (`write`, `strong`) at `site` with an earlier access of a
-    /// warp (`prev`, made at `at`, atomic or not).
+    /// Reports a race of an access ([`Mine`]) at `site` with an earlier access of a warp
+    /// (`prev`, made at `at`, atomic or not).
     fn race(
         &mut self,
         site: Site,
-        (write, strong): (bool, Option<Scope>),
+        Mine {
+            write,
+            strong,
+            kept,
+        }: Mine,
         (prev, at, prev_atomic): (Stamp, Epoch, bool),
         prev_write: bool,
         address: String,
@@ -209,18 +221,13 @@ impl Checker {
         let (f, pc) = prev.site();
         let same_warp = self.warps[site.rank as usize][site.warp as usize].me == at.agent;
         let warp = self.accessor(site, at, &prev);
-        // A plain read racing only with an atomic write reads one of the values written
-        // (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first guess
-        // is the usual case. Two strong accesses race only when a scope does not hold
-        // both threads: their atomicity is not promised, though hardware usually keeps it.
-        // Every other race is an error.
-        let severity = if (prev_write && prev_atomic && !write && !atomic)
-            || (write && atomic && !prev_write && !prev_atomic)
-            || (atomic && prev_atomic)
-        {
-            Severity::Warning
-        } else {
-            Severity::Error
+        let class = race_class(
+            (write, atomic, kept),
+            (prev_write, prev_atomic, prev.kept()),
+        );
+        let severity = match class {
+            Class::Error => Severity::Error,
+            _ => Severity::Warning,
         };
         let related = Some((
             f,
@@ -233,7 +240,7 @@ impl Checker {
         let (why, help) = match self.scope_note(site, at, prev, strong, prev_atomic) {
             Some(note) => note,
             None => {
-                let (why, help) = race_note(severity, same_warp);
+                let (why, help) = race_note(class, same_warp);
                 (Msg::text(why), help.to_string())
             }
         };
@@ -302,9 +309,55 @@ impl Checker {
     }
 }
 
-/// An earlier access that an access met unordered: its stamp, whether it wrote, the shadow byte
-/// and the lane whose access met it.
-type Met = (Stamp, bool, usize, u32);
+/// An earlier access that an access met unordered: its stamp, whether it wrote, the shadow byte,
+/// the lane whose access met it and whether that lane's write was kept there.
+type Met = (Stamp, bool, usize, u32, bool);
+
+/// The access that meets an earlier one: whether it writes, the scope of a strong access, and
+/// whether the shadow kept its write ([`Stamp::keeping`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mine {
+    pub write: bool,
+    pub strong: Option<Scope>,
+    pub kept: bool,
+}
+
+/// What kind of race two accesses make, each `(write, strong, kept)`, the new one first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Undefined behaviour or an ordinary data race.
+    Error,
+    /// A plain read and an atomic write, or two strong accesses that are not morally strong.
+    Defined,
+    /// Two plain accesses, one a write that stored the bytes the memory held.
+    Equal,
+}
+
+/// The class of a race between access `new` and the earlier access `prev`, each
+/// `(write, strong, kept)`. A plain read racing only with an atomic write reads one of the
+/// values written (PTX ISA 9.0 8.7.1, 8.9: the memory model defines it); a CAS loop's first
+/// guess is the usual case. Two strong accesses race only when a scope does not hold both
+/// threads: their atomicity is not promised, though hardware usually keeps it. A plain write
+/// that stored the bytes an earlier warp's write left races harmlessly with plain accesses: a
+/// read returns those bytes whichever comes first, and memory ends with them whichever write
+/// lands last (Triton zeroes `tl.histogram`'s bins from two warps). Not with an atomic: a
+/// plain write of the value an atomic just made can be a lost update (`x = ld; ...; st x+1`
+/// racing with an `atom.add`). Every other race is an error.
+fn race_class(
+    (write, atomic, kept): (bool, bool, bool),
+    (prev_write, prev_atomic, prev_kept): (bool, bool, bool),
+) -> Class {
+    if (prev_write && prev_atomic && !write && !atomic)
+        || (write && atomic && !prev_write && !prev_atomic)
+        || (atomic && prev_atomic)
+    {
+        Class::Defined
+    } else if !atomic && !prev_atomic && ((kept && write) || (prev_kept && !write)) {
+        Class::Equal
+    } else {
+        Class::Error
+    }
+}
 
 /// What decides whether an earlier access of a byte is ordered before a warp's `access` at
 /// `site`, or needs no order with it.
@@ -400,19 +453,23 @@ fn access_name(write: bool, atomic: bool) -> &'static str {
     }
 }
 
-/// Why a race of severity `severity` is one (when scopes are not the reason), and its usual
-/// fix; `same_warp` when both accesses are lanes of one warp.
-fn race_note(severity: Severity, same_warp: bool) -> (&'static str, &'static str) {
-    match severity {
-        Severity::Error if same_warp => (
+/// Why a race of class `class` is one (when scopes are not the reason), and its usual fix;
+/// `same_warp` when both accesses are lanes of one warp.
+fn race_note(class: Class, same_warp: bool) -> (&'static str, &'static str) {
+    match class {
+        Class::Error if same_warp => (
             "lanes of a warp are threads of their own, and executing together does not order their accesses (independent thread scheduling, sm_70 on); no __syncwarp, warp collective, barrier or atomic orders them",
             "put __syncwarp() (bar.warp.sync) between the two accesses, or exchange the value with __shfl_sync",
         ),
-        Severity::Warning => (
+        Class::Equal => (
+            "the write stored the bytes the memory already held, so the race changes no value read or left in memory (a data race in the memory model all the same)",
+            "nothing is wrong if every such write stores the same bytes (Triton zeroing a tl.histogram's bins from several warps); otherwise order the accesses; `--deny warnings` fails on this, a suppression hides it",
+        ),
+        Class::Defined => (
             "the plain read returns one of the values written, which is harmless only where the value is a guess that is checked later (a CAS loop's first read)",
             "if the value is a guess checked later (a CAS loop), nothing is wrong; otherwise read it atomically (ld.relaxed, cuda::atomic_ref::load) or order the accesses; `--deny warnings` fails on this, a suppression hides it",
         ),
-        Severity::Error => (
+        Class::Error => (
             "no barrier, mbarrier or atomic orders them",
             "order the two accesses (bar.sync, an mbarrier arrive/wait pair, or release/acquire atomics), or make both atomic",
         ),

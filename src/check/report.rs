@@ -168,7 +168,15 @@ impl Reports {
     pub(crate) fn record(&mut self, f: Finding<'_>, line: impl Fn(u32, u32) -> u32) {
         let key = f.key();
         if let Some(&i) = self.seen.get(&key) {
-            self.hazards[i].count += 1;
+            let h = &mut self.hazards[i];
+            h.count += 1;
+            // One key, two severities (a store kept in one word, not in the next): the error
+            // is what the report must show.
+            if f.severity.graver_than(h.severity) {
+                let count = h.count;
+                *h = render(f, line);
+                h.count = count;
+            }
             return;
         }
         self.seen.insert(key, self.hazards.len());

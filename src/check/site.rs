@@ -39,6 +39,9 @@ pub(crate) struct Access<'l> {
     /// The lanes' accesses (start, end, lane), for reports (empty: the site's lane made all of
     /// it).
     pub lanes: &'l [(u64, u64, u32)],
+    /// An ordinary store none of whose lanes changed a byte: each stored the bytes the memory
+    /// held (a kept write, `mem::stamp`).
+    pub kept: bool,
 }
 
 /// The word a region byte belongs to, as atomics and observations key it.

@@ -269,6 +269,7 @@ impl Checker {
                 write,
                 strong: None,
                 lanes: &[],
+                kept: false,
             };
             self.access_from::<true>(engine, global, site, access);
         }

@@ -92,17 +92,18 @@ pub(crate) fn access<'m>(
         global: &mut mc.global,
         shared: &mut smem[rank].bytes,
     };
-    let Some((s, at, alloc)) = moved(mem, regs, form, w.active) else {
+    if mc.hb.is_none() {
+        return Ok(moved::<false>(mem, regs, form, w.active).is_some());
+    }
+    let Some((s, at, alloc, kept)) = moved::<true>(mem, regs, form, w.active) else {
         return Ok(false);
     };
-    if mc.hb.is_some() {
-        let at = Landed {
-            at: &at,
-            alloc,
-            rank: rank as u32,
-        };
-        check(mc, cl, w, s, at);
-    }
+    let at = Landed {
+        at: &at,
+        alloc,
+        rank: rank as u32,
+    };
+    check(mc, cl, w, s, at, kept);
     Ok(true)
 }
 
@@ -116,20 +117,21 @@ pub(crate) struct Reach<'a> {
 /// of `step.rs` without one): `false` when the general path must run it instead.
 #[inline]
 pub(crate) fn unwatched(mem: Reach<'_>, regs: &mut [u64], form: Fast, active: u32) -> bool {
-    moved(mem, regs, form, active).is_some()
+    moved::<false>(mem, regs, form, active).is_some()
 }
 
 /// Lands the access of `form` for the lanes of `active` and moves their values (logging the
-/// global ranges while clusters run on several threads): its shape, each lane's offset and the
-/// global allocation (none for shared memory), for the checker; `None`, having changed
+/// global ranges while clusters run on several threads): its shape, each lane's offset, the
+/// global allocation (none for shared memory) and, for the checker (`WATCHED`), whether a
+/// store left every byte as it was (a kept write: `mem::stamp`); `None`, having changed
 /// nothing, when the general path must run it.
 #[inline(always)]
-fn moved(
+fn moved<const WATCHED: bool>(
     mem: Reach<'_>,
     regs: &mut [u64],
     form: Fast,
     active: u32,
-) -> Option<(Shape, [usize; WARP], Option<usize>)> {
+) -> Option<(Shape, [usize; WARP], Option<usize>, bool)> {
     let s = Shape::of(form)?;
     let mut addr = match s.base {
         Some(r) => row(regs, Src::Reg(r)),
@@ -154,8 +156,32 @@ fn moved(
         Some(i) => &mut mem.global.allocs[i].data,
         None => mem.shared,
     };
+    let kept = WATCHED && s.store && held(bytes, regs, form, &at, s.ew, active);
     move_values(bytes, regs, form, &at, s.ew, active);
-    Some((s, at, alloc))
+    Some((s, at, alloc, kept))
+}
+
+/// Whether every lane of `active` of the store `form` stores the bytes `mem` holds at `at`
+/// (so that storing them in lane order changes nothing). Only checked runs ask.
+fn held(mem: &[u8], regs: &[u64], form: Fast, at: &[usize; WARP], ew: usize, active: u32) -> bool {
+    let same = |n: usize, elem: &dyn Fn(usize, usize) -> u64| {
+        lanes(active).all(|lane| {
+            (0..n).all(|k| {
+                let o = at[lane] + k * ew;
+                mem[o..o + ew] == elem(lane, k).to_le_bytes()[..ew]
+            })
+        })
+    };
+    match form {
+        Fast::St { v, .. } => {
+            let vals = row(regs, v);
+            same(1, &|lane, _| vals[lane])
+        }
+        Fast::StV { v, n, .. } => {
+            same(usize::from(n), &|lane, k| regs[v[k] as usize * WARP + lane])
+        }
+        _ => false,
+    }
 }
 
 /// Where the lanes of a fast access landed: each lane's offset into the global allocation
@@ -169,7 +195,14 @@ struct Landed<'a> {
 /// Shows the checker a fast access that landed at `l`: its pieces, sorted, of one region. Kept
 /// out of line, so the unchecked path stays as small as it was.
 #[inline(never)]
-fn check<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, s: Shape, l: Landed<'_>) {
+fn check<'m>(
+    mc: &mut Machine<'m>,
+    cl: &mut Cluster,
+    w: WarpRef<'m>,
+    s: Shape,
+    l: Landed<'_>,
+    kept: bool,
+) {
     let (base, region) = match l.alloc {
         Some(i) => (mc.global.allocs[i].base, 0),
         None => (0, l.rank + 1),
@@ -177,13 +210,9 @@ fn check<'m>(mc: &mut Machine<'m>, cl: &mut Cluster, w: WarpRef<'m>, s: Shape, l
     let mut pieces = [(0u64, 0u64, 0u32); WARP];
     let n = sorted_pieces(l.at, base, s.w, w.active, &mut pieces);
     let access = (s.store, !s.store);
-    check_sorted(
-        &mut Watch::of(mc, cl, w),
-        region,
-        &pieces[..n],
-        access,
-        false,
-    );
+    let mut watch = Watch::of(mc, cl, w);
+    watch.kept = kept;
+    check_sorted(&mut watch, region, &pieces[..n], access, false);
 }
 
 /// Where the lanes of `active` land: the global allocation (none for the CTA's shared memory,

@@ -129,6 +129,9 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let space = cx.ins.mods.space;
     let mut buf = [0u8; 128];
     let mut ranges: Ranges = Ranges::new();
+    // Whether every lane stored the bytes memory held (a kept write, for the checker).
+    let (watched, atomic) = (cx.hb.is_some(), strong(cx));
+    let mut kept = watched && !atomic;
     for lane in lanes(cx.active) {
         let addr = address(cx, 0, lane);
         let tg = target(cx, space, addr);
@@ -137,14 +140,28 @@ fn store(cx: &mut Ctx<'_, '_>) -> Res<()> {
             let x = cx.value(v, lane, t);
             mem::write_le(&mut buf[i * esize..(i + 1) * esize], x);
         }
-        write(cx, tg, lane, &buf[..esize * n]).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
+        let bytes = &buf[..esize * n];
+        kept = kept && held(cx, tg, bytes.len()) == Some(bytes);
+        write(cx, tg, lane, bytes).map_err(|e| mem_fault(e, thread_of(cx, lane)))?;
         ranges.add(tg, esize * n, lane);
     }
-    if cx.hb.is_some() {
-        let atomic = strong(cx);
-        ranges.check(cx, (true, false), atomic);
+    if watched {
+        ranges.check_store(cx, (true, false), atomic, kept);
     }
     Ok(())
+}
+
+/// The `n` bytes of global or shared memory a store to `tg` is about to overwrite (without
+/// logging a read: `--jobs`' access logs record what the kernel did); `None` elsewhere.
+fn held<'c>(cx: &'c Ctx<'_, '_>, tg: Target, n: usize) -> Option<&'c [u8]> {
+    match tg {
+        Target::Global(a) => {
+            let (i, off) = cx.global.locate(a, n as u64).ok()?;
+            cx.global.allocs[i].data.get(off..off + n)
+        }
+        Target::Shared(r, o) => cx.smem.get(r as usize)?.bytes.get(o as usize..)?.get(..n),
+        _ => None,
+    }
 }
 
 /// `atom` and `red`, scalar or vector (`.v2`/`.v4`/`.v8` of f32, f16, bf16, f16x2, bf16x2 on

@@ -25,6 +25,9 @@ pub(crate) struct Watch<'a> {
     sem: Option<crate::ir::mods::Sem>,
     scope: crate::check::scopes::Scope,
     hb: Option<&'a mut super::hazard::Checker>,
+    /// The instruction is an ordinary store none of whose lanes changed a byte (a kept write:
+    /// `mem::stamp`).
+    pub(crate) kept: bool,
     engine: &'a mem::copy::Engine,
     global: &'a mem::Global,
     smem: &'a [mem::Smem],
@@ -56,6 +59,7 @@ impl<'a> Watch<'a> {
             sem,
             scope: crate::check::scopes::reach(scope, cluster_ctas),
             hb,
+            kept: false,
             engine,
             global,
             smem,
@@ -131,7 +135,7 @@ pub(crate) fn checked(
         _ => return,
     };
     let site = wt.site(lane);
-    let (sem, scope) = (wt.sem, wt.scope);
+    let (sem, scope, kept) = (wt.sem, wt.scope, wt.kept);
     let Some(hb) = wt.hb.as_deref_mut() else {
         return;
     };
@@ -141,6 +145,7 @@ pub(crate) fn checked(
         write,
         strong: atomic.then_some(scope),
         lanes,
+        kept,
     };
     hb.access(wt.engine, wt.global, site, access);
     if atomic {
@@ -212,8 +217,21 @@ impl<const N: usize> Ranges<N> {
 
     /// Sorts the pieces by (region, start, end, lane), then checks each region's
     /// ([`check_sorted`]).
-    pub(crate) fn check(mut self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
+    pub(crate) fn check(self, cx: &mut Ctx<'_, '_>, access: (bool, bool), atomic: bool) {
+        self.check_store(cx, access, atomic, false);
+    }
+
+    /// [`Ranges::check`] of an access that may be a store none of whose lanes changed a byte
+    /// (`kept`).
+    pub(crate) fn check_store(
+        mut self,
+        cx: &mut Ctx<'_, '_>,
+        access: (bool, bool),
+        atomic: bool,
+        kept: bool,
+    ) {
         let wt = &mut cx.watch();
+        wt.kept = kept;
         let n = self.n;
         let Some(&region) = self.regions.first().filter(|_| n > 0) else {
             return;

@@ -2,7 +2,10 @@
 //! the last write and the reads since it (FastTrack's read epoch, widened to a small set when
 //! reads are not ordered with each other), each with the mask of the word's bytes it touched, so
 //! accesses of different bytes of one word never conflict. Each access is a [`Stamp`] (who, at
-//! which epoch, atomic or not, which instruction, which lane and scope; see `stamp`).
+//! which epoch, atomic or not, which instruction, which lane and scope; see `stamp`). A plain
+//! store that wrote the bytes an earlier warp's write left (a kept write, [`Stamp::keeping`])
+//! joins the reads instead of replacing that write: reads do not conflict with it, later writes
+//! do.
 //!
 //! The shadow does not judge: for every earlier access an access conflicts with (the last write,
 //! and for a write the reads since), it asks the caller whether that access is ordered before the
@@ -23,7 +26,8 @@
 
 use super::budget::Meter;
 use super::stamp::{
-    entry, event_of, lane_of, lane_step, mask_of, movable, with_mask, Entry, Events, UNUSED_BIT,
+    by_op, entry, event_of, kept, lane_of, lane_step, mask_of, movable, with_mask, Entry, Events,
+    UNUSED_BIT,
 };
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
@@ -368,8 +372,9 @@ impl Shadow {
                     continue;
                 }
             }
-            let new = new.by_lane(lane);
             let before = self.decode(&stored);
+            let keep = write && kept_over(&before, mask, &new);
+            let new = new.by_lane(lane).keeping(keep);
             let mut c = before;
             let ne = entry(event, &new, mask);
             let mut unordered = false;
@@ -383,10 +388,10 @@ impl Shadow {
             if c.w != 0 && mask_of(c.w) & mask != 0 && !events.same(c.w, &new) {
                 judge(&events.stamp(c.w), true, true);
             }
-            if write {
+            if write && !keep {
                 for e in c.r.iter_mut().filter(|e| **e != 0) {
                     if mask_of(*e) & mask != 0 && !events.same(*e, &new) {
-                        judge(&events.stamp(*e), false, true);
+                        judge(&events.stamp(*e), kept(*e), true);
                     }
                     *e = with_mask(*e, mask_of(*e) & !mask);
                 }
@@ -659,6 +664,14 @@ fn anchor(before: &Word, events: &Events, pinned: u32) -> Option<(usize, u32)> {
     first
 }
 
+/// Whether a write marked kept (`new`, [`Stamp::keeping`]) of the bytes `mask` of word `before`
+/// is kept there: only over bytes a warp's write left (whose bytes the memory holds), not over
+/// bytes no write is remembered for (a CTA's shared memory starts undefined) or an operation
+/// writes (its bytes land at its completion).
+fn kept_over(before: &Word, mask: u8, new: &Stamp) -> bool {
+    new.kept() && mask_of(before.w) & mask == mask && !by_op(before.w)
+}
+
 /// The [`movable`] masks of a word's entries: computed once for the word judged in full, then
 /// used for every word [`Shadow::follow`] compares with it.
 #[derive(Clone, Copy)]
@@ -720,9 +733,15 @@ fn moved(c: &Word, m: &Moves, step: u64) -> Word {
     }
 }
 
-/// Adds a read (`ne`, the entry of `new`) to a word's read set: it replaces the same accessor's
-/// read and reads ordered before it (of no more bytes than it reads); with no room, the oldest
-/// read is forgotten.
+/// Adds a read, or a kept write (`ne`, the entry of `new`), to a word's read set. A kept
+/// write conflicts with every read it overlaps, a read with every kept write; `ordered` judges
+/// each conflict. The new entry replaces earlier entries ordered before it where it covers
+/// their bytes. The same lane's earlier entry (ordered before it) gives up the bytes the new
+/// one touches and keeps the others at its own epoch: merged into the new entry's later epoch,
+/// they would make a write ordered after the earlier access but not the new one a race (a
+/// Triton kernel's `ldmatrix` of a word, then `bar.sync`, then a 2-byte read of it by the same
+/// lane: another warp's store to the other 2 bytes after the `bar.sync` was reported). With no
+/// room, the oldest entry is forgotten.
 fn read(
     c: &mut Word,
     ne: Entry,
@@ -730,13 +749,21 @@ fn read(
     events: &Events,
     ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool,
 ) {
-    let mut mask = mask_of(ne);
+    let own = mask_of(ne);
     for e in c.r.iter_mut().filter(|e| **e != 0) {
         if events.same(*e, new) {
-            mask |= mask_of(*e);
-            *e = 0;
-        } else if mask_of(*e) & !mask == 0 && ordered(&events.stamp(*e), false, false) {
-            *e = 0;
+            *e = with_mask(*e, mask_of(*e) & !own);
+            continue;
+        }
+        let covered = mask_of(*e) & !own == 0;
+        let conflict = (kept(*e) || kept(ne)) && mask_of(*e) & own != 0;
+        // A conflict is judged (the caller records it when unordered) even where the new
+        // entry cannot replace the old one.
+        if conflict || covered {
+            let before = ordered(&events.stamp(*e), kept(*e), conflict);
+            if before && covered {
+                *e = 0;
+            }
         }
     }
     compact(&mut c.r);
@@ -745,7 +772,7 @@ fn read(
         c.r.rotate_left(1);
         READS - 1
     });
-    c.r[slot] = with_mask(ne, mask);
+    c.r[slot] = ne;
 }
 
 /// Moves used entries to the front, keeping their order: each pass moves every empty entry
@@ -898,6 +925,102 @@ mod tests {
         let met = touch(&mut s, &mut ev, 0, 4, w, true);
         assert_eq!(met.len(), READS, "the newest {READS} reads are kept");
         assert!(met.contains(&(Stamp::warp(at(9, 1), false, 0, 9), false)));
+    }
+
+    /// Met stamps compared without their kept bit (the shadow sets it per word).
+    fn plain(met: Vec<(Stamp, bool)>) -> Vec<(Stamp, bool)> {
+        met.into_iter()
+            .map(|(p, w)| (p.keeping(false), w))
+            .collect()
+    }
+
+    #[test]
+    fn a_kept_write_is_remembered_beside_the_reads() {
+        let mut s = Shadow::new(8);
+        let mut ev = Events::default();
+        let w1 = Stamp::warp(at(1, 1), false, 0, 1);
+        let k2 = Stamp::warp(at(2, 1), false, 0, 2).keeping(true);
+        let r3 = Stamp::warp(at(3, 1), false, 0, 3);
+        let w4 = Stamp::warp(at(4, 1), false, 0, 4);
+        // Kept over no remembered write: an ordinary write.
+        touch(&mut s, &mut ev, 4, 4, k2, true);
+        assert_eq!(s.writes(&ev, 4, 4), vec![k2.keeping(false)]);
+        touch(&mut s, &mut ev, 0, 4, w1, true);
+        // Kept over w1's bytes: it meets w1, and w1 stays the last write.
+        let mut seen = Vec::new();
+        s.access(
+            &mut ev,
+            (0, 4),
+            k2,
+            Lanes::NONE,
+            true,
+            &mut |p, w, k, _, new| {
+                seen.push((*p, w, k, new.kept()));
+                false
+            },
+        );
+        assert_eq!(seen, vec![(w1, true, true, true)]);
+        assert_eq!(s.writes(&ev, 0, 4), vec![w1]);
+        // A read meets w1 and, as a write, the kept one.
+        assert_eq!(
+            touch(&mut s, &mut ev, 0, 4, r3, false),
+            vec![(w1, true), (k2, true)]
+        );
+        // A write meets w1, the kept write (as a write) and the read.
+        assert_eq!(
+            touch(&mut s, &mut ev, 0, 4, w4, true),
+            vec![(w1, true), (k2, true), (r3, false)]
+        );
+        // Then it is the last write, and nothing else is remembered.
+        assert_eq!(
+            plain(touch(&mut s, &mut ev, 0, 4, r3, false)),
+            vec![(w4, true)]
+        );
+    }
+
+    #[test]
+    fn a_kept_write_is_not_kept_over_an_operation() {
+        let mut s = Shadow::new(4);
+        let mut ev = Events::default();
+        let op = Stamp::op(3, false);
+        touch(&mut s, &mut ev, 0, 4, op, true);
+        let k = Stamp::warp(at(2, 1), false, 0, 2).keeping(true);
+        assert_eq!(touch(&mut s, &mut ev, 0, 4, k, true), vec![(op, true)]);
+        assert_eq!(s.writes(&ev, 0, 4), vec![k.keeping(false)]);
+    }
+
+    #[test]
+    fn a_lane_reading_part_of_what_it_read_keeps_the_rest_at_its_epoch() {
+        let mut s = Shadow::new(4);
+        let mut ev = Events::default();
+        let (early, late) = (
+            Stamp::warp(at(1, 1), false, 0, 1),
+            Stamp::warp(at(1, 5), false, 0, 2),
+        );
+        touch(&mut s, &mut ev, 0, 4, early, false);
+        touch(&mut s, &mut ev, 0, 2, late, false);
+        // A write of bytes 2-3 ordered after the early read but not the late one is ordered:
+        // only the early read touched them.
+        let w = Stamp::warp(at(2, 1), false, 0, 3);
+        let mut met = Vec::new();
+        s.access(
+            &mut ev,
+            (2, 2),
+            w,
+            Lanes::NONE,
+            true,
+            &mut |p, _, k, _, _| {
+                let ok = p.site().1 == 1;
+                if k && !ok {
+                    met.push(*p);
+                }
+                ok
+            },
+        );
+        assert!(met.is_empty(), "{met:?}");
+        // Bytes 0-1 are the late read's.
+        let w = Stamp::warp(at(3, 1), false, 0, 4);
+        assert_eq!(touch(&mut s, &mut ev, 0, 2, w, true), vec![(late, false)]);
     }
 
     #[test]

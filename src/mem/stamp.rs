@@ -29,9 +29,13 @@ pub struct Stamp {
     /// The instruction: function and instruction index.
     func: u32,
     pc: u32,
-    /// The lane (bits 0-4) and, for a strong access, its scope (bits 5-6, [`Scope`] order).
+    /// The lane (bits 0-4), for a strong access its scope (bits 5-6, [`Scope`] order), and
+    /// bit 7 for a kept write ([`Stamp::kept`]).
     tag: u8,
 }
+
+/// The bit of [`Stamp::tag`] that marks a kept write.
+const KEPT_TAG: u8 = 1 << 7;
 
 /// Who made a [`Stamp`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,9 +78,26 @@ impl Stamp {
     /// The same strong access, with scope `scope`.
     pub fn scoped(self, scope: Scope) -> Stamp {
         Stamp {
-            tag: (self.tag & 31) | scope.bits() << 5,
+            tag: (self.tag & (31 | KEPT_TAG)) | scope.bits() << 5,
             ..self
         }
+    }
+
+    /// The same plain write, kept: it stored the bytes the memory held, as left by an earlier
+    /// write of a warp. The shadow remembers a kept write beside the reads, not as the last
+    /// write: what a later read returns does not depend on whether it came before or after it
+    /// (both give the earlier write's bytes), while a later write must still be ordered after
+    /// it, as after a read.
+    pub fn keeping(self, kept: bool) -> Stamp {
+        Stamp {
+            tag: (self.tag & !KEPT_TAG) | if kept { KEPT_TAG } else { 0 },
+            ..self
+        }
+    }
+
+    /// Whether this is a kept write ([`Stamp::keeping`]).
+    pub fn kept(&self) -> bool {
+        self.tag & KEPT_TAG != 0
     }
 
     /// The lane of a warp's access (0 for an operation).
@@ -86,7 +107,7 @@ impl Stamp {
 
     /// The scope of a strong access (`.gpu` when none was given).
     pub fn scope(&self) -> Scope {
-        Scope::from_bits(self.tag >> 5)
+        Scope::from_bits((self.tag >> 5) & 3)
     }
 
     pub fn who(&self) -> Who {
@@ -114,7 +135,8 @@ impl Stamp {
 
 /// A remembered access, packed into 8 bytes: the index of its [`Events`] entry (bits 0-31),
 /// the scope of a strong access (bits 32-33), the bytes of the word it touched (bits 39-42),
-/// whether an operation made it (bit 43: lanes of operations are not shifted) and the lane
+/// whether an operation made it (bit 43: lanes of operations are not shifted), whether it is a
+/// kept write (bit 44, in a read set: [`Stamp::keeping`]) and the lane
 /// (bits 59-63, at the top, so that moving it up `d` lanes is one wrapping add: see
 /// [`shift_lane`]). 0: none; a used entry has a non-empty byte mask. No entry sets
 /// [`UNUSED_BIT`].
@@ -123,14 +145,33 @@ pub(super) type Entry = u64;
 const SCOPE_AT: u32 = 32;
 const MASK_AT: u32 = 39;
 const OP_BIT: u64 = 1 << 43;
+pub(super) const KEPT_BIT: u64 = 1 << 44;
 const LANE_AT: u32 = 59;
 /// A bit no entry sets (the shadow marks a read field holding a spill slot with it).
 pub(super) const UNUSED_BIT: u64 = 1 << 50;
 
 pub(super) fn entry(event: u32, s: &Stamp, mask: u8) -> Entry {
     let op = if s.who & OP != 0 { OP_BIT } else { 0 };
-    let (lane, scope) = (u64::from(s.tag & 31), u64::from(s.tag >> 5));
-    u64::from(event) | scope << SCOPE_AT | u64::from(mask & 15) << MASK_AT | op | lane << LANE_AT
+    let kept = if s.kept() { KEPT_BIT } else { 0 };
+    let (lane, scope) = (u64::from(s.tag & 31), u64::from((s.tag >> 5) & 3));
+    u64::from(event)
+        | scope << SCOPE_AT
+        | u64::from(mask & 15) << MASK_AT
+        | op
+        | kept
+        | lane << LANE_AT
+}
+
+/// Whether an entry is a kept write ([`Stamp::keeping`]).
+#[inline(always)]
+pub(super) fn kept(e: Entry) -> bool {
+    e & KEPT_BIT != 0
+}
+
+/// Whether an entry is an asynchronous operation's.
+#[inline(always)]
+pub(super) fn by_op(e: Entry) -> bool {
+    e & OP_BIT != 0
 }
 
 pub(super) fn event_of(e: Entry) -> u32 {
@@ -143,9 +184,10 @@ pub(super) fn lane_of(e: Entry) -> u32 {
     (e >> LANE_AT) as u32
 }
 
-/// The tag of an entry: its lane (bits 0-4) and scope (bits 5-6), as in [`Stamp`].
+/// The tag of an entry: its lane (bits 0-4), scope (bits 5-6) and kept bit, as in [`Stamp`].
 fn tag_of(e: Entry) -> u8 {
-    (e >> LANE_AT) as u8 | (((e >> SCOPE_AT) & 3) as u8) << 5
+    let kept = if kept(e) { KEPT_TAG } else { 0 };
+    (e >> LANE_AT) as u8 | (((e >> SCOPE_AT) & 3) as u8) << 5 | kept
 }
 
 pub(super) fn mask_of(e: Entry) -> u8 {

@@ -122,7 +122,11 @@ fn combine(shares: &[(String, Value)], total: Value, deny: bool) -> (String, boo
                     if let Some(c) = kept.get_mut("count") {
                         *c = json!(c.as_u64().unwrap_or(0) + count);
                     }
-                    if sched < *s {
+                    // The graver first (as one unpartitioned run keeps it), then the lowest
+                    // schedule.
+                    let graver = d["severity"] == "error" && kept["severity"] == "warning";
+                    let same = d["severity"] == kept["severity"];
+                    if graver || (same && sched < *s) {
                         let sum = kept.get("count").cloned();
                         *kept = d.clone();
                         if let Some(sum) = sum {
