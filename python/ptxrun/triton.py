@@ -219,7 +219,7 @@ def compile(
 
 _COMPILE_OPTIONS = {"target": 90, "num_warps": 4, "num_stages": 3, "num_ctas": 1, "ptx_version": None}
 _RUN_OPTIONS = {"seed": 0, "latency": "bandwidth", "check": True, "explore": None, "raise_on_error": True,
-                "jit": True}
+                "jit": True, "deny_warnings": False, "suppress": ()}
 
 
 def launch(fn: Any, grid: Any, *args: Any, **kwargs: Any) -> Report:
@@ -227,8 +227,8 @@ def launch(fn: Any, grid: Any, *args: Any, **kwargs: Any) -> Report:
     as in Triton, a function of the bound arguments (constexprs included). Keyword options:
     `target` (compute capability, default 90), `num_warps`, `num_stages`, `num_ctas` (as
     Triton takes them; a kernel parameter of the same name gets the value too, as in Triton),
-    and ptxrun's `seed`, `latency`, `check`, `explore`, `raise_on_error`, `jit` (as
-    `ptxrun.Module.launch` takes them)."""
+    and ptxrun's `seed`, `latency`, `check`, `explore`, `raise_on_error`, `jit`,
+    `deny_warnings`, `suppress` (as `ptxrun.Module.launch` takes them)."""
     names = {p.name for p in fn.params}
     opts = {}
     for k, default in {**_COMPILE_OPTIONS, **_RUN_OPTIONS}.items():
@@ -260,6 +260,8 @@ def launch(fn: Any, grid: Any, *args: Any, **kwargs: Any) -> Report:
         explore=opts["explore"],
         raise_on_error=opts["raise_on_error"],
         jit=opts["jit"],
+        deny_warnings=opts["deny_warnings"],
+        suppress=opts["suppress"],
     )
 
 

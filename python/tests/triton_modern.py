@@ -2,8 +2,8 @@
 basics: tensor descriptors built on the device (`tl.make_tensor_descriptor`: tensormap.replace,
 tensormap.cp_fenceproxy, TMA loads and stores, wgmma), Philox random numbers (`tl.rand`,
 `tl.randn`), a spin lock of `atomic_cas`/`atomic_xchg` (the layer-norm backward's scheme),
-programmatic dependent launch (`gdc_wait`/`gdc_launch_dependents`: griddepcontrol) and
-scans and sorts."""
+programmatic dependent launch (`gdc_wait`/`gdc_launch_dependents`: griddepcontrol), scans
+and sorts, `tl.histogram` and `tl.dot_scaled`."""
 
 import triton
 import triton.language as tl
@@ -87,9 +87,8 @@ def pdl_scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 @triton.jit
 def scan_sort_kernel(x_ptr, sum_ptr, sorted_ptr, arg_ptr, BLOCK: tl.constexpr):
-    """One block: prefix sums, a sort and an argmax. (Not `tl.histogram`: for sm_90 Triton 3.9
-    zeroes its bins with two warps storing 0 to each word unordered, a write-write race that
-    ptxrun reports.)"""
+    """One block: prefix sums, a sort and an argmax (`tl.histogram` has a kernel of its own,
+    `histogram_kernel`, whose equal stores the checker reports as a warning)."""
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     tl.store(sum_ptr + offs, tl.cumsum(x, axis=0))
@@ -131,3 +130,34 @@ def persistent_matmul_kernel(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.conste
             b = b_desc.load([pn * BN, k])
             acc = tl.dot(a, b.T, acc)
         c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
+
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    """Each program's histogram of its block of bin indices, added into one global histogram.
+    For sm_90 Triton 3.9 zeroes the bins in shared memory from two warps, each storing 0 to
+    every word with nothing ordering the two: a race in the memory model whose writes are equal
+    (a `data-race` warning, not an error)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    h = tl.histogram(x, BINS)
+    tl.atomic_add(hist_ptr + tl.arange(0, BINS), h)
+
+
+@triton.jit
+def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):
+    """C = (A * 2^sa) @ (B * 2^sb) with e4m3 operands and e8m0 scales per 32 elements of K
+    (microscaling, `tl.dot_scaled`); A is BM x BK, B is BK x BN, row-major bytes. For sm_90
+    Triton upcasts the operands and passes the scales through shared memory in a layout that
+    several warps store alike (equal writes, a `data-race` warning)."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rs = tl.arange(0, BK // 32)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :]).to(tl.float8e4nv, bitcast=True)
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :]).to(tl.float8e4nv, bitcast=True)
+    sa = tl.load(a_scale_ptr + rm[:, None] * (BK // 32) + rs[None, :])
+    sb = tl.load(b_scale_ptr + rn[:, None] * (BK // 32) + rs[None, :])
+    c = tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3")
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
