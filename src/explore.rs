@@ -229,12 +229,11 @@ pub fn explore_prepared(
         for h in &o.hazards {
             match hazards.iter_mut().find(|(x, _)| x.key() == h.key()) {
                 // The first schedule that showed it, unless a later one showed it graver.
-                Some((x, at)) if h.severity.graver_than(x.severity) => {
-                    let count = x.count + h.count;
-                    (*x, *at) = (h.clone(), i);
-                    x.count = count;
+                Some((x, at)) => {
+                    if x.absorb(h.clone()) {
+                        *at = i;
+                    }
                 }
-                Some((x, _)) => x.count += h.count,
                 None => hazards.push((h.clone(), i)),
             }
         }

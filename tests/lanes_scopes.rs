@@ -258,6 +258,18 @@ fn equal_stores_race_as_a_warning() {
     for run in under_seeds(&third, 96) {
         assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
     }
+    // One warp reads a word and stores 1 over it; another stores 1 too, unordered: its store
+    // can overtake the read, which then returns 1. An error, though the bytes are equal.
+    let overtaken = format!(
+        "{WARP}setp.eq.u32 %p2, %r1, 0;\n\
+         setp.eq.u32 %p1, %r5, 0;\nand.pred %p1, %p1, %p2;\n@%p1 st.shared.u32 [%r3], 0;\nbar.sync 0;\n\
+         setp.eq.u32 %p3, %r5, 1;\nand.pred %p3, %p3, %p2;\n\
+         @%p3 ld.shared.u32 %r11, [%r3];\n@%p3 st.shared.u32 [%r3], 1;\n\
+         setp.eq.u32 %p4, %r5, 2;\nand.pred %p4, %p4, %p2;\n@%p4 st.shared.u32 [%r3], 1;"
+    );
+    for run in under_seeds(&overtaken, 96) {
+        assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
+    }
 }
 
 /// A read racing with a store of the bytes it reads returns them either way: a warning,

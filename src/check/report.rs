@@ -62,6 +62,19 @@ impl Hazard {
         let related = self.related.first().map(|r| (r.at.0 .0, r.at.1));
         hazard_key(self.kind, (self.at.0 .0, self.at.1), related)
     }
+
+    /// Counts `h`, a repeat of this hazard (the same key) found elsewhere (another cluster,
+    /// grid or schedule); a graver repeat (an error where this is a warning) takes its place.
+    /// Returns whether it did.
+    pub(crate) fn absorb(&mut self, h: Hazard) -> bool {
+        let count = self.count + h.count;
+        let graver = h.severity.graver_than(self.severity);
+        if graver {
+            *self = h;
+        }
+        self.count = count;
+        graver
+    }
 }
 
 /// A hazard's message as a rule writes it: text and the places where PTX lines go, which only

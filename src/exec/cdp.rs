@@ -228,13 +228,11 @@ fn keep_hazards(mc: &mut Machine<'_>, what: &str, coords: impl Fn(u32) -> [u32; 
         return;
     };
     for mut h in hb.take_hazards() {
-        let known = mc.cdp.child_hazards.iter_mut().find(|k| k.key() == h.key());
-        if let Some(k) = known {
-            k.count += h.count;
-            continue;
-        }
         h.thread = coords(h.linear_thread);
         h.message = format!("{} (in {what})", h.message);
-        mc.cdp.child_hazards.push(h);
+        match mc.cdp.child_hazards.iter_mut().find(|k| k.key() == h.key()) {
+            Some(k) => _ = k.absorb(h),
+            None => mc.cdp.child_hazards.push(h),
+        }
     }
 }

@@ -429,7 +429,7 @@ fn merge(
         for h in &d.hazards {
             let key = h.key();
             match seen.get(&key) {
-                Some(&k) => hazards[k].count += h.count,
+                Some(&k) => _ = hazards[k].absorb(h.clone()),
                 None => {
                     seen.insert(key, hazards.len());
                     hazards.push(h.clone());

@@ -27,7 +27,7 @@
 use super::budget::Meter;
 use super::stamp::{
     by_op, entry, event_of, kept, lane_of, lane_step, mask_of, movable, with_mask, Entry, Events,
-    UNUSED_BIT,
+    CLEAN_BIT, UNUSED_BIT,
 };
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
@@ -389,14 +389,7 @@ impl Shadow {
                 judge(&events.stamp(c.w), true, true);
             }
             if write && !keep {
-                for e in c.r.iter_mut().filter(|e| **e != 0) {
-                    if mask_of(*e) & mask != 0 && !events.same(*e, &new) {
-                        judge(&events.stamp(*e), kept(*e), true);
-                    }
-                    *e = with_mask(*e, mask_of(*e) & !mask);
-                }
-                compact(&mut c.r);
-                c.w = ne;
+                overwrite(&mut c, ne, &new, events, judge);
             } else {
                 read(&mut c, ne, &new, events, judge);
             }
@@ -667,9 +660,12 @@ fn anchor(before: &Word, events: &Events, pinned: u32) -> Option<(usize, u32)> {
 /// Whether a write marked kept (`new`, [`Stamp::keeping`]) of the bytes `mask` of word `before`
 /// is kept there: only over bytes a warp's write left (whose bytes the memory holds), not over
 /// bytes no write is remembered for (a CTA's shared memory starts undefined) or an operation
-/// writes (its bytes land at its completion).
+/// writes (its bytes land at its completion); and only when that write replaced no read of its
+/// bytes: such a read, forgotten since, may race with the kept write and return its bytes
+/// instead of older ones (`x = ld; st x'` by one thread beside another's `st x'`), which only
+/// the race with the last write can still report.
 fn kept_over(before: &Word, mask: u8, new: &Stamp) -> bool {
-    new.kept() && mask_of(before.w) & mask == mask && !by_op(before.w)
+    new.kept() && mask_of(before.w) & mask == mask && !by_op(before.w) && before.w & CLEAN_BIT != 0
 }
 
 /// The [`movable`] masks of a word's entries: computed once for the word judged in full, then
@@ -733,15 +729,41 @@ fn moved(c: &Word, m: &Moves, step: u64) -> Word {
     }
 }
 
+/// A write (`ne`, the entry of `new`) of a word's bytes: it meets the reads and kept writes of
+/// those bytes (`ordered` judges each), which give them up, and becomes the last write, clean
+/// ([`CLEAN_BIT`]) when it replaced none of them.
+fn overwrite(
+    c: &mut Word,
+    ne: Entry,
+    new: &Stamp,
+    events: &Events,
+    ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool,
+) {
+    let mask = mask_of(ne);
+    let mut clean = CLEAN_BIT;
+    for e in c.r.iter_mut().filter(|e| **e != 0) {
+        if mask_of(*e) & mask != 0 {
+            clean = 0;
+            if !events.same(*e, new) {
+                ordered(&events.stamp(*e), kept(*e), true);
+            }
+        }
+        *e = with_mask(*e, mask_of(*e) & !mask);
+    }
+    compact(&mut c.r);
+    c.w = ne | clean;
+}
+
 /// Adds a read, or a kept write (`ne`, the entry of `new`), to a word's read set. A kept
 /// write conflicts with every read it overlaps, a read with every kept write; `ordered` judges
 /// each conflict. The new entry replaces earlier entries ordered before it where it covers
-/// their bytes. The same lane's earlier entry (ordered before it) gives up the bytes the new
-/// one touches and keeps the others at its own epoch: merged into the new entry's later epoch,
-/// they would make a write ordered after the earlier access but not the new one a race (a
-/// Triton kernel's `ldmatrix` of a word, then `bar.sync`, then a 2-byte read of it by the same
-/// lane: another warp's store to the other 2 bytes after the `bar.sync` was reported). With no
-/// room, the oldest entry is forgotten.
+/// their bytes. The same lane's earlier entry of the same kind at the same epoch (no release
+/// between) merges with it; at an earlier epoch it gives up the bytes the new one touches and
+/// keeps the others at its own epoch: merged into the new entry's later epoch, they would make
+/// a write ordered after the earlier access but not the new one a race (a Triton kernel's
+/// `ldmatrix` of a word, then `bar.sync`, then a 2-byte read of it by the same lane: another
+/// warp's store to the other 2 bytes after the `bar.sync` was reported). With no room, the
+/// oldest plain read is forgotten (else the oldest kept write).
 fn read(
     c: &mut Word,
     ne: Entry,
@@ -750,9 +772,17 @@ fn read(
     ordered: &mut impl FnMut(&Stamp, bool, bool) -> bool,
 ) {
     let own = mask_of(ne);
+    let mut mask = own;
     for e in c.r.iter_mut().filter(|e| **e != 0) {
         if events.same(*e, new) {
-            *e = with_mask(*e, mask_of(*e) & !own);
+            // At the same epoch (no release between) and of the same kind, the two are one
+            // access of their bytes together; else the earlier keeps what the new one misses.
+            if kept(*e) == kept(ne) && events.same_epoch(*e, new) {
+                mask |= mask_of(*e);
+                *e = 0;
+            } else {
+                *e = with_mask(*e, mask_of(*e) & !own);
+            }
             continue;
         }
         let covered = mask_of(*e) & !own == 0;
@@ -769,10 +799,13 @@ fn read(
     compact(&mut c.r);
     let free = c.r.iter().position(|&e| e == 0);
     let slot = free.unwrap_or_else(|| {
-        c.r.rotate_left(1);
+        // Full: the oldest plain read is forgotten (kept writes last: a later write must
+        // still meet them), else the oldest entry.
+        let old = c.r.iter().position(|&e| !kept(e)).unwrap_or(0);
+        c.r[old..].rotate_left(1);
         READS - 1
     });
-    c.r[slot] = ne;
+    c.r[slot] = with_mask(ne, mask);
 }
 
 /// Moves used entries to the front, keeping their order: each pass moves every empty entry
@@ -1021,6 +1054,43 @@ mod tests {
         // Bytes 0-1 are the late read's.
         let w = Stamp::warp(at(3, 1), false, 0, 4);
         assert_eq!(touch(&mut s, &mut ev, 0, 2, w, true), vec![(late, false)]);
+    }
+
+    #[test]
+    fn reads_of_one_lane_at_one_epoch_merge_and_kept_writes_are_forgotten_last() {
+        let mut s = Shadow::new(4);
+        let mut ev = Events::default();
+        let w1 = Stamp::warp(at(1, 1), false, 0, 1);
+        touch(&mut s, &mut ev, 0, 4, w1, true);
+        let k = Stamp::warp(at(2, 1), false, 0, 2).keeping(true);
+        touch(&mut s, &mut ev, 0, 4, k, true);
+        // Byte by byte at one epoch: one read.
+        for b in 0..4 {
+            touch(
+                &mut s,
+                &mut ev,
+                b,
+                1,
+                Stamp::warp(at(3, 1), false, 0, 3),
+                false,
+            );
+        }
+        assert_eq!(s.load(0).r.iter().filter(|&&e| e != 0).count(), 2);
+        // Five more readers: the kept write stays, the oldest plain reads go.
+        for a in 4..9 {
+            touch(
+                &mut s,
+                &mut ev,
+                0,
+                4,
+                Stamp::warp(at(a, 1), false, 0, a),
+                false,
+            );
+        }
+        let w = Stamp::warp(at(20, 1), false, 0, 20);
+        let met = touch(&mut s, &mut ev, 0, 4, w, true);
+        assert!(met.contains(&(k, true)), "{met:?}");
+        assert_eq!(met.len(), 1 + READS, "{met:?}");
     }
 
     #[test]

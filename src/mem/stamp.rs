@@ -136,7 +136,8 @@ impl Stamp {
 /// A remembered access, packed into 8 bytes: the index of its [`Events`] entry (bits 0-31),
 /// the scope of a strong access (bits 32-33), the bytes of the word it touched (bits 39-42),
 /// whether an operation made it (bit 43: lanes of operations are not shifted), whether it is a
-/// kept write (bit 44, in a read set: [`Stamp::keeping`]) and the lane
+/// kept write (bit 44, in a read set: [`Stamp::keeping`]), for a last write whether it replaced
+/// no read (bit 45, [`CLEAN_BIT`]) and the lane
 /// (bits 59-63, at the top, so that moving it up `d` lanes is one wrapping add: see
 /// [`shift_lane`]). 0: none; a used entry has a non-empty byte mask. No entry sets
 /// [`UNUSED_BIT`].
@@ -146,6 +147,8 @@ const SCOPE_AT: u32 = 32;
 const MASK_AT: u32 = 39;
 const OP_BIT: u64 = 1 << 43;
 pub(super) const KEPT_BIT: u64 = 1 << 44;
+/// On a last write: it replaced no read or kept write of its bytes (see `shadow::kept_over`).
+pub(super) const CLEAN_BIT: u64 = 1 << 45;
 const LANE_AT: u32 = 59;
 /// A bit no entry sets (the shadow marks a read field holding a spill slot with it).
 pub(super) const UNUSED_BIT: u64 = 1 << 50;
@@ -328,6 +331,12 @@ impl Events {
     pub(super) fn same(&self, e: Entry, s: &Stamp) -> bool {
         let who = self.events[event_of(e) as usize].who;
         who & !ATOMIC == s.who & !ATOMIC && (e >> LANE_AT) as u32 == s.lane()
+    }
+
+    /// Whether the entry, of the same accessor as `s` ([`Events::same`]), was made at the
+    /// same epoch: no release of the warp came between the two.
+    pub(super) fn same_epoch(&self, e: Entry, s: &Stamp) -> bool {
+        self.events[event_of(e) as usize].clock == s.clock
     }
 
     /// The agent of a warp's entry (a warp's accesses are made by its first agent).
