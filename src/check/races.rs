@@ -87,7 +87,9 @@ impl Checker {
             a.write,
             &mut |prev, prev_write, conflict, byte, new| {
                 let ok = order.ordered(prev, prev_write, byte, new);
-                if !ok && conflict && !met.iter().any(|m| m.0 == *prev) {
+                // (Once per earlier access, and again where this write is kept in one word
+                // and not in another: the report keeps the graver.)
+                if !ok && conflict && !met.iter().any(|m| m.0 == *prev && m.4 == new.kept()) {
                     met.push((*prev, prev_write, byte, new.lane(), new.kept()));
                 }
                 ok
