@@ -182,13 +182,12 @@ impl Reports {
         let key = f.key();
         if let Some(&i) = self.seen.get(&key) {
             let h = &mut self.hazards[i];
-            h.count += 1;
             // One key, two severities (a store kept in one word, not in the next): the error
-            // is what the report must show.
+            // is what the report must show. A repeat is rendered only then.
             if f.severity.graver_than(h.severity) {
-                let count = h.count;
-                *h = render(f, line);
-                h.count = count;
+                h.absorb(render(f, line));
+            } else {
+                h.count += 1;
             }
             return;
         }
@@ -286,6 +285,25 @@ mod tests {
         assert!(reports.take().is_empty(), "taking leaves none");
         reports.record(finding(5, 7), line);
         assert_eq!(reports.take()[0].count, 1, "and forgets what it saw");
+    }
+
+    #[test]
+    fn a_repeat_that_is_an_error_takes_the_place_of_a_warning() {
+        let mut reports = Reports::default();
+        let line = |f: u32, pc: u32| 100 * f + pc;
+        reports.record(finding(5, 7), line);
+        let mut error = finding(5, 7);
+        error.severity = Severity::Error;
+        reports.record(error, line);
+        reports.record(finding(5, 7), |_, _| {
+            unreachable!("a repeat no graver is not rendered")
+        });
+        let hazards = reports.take();
+        assert_eq!(hazards.len(), 1);
+        assert_eq!(
+            (hazards[0].severity, hazards[0].count),
+            (Severity::Error, 3)
+        );
     }
 
     /// Text a message quotes (a buffer named `{L}` by its launch) is printed as it is: only the

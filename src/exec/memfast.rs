@@ -164,24 +164,35 @@ fn moved<const WATCHED: bool>(
 /// Whether every lane of `active` of the store `form` stores the bytes `mem` holds at `at`
 /// (so that storing them in lane order changes nothing). Only checked runs ask.
 fn held(mem: &[u8], regs: &[u64], form: Fast, at: &[usize; WARP], ew: usize, active: u32) -> bool {
-    let same = |n: usize, elem: &dyn Fn(usize, usize) -> u64| {
-        lanes(active).all(|lane| {
-            (0..n).all(|k| {
-                let o = at[lane] + k * ew;
-                mem[o..o + ew] == elem(lane, k).to_le_bytes()[..ew]
-            })
-        })
-    };
     match form {
         Fast::St { v, .. } => {
             let vals = row(regs, v);
-            same(1, &|lane, _| vals[lane])
+            all_held(mem, at, ew, active, 1, |lane, _| vals[lane])
         }
-        Fast::StV { v, n, .. } => {
-            same(usize::from(n), &|lane, k| regs[v[k] as usize * WARP + lane])
-        }
+        Fast::StV { v, n, .. } => all_held(mem, at, ew, active, usize::from(n), |lane, k| {
+            regs[v[k] as usize * WARP + lane]
+        }),
         _ => false,
     }
+}
+
+/// Whether, for each lane of `active`, the `n` elements of `ew` bytes `elem(lane, k)` equal the
+/// bytes of `mem` at `at[lane] + k * ew`.
+#[inline(always)]
+fn all_held(
+    mem: &[u8],
+    at: &[usize; WARP],
+    ew: usize,
+    active: u32,
+    n: usize,
+    elem: impl Fn(usize, usize) -> u64,
+) -> bool {
+    lanes(active).all(|lane| {
+        (0..n).all(|k| {
+            let o = at[lane] + k * ew;
+            mem[o..o + ew] == elem(lane, k).to_le_bytes()[..ew]
+        })
+    })
 }
 
 /// Where the lanes of a fast access landed: each lane's offset into the global allocation

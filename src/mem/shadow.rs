@@ -774,10 +774,10 @@ fn read(
     let own = mask_of(ne);
     let mut mask = own;
     for e in c.r.iter_mut().filter(|e| **e != 0) {
-        if events.same(*e, new) {
+        if let Some(at_once) = events.same_at(*e, new) {
             // At the same epoch (no release between) and of the same kind, the two are one
             // access of their bytes together; else the earlier keeps what the new one misses.
-            if kept(*e) == kept(ne) && events.same_epoch(*e, new) {
+            if at_once && kept(*e) == kept(ne) {
                 mask |= mask_of(*e);
                 *e = 0;
             } else {

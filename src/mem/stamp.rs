@@ -146,7 +146,7 @@ pub(super) type Entry = u64;
 const SCOPE_AT: u32 = 32;
 const MASK_AT: u32 = 39;
 const OP_BIT: u64 = 1 << 43;
-pub(super) const KEPT_BIT: u64 = 1 << 44;
+const KEPT_BIT: u64 = 1 << 44;
 /// On a last write: it replaced no read or kept write of its bytes (see `shadow::kept_over`).
 pub(super) const CLEAN_BIT: u64 = 1 << 45;
 const LANE_AT: u32 = 59;
@@ -333,10 +333,13 @@ impl Events {
         who & !ATOMIC == s.who & !ATOMIC && (e >> LANE_AT) as u32 == s.lane()
     }
 
-    /// Whether the entry, of the same accessor as `s` ([`Events::same`]), was made at the
-    /// same epoch: no release of the warp came between the two.
-    pub(super) fn same_epoch(&self, e: Entry, s: &Stamp) -> bool {
-        self.events[event_of(e) as usize].clock == s.clock
+    /// For an entry of the same accessor as `s` ([`Events::same`]), whether it was made at
+    /// the same epoch (no release of the warp came between the two); `None` for another
+    /// accessor. One look at the entry's event for both questions.
+    pub(super) fn same_at(&self, e: Entry, s: &Stamp) -> Option<bool> {
+        let ev = &self.events[event_of(e) as usize];
+        let same = ev.who & !ATOMIC == s.who & !ATOMIC && (e >> LANE_AT) as u32 == s.lane();
+        same.then_some(ev.clock == s.clock)
     }
 
     /// The agent of a warp's entry (a warp's accesses are made by its first agent).
