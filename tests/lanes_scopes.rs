@@ -1,8 +1,9 @@
 //! The checker's rules for lanes of one warp, for memory scopes and for stores of equal bytes
 //! (README "Lanes of a warp are threads", "Memory scopes", severities), pinned on small
 //! hand-written kernels: which synchronisation orders which lanes, which scopes let a release
-//! reach an acquire, and which races of equal stores are only warnings. Each kernel has a
-//! correct (or harmless) form and a broken one that must be reported.
+//! reach an acquire, and which races of equal stores, or of reads whose value is never used,
+//! are only warnings. Each kernel has a correct (or harmless) form and a broken one that must
+//! be reported.
 
 use ptxrun::api::Type;
 use ptxrun::api::{Arg, Buffer, Launch, Module, Report, RunOptions};
@@ -57,7 +58,8 @@ fn findings(r: &Report) -> Vec<(String, &'static str, String)> {
         .collect()
 }
 
-/// Lane 0 stores `s[0]`, then `sync` runs, then lane 5 (and lane 20 where `far`) loads it.
+/// Lane 0 stores `s[0]`, then `sync` runs, then lane 5 (and lane 20 where `far`) loads it and
+/// stores what it read.
 fn lane0_to(sync: &str, far: bool) -> Report {
     let body = format!(
         "setp.eq.u32 %p1, %r1, 0;\n\
@@ -66,9 +68,10 @@ fn lane0_to(sync: &str, far: bool) -> Report {
          setp.eq.u32 %p2, %r1, 5;\n\
          setp.eq.u32 %p3, %r1, 20;\n\
          @%p2 ld.shared.u32 %r10, [%r3];\n\
+         @%p2 st.global.u32 [%rd1+20], %r10;\n\
          {far_load}",
         far_load = if far {
-            "@%p3 ld.shared.u32 %r11, [%r3];"
+            "@%p3 ld.shared.u32 %r11, [%r3];\n@%p3 st.global.u32 [%rd1+80], %r11;"
         } else {
             ""
         }
@@ -112,7 +115,8 @@ fn a_partial_syncwarp_orders_only_its_lanes() {
 }
 
 /// CTA 0 stores a payload word and publishes a flag with `publish`; CTA 1 reads the flag with
-/// `read` until it is set, then loads the payload. The CTAs are in different clusters.
+/// `read` until it is set, then loads the payload and stores it. The CTAs are in different
+/// clusters.
 fn flag(publish: &str, read: &str) -> Report {
     let body = format!(
         "setp.ne.u32 %p1, %r1, 0;\n\
@@ -127,6 +131,7 @@ fn flag(publish: &str, read: &str) -> Report {
          setp.eq.u32 %p3, %r10, 0;\n\
          @%p3 bra READER;\n\
          ld.global.u32 %r11, [%rd1+64];\n\
+         st.global.u32 [%rd1+128], %r11;\n\
          DONE:"
     );
     run(&body, 2, 32)
@@ -258,13 +263,14 @@ fn equal_stores_race_as_a_warning() {
     for run in under_seeds(&third, 96) {
         assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
     }
-    // One warp reads a word and stores 1 over it; another stores 1 too, unordered: its store
-    // can overtake the read, which then returns 1. An error, though the bytes are equal.
+    // One warp reads a word and stores `x | 1` over it (1: the word holds 0); another stores 1
+    // too, unordered: its store can overtake the read, which then returns 1. An error, though
+    // the bytes are equal.
     let overtaken = format!(
         "{WARP}setp.eq.u32 %p2, %r1, 0;\n\
          setp.eq.u32 %p1, %r5, 0;\nand.pred %p1, %p1, %p2;\n@%p1 st.shared.u32 [%r3], 0;\nbar.sync 0;\n\
          setp.eq.u32 %p3, %r5, 1;\nand.pred %p3, %p3, %p2;\n\
-         @%p3 ld.shared.u32 %r11, [%r3];\n@%p3 st.shared.u32 [%r3], 1;\n\
+         @%p3 ld.shared.u32 %r11, [%r3];\nor.b32 %r12, %r11, 1;\n@%p3 st.shared.u32 [%r3], %r12;\n\
          setp.eq.u32 %p4, %r5, 2;\nand.pred %p4, %p4, %p2;\n@%p4 st.shared.u32 [%r3], 1;"
     );
     for run in under_seeds(&overtaken, 96) {
@@ -300,5 +306,69 @@ fn a_lost_update_beside_an_atomic_stays_an_error() {
     );
     for run in under_seeds(&body, 64) {
         assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
+    }
+}
+
+/// Every warp loads the lane's word of `buf` and computes `2x + 1`; warp 0 stores it back, the
+/// others do not (Triton's replicated elements: `x = tl.load(p); tl.store(p, f(x))` with fewer
+/// elements than threads). The other warps' reads race with warp 0's store, but their value
+/// reaches nothing they execute: a warning. `then` follows, run by every warp.
+fn replicated(then: &str) -> String {
+    format!(
+        "{WARP}mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+         ld.global.u32 %r8, [%rd3];\nmad.lo.u32 %r9, %r8, 2, 1;\n\
+         setp.eq.u32 %p1, %r5, 0;\n@%p1 st.global.u32 [%rd3], %r9;\n{then}"
+    )
+}
+
+#[test]
+fn a_racy_read_whose_value_is_unused_is_a_warning() {
+    // Found at the read or at the store, by the schedule: warnings, one or both.
+    let warnings = |run: &[(String, &str)]| {
+        !run.is_empty()
+            && run
+                .iter()
+                .all(|f| (f.0.as_str(), f.1) == ("data-race", "warning"))
+    };
+    for run in under_seeds(&replicated(""), 128) {
+        assert!(warnings(&run), "{run:?}");
+    }
+    // A scalar: every thread loads word 0, thread 0 stores it plus one.
+    let scalar = format!(
+        "{WARP}ld.global.u32 %r8, [%rd1];\nadd.s32 %r9, %r8, 1;\n\
+         setp.eq.u32 %p1, %r4, 0;\n@%p1 st.global.u32 [%rd1], %r9;"
+    );
+    for run in under_seeds(&scalar, 128) {
+        assert!(warnings(&run), "{run:?}");
+    }
+}
+
+/// The value of a racy read that its warp stores, branches on or guards a store with is used:
+/// an error, whether the race is found before or after the use (16 schedules).
+#[test]
+fn a_racy_read_whose_value_is_used_is_an_error() {
+    let errors = |run: &[(String, &str)]| {
+        !run.is_empty()
+            && run
+                .iter()
+                .all(|f| (f.0.as_str(), f.1) == ("data-race", "error"))
+    };
+    let uses = [
+        // Lane 0 of each other warp stores it to a word of its own.
+        "shl.b32 %r10, %r5, 2;\ncvt.u64.u32 %rd4, %r10;\nadd.s64 %rd5, %rd1, %rd4;\n\
+         setp.eq.u32 %p5, %r1, 0;\nsetp.ne.u32 %p6, %r5, 0;\nand.pred %p6, %p6, %p5;\n\
+         @%p6 st.global.u32 [%rd5+128], %r9;",
+        // They branch on it.
+        "setp.eq.u32 %p2, %r8, 7;\n@%p2 bra DONE;\nadd.u32 %r11, %r4, 1;\nDONE:",
+        // It guards a store (which never runs: a store not made is an effect too).
+        "setp.eq.u32 %p3, %r9, 7;\n@%p3 st.global.u32 [%rd1+200], %r4;",
+        // It addresses a load.
+        "and.b32 %r12, %r8, 4;\ncvt.u64.u32 %rd6, %r12;\nadd.s64 %rd7, %rd1, %rd6;\n\
+         ld.global.u32 %r13, [%rd7+128];",
+    ];
+    for then in uses {
+        for run in under_seeds(&replicated(then), 128) {
+            assert!(errors(&run), "{then}: {run:?}");
+        }
     }
 }

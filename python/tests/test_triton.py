@@ -149,6 +149,30 @@ def test_host_tensor_descriptors(dtype):
                                                 dict(BM=64, BN=64, BK=32)).ptx
 
 
+def test_in_place_updates_of_blocks_smaller_than_the_cta_are_warnings():
+    """With fewer elements than threads every warp loads each element and one warp stores it
+    back: the other warps' loads race with that store, but their values are never used, so the
+    races are `data-race` warnings (status `ok`; `HazardError` with `deny_warnings`). A scalar
+    read-modify-write in one program is the same case. Results are exact."""
+    from triton_modern import scale_inplace_kernel, ticket_kernel
+
+    x = np.arange(200, dtype=np.float32) - 50
+    want = x * 2 + 1
+    for seed in range(4):
+        y = x.copy()
+        r = pt.launch(scale_inplace_kernel, (7,), y, 200, BLOCK=32, num_warps=4, target=90, seed=seed)
+        assert r.status == "ok"
+        assert r.diagnostics and {(d.kind, d.severity) for d in r.diagnostics} == {("data-race", "warning")}
+        assert np.array_equal(y, want)
+    counter, ticket = np.array([41], np.int32), np.zeros(1, np.int32)
+    r = pt.launch(ticket_kernel, (1,), counter, ticket, num_warps=4, target=90)
+    assert {(d.kind, d.severity) for d in r.diagnostics} == {("data-race", "warning")}
+    assert (counter[0], ticket[0]) == (42, 41)
+    with pytest.raises(ptxrun.HazardError):
+        pt.launch(scale_inplace_kernel, (7,), x.copy(), 200, BLOCK=32, num_warps=4, target=90,
+                  deny_warnings=True)
+
+
 def test_histogram_bins_zeroed_by_two_warps_are_a_warning():
     """`tl.histogram` for sm_90: two warps zero each bin with nothing ordering them, a race of
     equal stores: reported as a `data-race` warning, which leaves the status `ok` (and fails

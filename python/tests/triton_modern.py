@@ -3,7 +3,8 @@ basics: tensor descriptors built on the device (`tl.make_tensor_descriptor`: ten
 tensormap.cp_fenceproxy, TMA loads and stores, wgmma), Philox random numbers (`tl.rand`,
 `tl.randn`), a spin lock of `atomic_cas`/`atomic_xchg` (the layer-norm backward's scheme),
 programmatic dependent launch (`gdc_wait`/`gdc_launch_dependents`: griddepcontrol), scans
-and sorts, `tl.histogram` and `tl.dot_scaled`."""
+and sorts, `tl.histogram` and `tl.dot_scaled`, and in-place updates of blocks smaller than the
+CTA (every warp loads an element, one stores it)."""
 
 import triton
 import triton.language as tl
@@ -161,3 +162,35 @@ def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, BM: tl.cons
     sb = tl.load(b_scale_ptr + rn[:, None] * (BK // 32) + rs[None, :])
     c = tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3")
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+
+
+@triton.jit
+def scale_inplace_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    """x = 2x + 1 in place. With BLOCK = 32 and 4 warps, every warp loads each element and only
+    the warp that owns it stores it: the other warps' loads race with that store, but their
+    values are never used (`data-race` warnings, not errors)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(x_ptr + offs, x * 2.0 + 1.0, mask=m)
+
+
+@triton.jit
+def normalize_rows_inplace_kernel(x_ptr, n_cols, BLOCK: tl.constexpr):
+    """Each row divided by its sum, in place, rows shorter than the CTA has threads: every warp
+    loads and sums the row, one stores it."""
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n_cols
+    p = x_ptr + row * n_cols + offs
+    x = tl.load(p, mask=m, other=0.0)
+    tl.store(p, x / tl.sum(x, axis=0), mask=m)
+
+
+@triton.jit
+def ticket_kernel(counter_ptr, ticket_ptr):
+    """One program takes a ticket: it reads the counter, stores it plus one and writes the
+    ticket. Every thread loads the scalar, one thread stores it."""
+    c = tl.load(counter_ptr)
+    tl.store(counter_ptr, c + 1)
+    tl.store(ticket_ptr, c)

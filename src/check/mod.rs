@@ -9,7 +9,8 @@
 //! places), `site.rs` (where an access happens and what it touches), `scopes.rs` (memory
 //! scopes), `races.rs` (threads' accesses), `copies.rs` (asynchronous operations at issue),
 //! `proxies.rs` (proxy fences), `grids.rs` (the grids of a launch tree), `sync.rs` (barriers, atomics, warp collectives), `exits.rs`
-//! (a CTA's shared memory at its exit), `report.rs` (dedupe, messages, help, severity),
+//! (a CTA's shared memory at its exit), `unused.rs` (racy reads whose value no warp uses),
+//! `report.rs` (dedupe, messages, help, severity),
 //! `slot.rs` (what the checker keeps of an asynchronous operation, carried by the copy engine).
 //!
 //! The checker follows the run, joining vector clocks at every synchronising event, and checks
@@ -32,7 +33,9 @@
 //! - two ordinary accesses of different warps, one a write, unordered: `data-race` (atomic,
 //!   volatile and relaxed/acquire/release accesses do not race with each other); severity
 //!   `warning` when a plain read meets only an atomic write (the memory model defines the value
-//!   read: a CAS loop's first guess), `error` otherwise;
+//!   read: a CAS loop's first guess), when a plain store wrote the bytes memory held (a kept
+//!   write), or when the reading warp never uses the value read (`unused.rs`), `error`
+//!   otherwise;
 //! - a peer CTA's access to a CTA's shared memory not ordered before that CTA exits, or an
 //!   asynchronous operation's access to it (its own bulk store, a copy into it, a peer's
 //!   `st.async`) whose end no thread of the CTA observed before the exit:
@@ -56,6 +59,7 @@ mod site;
 pub(crate) mod slot;
 mod state;
 mod sync;
+mod unused;
 
 pub(crate) use grids::GridId;
 pub use kind::HazardKind;

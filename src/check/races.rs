@@ -4,7 +4,8 @@
 //! one a write, that no synchronisation orders: `data-race` (atomic, volatile and
 //! relaxed/acquire/release accesses do not race with each other when their scopes hold both
 //! threads); severity `warning` when a plain read meets only an atomic write (the memory model
-//! defines the value read: a CAS loop's first guess), `error` otherwise. A thread's access that
+//! defines the value read: a CAS loop's first guess), when a store wrote the bytes memory held,
+//! or when the reading warp never uses the value it read (`unused.rs`), `error` otherwise. A thread's access that
 //! meets an asynchronous operation's unfinished one: `read-before-complete`,
 //! `write-before-complete`, `source-modified-before-complete` (9.7.9.25.1).
 
@@ -14,6 +15,7 @@ use super::report::{Finding, Msg};
 use super::scopes::distance;
 use super::site::{addr_key, describe, place_in, region_at, word_key, Access, Region, Site};
 use super::state::{after_op, op_name, Checker, Knows};
+use super::unused::{Pending, Reach, Upgrade};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
 use crate::mem::hb::{Agent, Epoch, Scope, WarpClock};
@@ -37,6 +39,9 @@ impl Checker {
         site: Site,
         a: Access<'_>,
     ) {
+        if !COPY {
+            self.note_executed(site);
+        }
         self.collect_if_full();
         let Checker {
             warps,
@@ -205,6 +210,20 @@ impl Checker {
         self.report(kind, site, message, help, address, related);
     }
 
+    /// Notes that the warp at `site` executed its instruction's access: a read of its found
+    /// unused becomes an error if the value reaches this load or store (`unused.rs`).
+    #[inline]
+    fn note_executed(&mut self, site: Site) {
+        let Some(at) = self.flow.index(site.func, site.pc) else {
+            return;
+        };
+        if let Some(now) = self.spent.ran(site.rank, site.warp, at) {
+            for u in now {
+                self.upgrade(u);
+            }
+        }
+    }
+
     /// Reports a race of an access ([`Mine`]) at `site` with an earlier access of a warp
     /// (`prev`, made at `at`, atomic or not).
     fn race(
@@ -246,24 +265,74 @@ impl Checker {
                 (Msg::text(why), help.to_string())
             }
         };
-        let message = Msg::text(format!(
-            "{} of {address} races with {} {} by {warp} at line ",
-            access_name(write, atomic),
-            if prev_atomic { "an" } else { "a" },
-            access_name(prev_write, prev_atomic),
-        ))
-        .related_line()
-        .then(": ")
-        .then_msg(why);
+        let message = |why: Msg| {
+            Msg::text(format!(
+                "{} of {address} races with {} {} by {warp} at line ",
+                access_name(write, atomic),
+                if prev_atomic { "an" } else { "a" },
+                access_name(prev_write, prev_atomic),
+            ))
+            .related_line()
+            .then(": ")
+            .then_msg(why)
+        };
+        // A plain read and a plain write: was the value read used?
+        let reader = match (class, atomic || prev_atomic, write, prev_write) {
+            (Class::Error, false, false, true) => Some((site.rank, site.warp, site.func, site.pc)),
+            (Class::Error, false, true, false) => {
+                self.rank_of(at.agent).map(|(r, w)| (r, w, f, pc))
+            }
+            _ => None,
+        };
+        if let Some((rank, w, reach)) = reader.and_then(|r| self.unused_read(r)) {
+            let upgrade = Upgrade {
+                site,
+                message: message(why),
+                help,
+                address: address.clone(),
+                related: related.clone(),
+            };
+            self.record(Finding {
+                severity: Severity::Warning,
+                kind: HazardKind::DataRace,
+                site,
+                message: message(Msg::text(UNUSED.0)),
+                help: UNUSED.1,
+                address,
+                related,
+            });
+            self.spent.hold(Pending {
+                rank,
+                warp: w,
+                reach,
+                upgrade,
+            });
+            return;
+        }
         self.record(Finding {
             severity,
             kind: HazardKind::DataRace,
             site,
-            message,
+            message: message(why),
             help: &help,
             address,
             related,
         });
+    }
+
+    /// The warp (CTA rank, index) of the running cluster that made the read at `(func, pc)`,
+    /// and the loads and stores the value reaches, when it has executed none of them: the
+    /// value is so far unused (`unused.rs`).
+    fn unused_read(
+        &self,
+        (rank, warp, func, pc): (u32, u32, u32, u32),
+    ) -> Option<(u32, u32, Vec<u32>)> {
+        match self.flow.reach(func, pc) {
+            Reach::Only(reach) if self.spent.executed_any(rank, warp, &reach) == Some(false) => {
+                Some((rank, warp, reach))
+            }
+            _ => None,
+        }
     }
 
     /// Why a race between a warp access `at`/`prev` and the access at `site` (`strong`) comes
@@ -444,6 +513,12 @@ impl Order<'_> {
         }
     }
 }
+
+/// Why a race whose read was unused is a warning, and what to do (`unused.rs`).
+const UNUSED: (&str, &str) = (
+    "the value read reaches no store, load address, branch or other effect that the reading warp executed, so the race changes nothing the kernel computes (PTX does not require data-race freedom: the read returns some value); it becomes an error if the warp uses the value",
+    "nothing is wrong if the value is never used (Triton loads a block's elements in every warp and stores each from one: replicated elements, scalars); otherwise order the accesses; `--deny warnings` fails on this, a suppression hides it",
+);
 
 /// How a race's message names an access.
 fn access_name(write: bool, atomic: bool) -> &'static str {

@@ -195,6 +195,19 @@ impl Reports {
         self.hazards.push(render(f, line));
     }
 
+    /// Records `f`, graver than the finding of the same key recorded before, in that one's
+    /// place: the same occurrence judged again, not counted again.
+    pub(crate) fn upgrade(&mut self, f: Finding<'_>, line: impl Fn(u32, u32) -> u32) {
+        match self.seen.get(&f.key()) {
+            Some(&i) => {
+                let mut h = render(f, line);
+                h.count = 0;
+                self.hazards[i].absorb(h);
+            }
+            None => self.record(f, line),
+        }
+    }
+
     /// The hazards recorded, leaving none.
     pub(crate) fn take(&mut self) -> Vec<Hazard> {
         self.seen.clear();

@@ -10,6 +10,7 @@ use super::kind::HazardKind;
 use super::report::{Finding, Hazard, Msg, Reports};
 use super::scopes::{Place, Published};
 use super::site::{place_in, Access, Region, Site};
+use super::unused::{Flow, Spent, Upgrade};
 use crate::diag::Severity;
 use crate::mem::copy::{Engine, OpId};
 use crate::mem::hb::{Agent, Epoch, Vc, WarpClock};
@@ -80,6 +81,10 @@ pub(crate) struct Checker {
     pub(super) start: Vc,
     pub(super) grid_first: Agent,
     pub(super) grids: Grids,
+    /// Where each register's value can go, and what the running cluster's warps executed:
+    /// racy reads whose value is unused (`unused.rs`).
+    pub(super) flow: Flow,
+    pub(super) spent: Spent,
 }
 
 /// A device-side `cudaMemcpyAsync` (`src`: its source) or `cudaMemsetAsync` of `len` bytes to
@@ -112,6 +117,7 @@ impl Checker {
                 .map(|f| f.srcs.iter().map(|s| s.line).collect())
                 .collect(),
             next_agent: 1,
+            flow: Flow::new(m),
             ..Checker::default()
         }
     }
@@ -155,6 +161,7 @@ impl Checker {
         self.cluster_arrived = Vc::new();
         self.cluster_done = Vc::new();
         self.smem_ops.clear();
+        self.spent.start(warps_per_cta);
         // Shared memory is new: its atomic words are gone. Observations are keyed by the
         // reading warp, and no warp of an earlier cluster runs again.
         self.atomics.retain(|k, _| k.0 == 0);
@@ -314,6 +321,22 @@ impl Checker {
     pub(super) fn record(&mut self, f: Finding<'_>) {
         let Checker { reports, lines, .. } = self;
         reports.record(f, |func, pc| line_in(lines, func, pc));
+    }
+
+    /// Reports as an error the `data-race` whose read was reported unused, now that its warp
+    /// used the value (`unused.rs`): it takes the warning's place, counted once.
+    pub(super) fn upgrade(&mut self, u: Upgrade) {
+        let f = Finding {
+            severity: Severity::Error,
+            kind: HazardKind::DataRace,
+            site: u.site,
+            message: u.message,
+            help: &u.help,
+            address: u.address,
+            related: u.related,
+        };
+        let Checker { reports, lines, .. } = self;
+        reports.upgrade(f, |func, pc| line_in(lines, func, pc));
     }
 
     /// The shadow and offset of a region, or `None` outside memory the checker follows.

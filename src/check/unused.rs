@@ -1,0 +1,414 @@
+//! Racy reads whose value no thread uses. PTX does not require data-race freedom (PTX ISA 9.0
+//! chapter 8; Lustig et al., ASPLOS 2019): a plain read that races with a write returns some
+//! value, and nothing else is undefined. When that value reaches nothing the warp then does,
+//! the race changes nothing the kernel computes. Triton makes such races on purpose: where a
+//! block holds fewer elements than the CTA has threads, every warp loads the elements, and only
+//! the warp that owns an element stores it (`@%p st`, `%p` false in the other warps), also
+//! back to the address loaded (`x = tl.load(p); tl.store(p, f(x))`); a scalar is loaded by every
+//! thread and stored by one. Those races are `data-race` with severity `warning`.
+//!
+//! Where the value can go is worked out once per function, over registers and without regard
+//! to order ([`Flow`]): a register flows into the results of the arithmetic, conversion, move,
+//! compare, select, shuffle and vote instructions that read it (or are guarded by it), and
+//! into the loads it addresses; it *reaches* an ordinary load or store of global or shared
+//! memory that it addresses or stores; any other use (a branch, a guard of a store, a call, an
+//! atomic, a barrier, an asynchronous copy, local or parameter memory, a carry) *escapes*, and
+//! the race stays an error. What the warp did is recorded as it runs ([`Spent`]): for each
+//! warp of the running cluster, which loads and stores of global or shared memory any of its
+//! lanes executed. A racy read is unused while its warp has executed none of the loads and
+//! stores the value reaches: it is reported as a warning, and becomes an error the moment the
+//! warp executes one of them (the report keeps the graver finding). Both are judged per warp,
+//! not per lane, and per instruction, not per execution: a warp that ran a reached store in an
+//! earlier loop iteration counts as using the value. So the rule errs only towards errors. A
+//! read by a warp of a cluster that already finished (another cluster's write meets it) keeps
+//! its error: its warp's record is gone.
+
+use super::report::Msg;
+use super::site::Site;
+use crate::ir::{each_reg, Flags, Function, Module, Op, Operand, Space};
+use std::collections::BTreeMap;
+
+/// Where the values of each function's registers can go (see the module's doc).
+#[derive(Default)]
+pub(super) struct Flow {
+    funcs: Vec<FuncFlow>,
+    /// The module-wide index of each function's first instruction ([`Spent`] keys by it).
+    base: Vec<u32>,
+}
+
+#[derive(Default)]
+struct FuncFlow {
+    /// Per register: the registers its value flows into.
+    into: Vec<Vec<u32>>,
+    /// Per register: the loads and stores (instruction indices) its value reaches.
+    reaches: Vec<Vec<u32>>,
+    /// Per register: whether its value escapes.
+    escapes: Vec<bool>,
+    /// The loads whose value can be judged, by instruction index: their destinations.
+    reads: BTreeMap<u32, Vec<u32>>,
+}
+
+/// Where a read's value can go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// Somewhere a race can matter whatever the warp executes.
+    Escapes,
+    /// Only the loads and stores at these module-wide instruction indices.
+    Only(Vec<u32>),
+}
+
+impl Flow {
+    pub(super) fn new(m: &Module) -> Flow {
+        let mut base = Vec::with_capacity(m.functions.len());
+        let mut next = 0u32;
+        for f in &m.functions {
+            base.push(next);
+            next = next.saturating_add(f.code.len() as u32);
+        }
+        Flow {
+            funcs: m.functions.iter().map(func_flow).collect(),
+            base,
+        }
+    }
+
+    /// The module-wide index of instruction `pc` of function `func`.
+    #[inline]
+    pub(super) fn index(&self, func: u32, pc: u32) -> Option<u32> {
+        self.base.get(func as usize).map(|b| b + pc)
+    }
+
+    /// Where the value the load at (`func`, `pc`) read can go.
+    pub(super) fn reach(&self, func: u32, pc: u32) -> Reach {
+        let Some(ff) = self.funcs.get(func as usize) else {
+            return Reach::Escapes;
+        };
+        let Some(dests) = ff.reads.get(&pc) else {
+            return Reach::Escapes;
+        };
+        let mut seen = vec![false; ff.into.len()];
+        let mut work: Vec<u32> = dests.clone();
+        let mut reached = Vec::new();
+        while let Some(r) = work.pop() {
+            let Some(s) = seen.get_mut(r as usize) else {
+                return Reach::Escapes;
+            };
+            if std::mem::replace(s, true) {
+                continue;
+            }
+            if ff.escapes[r as usize] {
+                return Reach::Escapes;
+            }
+            reached.extend(
+                ff.reaches[r as usize]
+                    .iter()
+                    .map(|&p| self.base[func as usize] + p),
+            );
+            work.extend(&ff.into[r as usize]);
+        }
+        reached.sort_unstable();
+        reached.dedup();
+        Reach::Only(reached)
+    }
+}
+
+/// How an instruction passes on the values of the registers it reads.
+enum Pass {
+    /// Into its results (operand 0) and nowhere else.
+    Results,
+    /// An ordinary load of global or shared memory: into its results, and its address reaches it.
+    Load,
+    /// An ordinary store of global or shared memory: every register it reads reaches it (its
+    /// guard escapes: a store not made is an effect too).
+    Store,
+    /// Anywhere.
+    Escapes,
+}
+
+fn pass(f: &Function, pc: usize) -> Pass {
+    let ins = &f.code[pc];
+    let memory = matches!(
+        ins.mods.space,
+        Some(Space::Global | Space::Shared | Space::SharedCluster)
+    );
+    match ins.op {
+        // A carry is a register no operand names.
+        _ if ins.mods.has(Flags::CC) => Pass::Escapes,
+        Op::Add
+        | Op::Sub
+        | Op::Mul
+        | Op::Mad
+        | Op::Mul24
+        | Op::Mad24
+        | Op::Sad
+        | Op::Div
+        | Op::Rem
+        | Op::Abs
+        | Op::Neg
+        | Op::Min
+        | Op::Max
+        | Op::Popc
+        | Op::Clz
+        | Op::Bfind
+        | Op::Fns
+        | Op::Brev
+        | Op::Bfe
+        | Op::Bfi
+        | Op::Szext
+        | Op::Bmsk
+        | Op::Dp4a
+        | Op::Dp2a
+        | Op::Copysign
+        | Op::Testp
+        | Op::Fma
+        | Op::Rcp
+        | Op::Sqrt
+        | Op::Rsqrt
+        | Op::Sin
+        | Op::Cos
+        | Op::Lg2
+        | Op::Ex2
+        | Op::Tanh
+        | Op::Set
+        | Op::Setp
+        | Op::Selp
+        | Op::Slct
+        | Op::And
+        | Op::Or
+        | Op::Xor
+        | Op::Not
+        | Op::Cnot
+        | Op::Lop3
+        | Op::Shf
+        | Op::Shl
+        | Op::Shr
+        | Op::Mov
+        | Op::Prmt
+        | Op::Cvta
+        | Op::Cvt
+        | Op::CvtPack
+        | Op::Isspacep
+        | Op::Mapa
+        | Op::Getctarank
+        // Across the warp's lanes: the record is per warp, so this loses nothing.
+        | Op::Shfl
+        | Op::Vote
+        | Op::Match
+        | Op::Redux
+        | Op::Mma => Pass::Results,
+        Op::Ld | Op::Ldu if memory && ins.mods.sem.is_none() => Pass::Load,
+        Op::St if memory && ins.mods.sem.is_none() => Pass::Store,
+        _ => Pass::Escapes,
+    }
+}
+
+/// The registers operand `o` names.
+fn regs(f: &Function, o: &Operand) -> Vec<u32> {
+    let mut out = Vec::new();
+    each_reg(f, o, &mut |r| out.push(r.0));
+    out
+}
+
+fn func_flow(f: &Function) -> FuncFlow {
+    let n = f.regs.len();
+    let mut ff = FuncFlow {
+        into: vec![Vec::new(); n],
+        reaches: vec![Vec::new(); n],
+        escapes: vec![false; n],
+        reads: BTreeMap::new(),
+    };
+    for (pc, ins) in f.code.iter().enumerate() {
+        let ops = f.ops(ins);
+        let results = ops.first().map(|o| regs(f, o)).unwrap_or_default();
+        let sources: Vec<u32> = ops.iter().skip(1).flat_map(|o| regs(f, o)).collect();
+        let guard = ins.guard.map(|g| g.reg.0);
+        if matches!(ins.op, Op::Ld | Op::Ldu | Op::Ldmatrix) {
+            ff.reads.insert(pc as u32, results.clone());
+        }
+        let mut mark = |r: u32, what: &mut dyn FnMut(&mut FuncFlow, usize)| {
+            if (r as usize) < n {
+                what(&mut ff, r as usize);
+            }
+        };
+        match pass(f, pc) {
+            // A load's guard reaches it too: whether it runs can decide whether it faults.
+            Pass::Results | Pass::Load => {
+                let load = matches!(pass(f, pc), Pass::Load);
+                for &s in sources.iter().chain(&guard) {
+                    mark(s, &mut |ff, r| {
+                        ff.into[r].extend(&results);
+                        if load {
+                            ff.reaches[r].push(pc as u32);
+                        }
+                    });
+                }
+            }
+            Pass::Store => {
+                for &s in results.iter().chain(&sources) {
+                    mark(s, &mut |ff, r| ff.reaches[r].push(pc as u32));
+                }
+                if let Some(g) = guard {
+                    mark(g, &mut |ff, r| ff.escapes[r] = true);
+                }
+            }
+            Pass::Escapes => {
+                for &s in results.iter().chain(&sources).chain(&guard) {
+                    mark(s, &mut |ff, r| ff.escapes[r] = true);
+                }
+            }
+        }
+    }
+    ff
+}
+
+/// What the warps of the running cluster executed, and the racy reads found unused so far.
+#[derive(Default)]
+pub(super) struct Spent {
+    /// Per CTA rank, per warp: a bit per module-wide instruction index, set when any lane
+    /// executed that load or store (grown as needed).
+    ran: Vec<Vec<Vec<u64>>>,
+    /// Reads reported as unused: their warp, the loads and stores their value reaches, and
+    /// the finding to report as an error if the warp executes one of them.
+    pending: Vec<Pending>,
+}
+
+/// A `data-race` reported as a warning because its read was unused, as it is to be reported
+/// if the read's warp uses the value (`races.rs` makes it an error then).
+pub(super) struct Upgrade {
+    pub site: Site,
+    pub message: Msg,
+    pub help: String,
+    pub address: String,
+    pub related: Option<(u32, u32, String)>,
+}
+
+/// A read reported as unused: its warp, the loads and stores (module-wide indices) its value
+/// reaches, and the finding that becomes an error if the warp executes one of them.
+pub(super) struct Pending {
+    pub rank: u32,
+    pub warp: u32,
+    pub reach: Vec<u32>,
+    pub upgrade: Upgrade,
+}
+
+impl Spent {
+    /// A cluster starts with `warps[r]` warps in CTA rank `r`: nothing executed, nothing
+    /// pending (the previous cluster's reads stay as they were reported).
+    pub(super) fn start(&mut self, warps: &[usize]) {
+        self.pending.clear();
+        self.ran.clear();
+        self.ran.extend(warps.iter().map(|&n| vec![Vec::new(); n]));
+    }
+
+    /// Warp `warp` of CTA rank `rank` executed the load or store at module-wide index `at`;
+    /// the findings this makes errors.
+    #[inline]
+    pub(super) fn ran(&mut self, rank: u32, warp: u32, at: u32) -> Option<Vec<Upgrade>> {
+        if let Some(bits) = self
+            .ran
+            .get_mut(rank as usize)
+            .and_then(|w| w.get_mut(warp as usize))
+        {
+            let word = (at / 64) as usize;
+            if bits.len() <= word {
+                bits.resize(word + 1, 0);
+            }
+            bits[word] |= 1 << (at % 64);
+        }
+        if self.pending.is_empty() {
+            return None;
+        }
+        self.settle(rank, warp, at)
+    }
+
+    #[cold]
+    fn settle(&mut self, rank: u32, warp: u32, at: u32) -> Option<Vec<Upgrade>> {
+        let used = |p: &Pending| p.rank == rank && p.warp == warp && p.reach.contains(&at);
+        if !self.pending.iter().any(used) {
+            return None;
+        }
+        let (now, still): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(used);
+        self.pending = still;
+        Some(now.into_iter().map(|p| p.upgrade).collect())
+    }
+
+    /// Whether warp `warp` of CTA rank `rank` of the running cluster executed any of `reach`;
+    /// `None` when it is not a warp of the running cluster.
+    pub(super) fn executed_any(&self, rank: u32, warp: u32, reach: &[u32]) -> Option<bool> {
+        let bits = self.ran.get(rank as usize)?.get(warp as usize)?;
+        Some(reach.iter().any(|&at| {
+            bits.get((at / 64) as usize)
+                .is_some_and(|w| w & (1 << (at % 64)) != 0)
+        }))
+    }
+
+    /// Keeps a read reported as unused, to report as an error if its warp uses it.
+    pub(super) fn hold(&mut self, p: Pending) {
+        self.pending.push(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where the value of the first `ld.global` of a kernel whose body is `body` (`%rd1` holds
+    /// a global pointer) can go, and the index of each store.
+    fn reach_of(body: &str) -> (Reach, Vec<u32>) {
+        let ptx = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .pred %p<4>;\n.reg .b32 %r<16>;\n\
+             .reg .b64 %rd<8>;\nld.param.u64 %rd1, [p];\n{body}\nret;\n}}\n"
+        );
+        let m = crate::ir::compile(&ptx).unwrap();
+        let flow = Flow::new(&m);
+        let f = &m.functions[0];
+        let is = |pc: usize, op: Op, space: Space| {
+            f.code[pc].op == op && f.code[pc].mods.space == Some(space)
+        };
+        let read = (0..f.code.len())
+            .find(|&pc| is(pc, Op::Ld, Space::Global))
+            .unwrap();
+        let stores = (0..f.code.len())
+            .filter(|&pc| f.code[pc].op == Op::St)
+            .map(|pc| pc as u32)
+            .collect();
+        (flow.reach(0, read as u32), stores)
+    }
+
+    #[test]
+    fn a_value_reaches_the_stores_it_flows_into() {
+        let (reach, stores) = reach_of(
+            "ld.global.u32 %r1, [%rd1];\nmad.lo.u32 %r2, %r1, 2, 1;\nsetp.eq.u32 %p1, %r3, 0;\n\
+             @%p1 st.global.u32 [%rd1], %r2;\nst.global.u32 [%rd1+4], %r3;",
+        );
+        assert_eq!(reach, Reach::Only(vec![stores[0]]));
+        // Through a shuffle and a select, into an address.
+        let (reach, stores) = reach_of(
+            "ld.global.u32 %r1, [%rd1];\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n\
+             selp.b32 %r4, %r2, 0, %p2;\ncvt.u64.u32 %rd2, %r4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+             st.global.u32 [%rd3], %r5;",
+        );
+        assert_eq!(reach, Reach::Only(stores));
+        // A value that goes nowhere reaches nothing.
+        let (reach, _) = reach_of("ld.global.u32 %r1, [%rd1];\nadd.u32 %r2, %r1, 1;");
+        assert_eq!(reach, Reach::Only(vec![]));
+    }
+
+    #[test]
+    fn branches_guards_of_stores_atomics_and_carries_let_a_value_escape() {
+        for tail in [
+            "setp.eq.u32 %p1, %r2, 0;\n@%p1 bra END;\nEND:",
+            "setp.eq.u32 %p1, %r2, 0;\n@%p1 st.global.u32 [%rd1+8], 0;",
+            "atom.global.add.u32 %r3, [%rd1+8], %r2;",
+            "add.cc.u32 %r3, %r2, 1;\naddc.u32 %r4, 0, 0;",
+            "st.local.u32 [%rd1], %r2;",
+        ] {
+            let (reach, _) = reach_of(&format!(
+                "ld.global.u32 %r1, [%rd1];\nadd.u32 %r2, %r1, 1;\n{tail}"
+            ));
+            assert_eq!(reach, Reach::Escapes, "{tail}");
+        }
+    }
+}
