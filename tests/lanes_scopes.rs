@@ -372,3 +372,65 @@ fn a_racy_read_whose_value_is_used_is_an_error() {
         }
     }
 }
+
+/// The shadow lets reads go: a warp's later read of a word takes its earlier one's bytes (merged
+/// at the same epoch), a read ordered after another replaces it, and a word holds four. A store racing with
+/// the read left must still count the reads let go: here one of those was stored (found by two
+/// reviews). The store comes last: the others spin on relaxed flags (`s[1]`, a count in `s[2]`),
+/// which order nothing. `%r8` is the used read, `%r9` the unused one.
+#[test]
+fn a_used_read_the_shadow_let_go_keeps_the_race_an_error() {
+    let lane_word = "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n";
+    // Warp 1 reads and stores, then reads again unused; warp 0 then stores.
+    let merged = format!(
+        "{WARP}{lane_word}setp.eq.u32 %p1, %r5, 0;\n@%p1 bra WRITER;\n\
+         ld.shared.u32 %r8, [%r3];\nst.global.u32 [%rd3], %r8;\nld.shared.u32 %r9, [%r3];\n\
+         st.relaxed.cta.shared.u32 [%r3+4], 1;\nbra END;\n\
+         WRITER:\nld.relaxed.cta.shared.u32 %r10, [%r3+4];\nsetp.eq.u32 %p2, %r10, 0;\n\
+         @%p2 bra WRITER;\nst.shared.u32 [%r3], 7;\nEND:"
+    );
+    // Warp 1 reads and stores; warps 2-5 then read unused (five reads of one word); warp 0
+    // waits for them, then stores.
+    let forgotten = format!(
+        "{WARP}{lane_word}setp.eq.u32 %p1, %r5, 0;\n@%p1 bra WRITER;\n\
+         setp.ne.u32 %p1, %r5, 1;\n@%p1 bra LATER;\n\
+         ld.shared.u32 %r8, [%r3];\nst.global.u32 [%rd3], %r8;\n\
+         st.relaxed.cta.shared.u32 [%r3+4], 1;\nbra END;\n\
+         LATER:\nld.relaxed.cta.shared.u32 %r10, [%r3+4];\nsetp.eq.u32 %p2, %r10, 0;\n\
+         @%p2 bra LATER;\nld.shared.u32 %r9, [%r3];\nsetp.eq.u32 %p2, %r1, 0;\n\
+         @%p2 red.relaxed.cta.shared.add.u32 [%r3+8], 1;\nbra END;\n\
+         WRITER:\nld.relaxed.cta.shared.u32 %r10, [%r3+8];\nsetp.lt.u32 %p3, %r10, 4;\n\
+         @%p3 bra WRITER;\nst.shared.u32 [%r3], 7;\nEND:"
+    );
+    // As `merged`, with a release between the two reads (no longer one epoch).
+    let released = merged.replace(
+        "ld.shared.u32 %r9, [%r3];",
+        "st.release.cta.shared.u32 [%r3+12], 1;\nld.shared.u32 %r9, [%r3];",
+    );
+    for (body, block) in [(&merged, 64), (&forgotten, 192), (&released, 64)] {
+        for run in under_seeds(body, block) {
+            assert!(run.contains(&("data-race".to_string(), "error")), "{run:?}");
+        }
+    }
+}
+
+/// A read held as unused whose value is what makes the run fail (here an address that
+/// faults) is reported as an error with the fault.
+#[test]
+fn a_run_that_stops_makes_every_held_read_an_error() {
+    let body = format!(
+        "{WARP}setp.eq.u32 %p1, %r5, 0;\n@%p1 bra WRITER;\n\
+         SPIN:\nld.relaxed.cta.shared.u32 %r10, [%r3+4];\nsetp.eq.u32 %p2, %r10, 0;\n\
+         @%p2 bra SPIN;\nld.shared.u32 %r8, [%r3];\nmul.wide.u32 %rd2, %r8, 4;\n\
+         add.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], 1;\nbra END;\n\
+         WRITER:\nst.shared.u32 [%r3], 0x70000000;\nst.relaxed.cta.shared.u32 [%r3+4], 1;\nEND:"
+    );
+    for seed in 0..8 {
+        let r = run_seeded(&body, 1, 64, seed);
+        let f = findings(&r);
+        assert!(
+            f.iter().all(|x| x.1 == "error") && f.iter().any(|x| x.0 == "data-race"),
+            "{f:?}"
+        );
+    }
+}

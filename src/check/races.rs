@@ -279,7 +279,9 @@ impl Checker {
         // A plain read and a plain write: was the value read used?
         let reader = match (class, atomic || prev_atomic, write, prev_write) {
             (Class::Error, false, false, true) => Some((site.rank, site.warp, site.func, site.pc)),
-            (Class::Error, false, true, false) => {
+            // (Not when the read met stands for reads the shadow let go: one of those may
+            // have been used.)
+            (Class::Error, false, true, false) if !prev.absorbed() => {
                 self.rank_of(at.agent).map(|(r, w)| (r, w, f, pc))
             }
             _ => None,

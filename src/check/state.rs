@@ -323,6 +323,15 @@ impl Checker {
         reports.record(f, |func, pc| line_in(lines, func, pc));
     }
 
+    /// The run stopped on a fault or a hang: every `data-race` held as a warning because its
+    /// read looked unused is reported as an error (the value may be what stopped the run: an
+    /// address that faults, a member mask that hangs).
+    pub fn run_stopped(&mut self) {
+        for u in self.spent.take_all() {
+            self.upgrade(u);
+        }
+    }
+
     /// Reports as an error the `data-race` whose read was reported unused, now that its warp
     /// used the value (`unused.rs`): it takes the warning's place, counted once.
     pub(super) fn upgrade(&mut self, u: Upgrade) {

@@ -115,6 +115,8 @@ impl Flow {
 enum Pass {
     /// Into its results (operand 0) and nowhere else.
     Results,
+    /// Into its results, but its last operand escapes.
+    ResultsButLast,
     /// An ordinary load of global or shared memory: into its results, and its address reaches it.
     Load,
     /// An ordinary store of global or shared memory: every register it reads reaches it (its
@@ -187,14 +189,12 @@ fn pass(f: &Function, pc: usize) -> Pass {
         | Op::Cvt
         | Op::CvtPack
         | Op::Isspacep
-        | Op::Mapa
         | Op::Getctarank
         // Across the warp's lanes: the record is per warp, so this loses nothing.
-        | Op::Shfl
-        | Op::Vote
-        | Op::Match
-        | Op::Redux
         | Op::Mma => Pass::Results,
+        // The last operand is a member mask (which lanes must meet: a wrong one hangs) or, of
+        // `mapa`, a CTA rank (a wrong one faults).
+        Op::Shfl | Op::Vote | Op::Match | Op::Redux | Op::Mapa => Pass::ResultsButLast,
         Op::Ld | Op::Ldu if memory && ins.mods.sem.is_none() => Pass::Load,
         Op::St if memory && ins.mods.sem.is_none() => Pass::Store,
         _ => Pass::Escapes,
@@ -229,9 +229,20 @@ fn func_flow(f: &Function) -> FuncFlow {
                 what(&mut ff, r as usize);
             }
         };
+        let sources = match pass(f, pc) {
+            Pass::ResultsButLast => {
+                let last = ops.last().map(|o| regs(f, o)).unwrap_or_default();
+                for &s in &last {
+                    mark(s, &mut |ff, r| ff.escapes[r] = true);
+                }
+                let middle = ops.get(1..ops.len().saturating_sub(1)).unwrap_or_default();
+                middle.iter().flat_map(|o| regs(f, o)).collect()
+            }
+            _ => sources,
+        };
         match pass(f, pc) {
             // A load's guard reaches it too: whether it runs can decide whether it faults.
-            Pass::Results | Pass::Load => {
+            Pass::Results | Pass::ResultsButLast | Pass::Load => {
                 let load = matches!(pass(f, pc), Pass::Load);
                 for &s in sources.iter().chain(&guard) {
                     mark(s, &mut |ff, r| {
@@ -308,11 +319,17 @@ impl Spent {
             .get_mut(rank as usize)
             .and_then(|w| w.get_mut(warp as usize))
         {
-            let word = (at / 64) as usize;
+            let (word, bit) = ((at / 64) as usize, 1 << (at % 64));
             if bits.len() <= word {
                 bits.resize(word + 1, 0);
             }
-            bits[word] |= 1 << (at % 64);
+            // Only a first execution can settle anything: a read found racy after its warp ran
+            // `at` was judged used then, never held.
+            let first = bits[word] & bit == 0;
+            bits[word] |= bit;
+            if !first {
+                return None;
+            }
         }
         if self.pending.is_empty() {
             return None;
@@ -343,9 +360,31 @@ impl Spent {
         }))
     }
 
-    /// Keeps a read reported as unused, to report as an error if its warp uses it.
+    /// Every finding held: the run stopped (a fault, a hang), which a held read's value may
+    /// have caused (an address, a member mask).
+    pub(super) fn take_all(&mut self) -> Vec<Upgrade> {
+        std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(|p| p.upgrade)
+            .collect()
+    }
+
+    /// Keeps a read reported as unused, to report as an error if its warp uses it; once per
+    /// warp and finding (a loop that races each iteration holds it once).
     pub(super) fn hold(&mut self, p: Pending) {
-        self.pending.push(p);
+        let key = |p: &Pending| {
+            let related = p.upgrade.related.as_ref().map(|r| (r.0, r.1));
+            (
+                p.rank,
+                p.warp,
+                p.upgrade.site.func,
+                p.upgrade.site.pc,
+                related,
+            )
+        };
+        if !self.pending.iter().any(|q| key(q) == key(&p)) {
+            self.pending.push(p);
+        }
     }
 }
 
@@ -397,18 +436,64 @@ mod tests {
     }
 
     #[test]
-    fn branches_guards_of_stores_atomics_and_carries_let_a_value_escape() {
+    fn branches_guards_of_stores_atomics_carries_and_member_masks_let_a_value_escape() {
         for tail in [
             "setp.eq.u32 %p1, %r2, 0;\n@%p1 bra END;\nEND:",
             "setp.eq.u32 %p1, %r2, 0;\n@%p1 st.global.u32 [%rd1+8], 0;",
             "atom.global.add.u32 %r3, [%rd1+8], %r2;",
             "add.cc.u32 %r3, %r2, 1;\naddc.u32 %r4, 0, 0;",
             "st.local.u32 [%rd1], %r2;",
+            // A member mask decides which lanes must meet; a CTA rank can fault.
+            "shfl.sync.idx.b32 %r3, %r5, 0, 31, %r2;",
+            "vote.sync.any.pred %p1, %p2, %r2;",
+            "mapa.shared::cluster.u32 %r3, %r5, %r2;",
         ] {
             let (reach, _) = reach_of(&format!(
                 "ld.global.u32 %r1, [%rd1];\nadd.u32 %r2, %r1, 1;\n{tail}"
             ));
             assert_eq!(reach, Reach::Escapes, "{tail}");
         }
+    }
+
+    fn pending(warp: u32, pc: u32) -> Pending {
+        let site = Site {
+            func: 0,
+            pc,
+            rank: 0,
+            cta: [0; 3],
+            warp: 0,
+            lane: 0,
+        };
+        Pending {
+            rank: 0,
+            warp,
+            reach: vec![7, 9],
+            upgrade: Upgrade {
+                site,
+                message: Msg::text("race"),
+                help: String::new(),
+                address: String::new(),
+                related: Some((0, 3, "the read".into())),
+            },
+        }
+    }
+
+    #[test]
+    fn a_held_read_is_upgraded_once_when_its_warp_first_runs_a_reached_access() {
+        let mut spent = Spent::default();
+        spent.start(&[2]);
+        // A loop that races at every iteration holds one finding per warp.
+        spent.hold(pending(1, 5));
+        spent.hold(pending(1, 5));
+        spent.hold(pending(0, 5));
+        assert_eq!(spent.pending.len(), 2);
+        assert!(spent.ran(0, 1, 8).is_none(), "not reached");
+        assert!(spent.ran(0, 0, 9).is_some_and(|u| u.len() == 1));
+        assert_eq!(spent.executed_any(0, 1, &[7, 9]), Some(false));
+        let up = spent.ran(0, 1, 7).unwrap();
+        assert_eq!((up.len(), up[0].site.pc), (1, 5));
+        assert!(spent.pending.is_empty());
+        assert_eq!(spent.executed_any(0, 1, &[7, 9]), Some(true));
+        assert_eq!(spent.executed_any(1, 0, &[7]), None, "no such CTA rank");
     }
 }

@@ -23,6 +23,17 @@ use crate::trace::{Event, What};
 /// Runs the cluster whose first CTA is `first`, the grid's `index`-th: its CTAs' warps
 /// interleave under one scheduler and one clock, seeded from the run's seed and `index`.
 pub fn run_cluster<'m>(mc: &mut Machine<'m>, first: [u32; 3], index: u64) -> Res<()> {
+    let ran = run_cluster_warps(mc, first, index);
+    if ran.is_err() {
+        if let Some(hb) = mc.hb.as_mut() {
+            hb.run_stopped();
+        }
+    }
+    ran
+}
+
+/// [`run_cluster`], until every warp exits or the run stops.
+fn run_cluster_warps<'m>(mc: &mut Machine<'m>, first: [u32; 3], index: u64) -> Res<()> {
     let (mut cl, shared_bytes) = mc.new_cluster(first)?;
     begin_cluster(mc, &cl, index, shared_bytes);
     let mut next_watch = mc.stats.warp_instructions + WATCH_EVERY;

@@ -27,7 +27,7 @@
 use super::budget::Meter;
 use super::stamp::{
     by_op, entry, event_of, kept, lane_of, lane_step, mask_of, movable, with_mask, Entry, Events,
-    CLEAN_BIT, UNUSED_BIT,
+    ABSORBED_BIT, CLEAN_BIT, UNUSED_BIT,
 };
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
@@ -773,14 +773,20 @@ fn read(
 ) {
     let own = mask_of(ne);
     let mut mask = own;
+    // Whether the new entry stands for reads let go here ([`ABSORBED_BIT`]).
+    let mut absorbed = 0;
     for e in c.r.iter_mut().filter(|e| **e != 0) {
         if let Some(at_once) = events.same_at(*e, new) {
             // At the same epoch (no release between) and of the same kind, the two are one
             // access of their bytes together; else the earlier keeps what the new one misses.
             if at_once && kept(*e) == kept(ne) {
                 mask |= mask_of(*e);
+                absorbed |= absorbs(events, *e, new);
                 *e = 0;
             } else {
+                if mask_of(*e) & own != 0 {
+                    absorbed |= absorbs(events, *e, new);
+                }
                 *e = with_mask(*e, mask_of(*e) & !own);
             }
             continue;
@@ -790,22 +796,43 @@ fn read(
         // A conflict is judged (the caller records it when unordered) even where the new
         // entry cannot replace the old one.
         if conflict || covered {
-            let before = ordered(&events.stamp(*e), kept(*e), conflict);
+            let prev = events.stamp(*e);
+            let before = ordered(&prev, kept(*e), conflict);
             if before && covered {
+                absorbed |= match prev.same_site(new) {
+                    true => *e & ABSORBED_BIT,
+                    false => ABSORBED_BIT,
+                };
                 *e = 0;
             }
         }
     }
     compact(&mut c.r);
-    let free = c.r.iter().position(|&e| e == 0);
-    let slot = free.unwrap_or_else(|| {
-        // Full: the oldest plain read is forgotten (kept writes last: a later write must
-        // still meet them), else the oldest entry.
-        let old = c.r.iter().position(|&e| !kept(e)).unwrap_or(0);
-        c.r[old..].rotate_left(1);
-        READS - 1
-    });
-    c.r[slot] = with_mask(ne, mask);
+    let slot = match c.r.iter().position(|&e| e == 0) {
+        Some(free) => free,
+        None => {
+            // Full: the oldest plain read is forgotten (kept writes last: a later write must
+            // still meet them), else the oldest entry; every entry left stands for it.
+            let old = c.r.iter().position(|&e| !kept(e)).unwrap_or(0);
+            c.r[old..].rotate_left(1);
+            for e in c.r.iter_mut().filter(|e| !kept(**e)) {
+                *e |= ABSORBED_BIT;
+            }
+            absorbed = ABSORBED_BIT;
+            READS - 1
+        }
+    };
+    c.r[slot] = with_mask(ne, mask) | absorbed;
+}
+
+/// [`ABSORBED_BIT`] when the new read `new`, replacing entry `e`, stands for a read of another
+/// instruction or accessor (or one that already stood for others); 0 for a repeat of `new`'s
+/// instruction by its warp.
+fn absorbs(events: &Events, e: Entry, new: &Stamp) -> u64 {
+    match events.stamp(e).same_site(new) {
+        true => e & ABSORBED_BIT,
+        false => ABSORBED_BIT,
+    }
 }
 
 /// Moves used entries to the front, keeping their order: each pass moves every empty entry
@@ -937,7 +964,31 @@ mod tests {
             &mut |_, _, _, _, _| true,
         );
         let w = Stamp::warp(at(3, 1), false, 0, 3);
-        assert_eq!(touch(&mut s, &mut ev, 0, 4, w, true), vec![(r2, false)]);
+        let met = touch(&mut s, &mut ev, 0, 4, w, true);
+        // r2 took r1's place: it stands for r1.
+        assert_eq!(met.len(), 1);
+        assert_eq!((met[0].0.site(), met[0].0.absorbed()), (r2.site(), true));
+        // A repeat of one instruction by one warp stands for nothing more.
+        let again = Stamp::warp(at(2, 2), false, 0, 2);
+        touch(&mut s, &mut ev, 0, 4, again, false);
+        touch(
+            &mut s,
+            &mut ev,
+            0,
+            4,
+            Stamp::warp(at(2, 3), false, 0, 2),
+            false,
+        );
+        let met = touch(
+            &mut s,
+            &mut ev,
+            0,
+            4,
+            Stamp::warp(at(3, 2), false, 0, 3),
+            true,
+        );
+        assert_eq!(met.len(), 1);
+        assert!(!met[0].0.absorbed(), "{met:?}");
     }
 
     #[test]
@@ -957,7 +1008,9 @@ mod tests {
         let w = Stamp::warp(at(20, 1), false, 0, 9);
         let met = touch(&mut s, &mut ev, 0, 4, w, true);
         assert_eq!(met.len(), READS, "the newest {READS} reads are kept");
-        assert!(met.contains(&(Stamp::warp(at(9, 1), false, 0, 9), false)));
+        assert!(met.iter().any(|m| m.0.site() == (0, 9)));
+        // Each stands for the reads forgotten.
+        assert!(met.iter().all(|m| m.0.absorbed()), "{met:?}");
     }
 
     /// Met stamps compared without their kept bit (the shadow sets it per word).
@@ -1051,9 +1104,11 @@ mod tests {
             },
         );
         assert!(met.is_empty(), "{met:?}");
-        // Bytes 0-1 are the late read's.
+        // Bytes 0-1 are the late read's, which stands for the early one's there.
         let w = Stamp::warp(at(3, 1), false, 0, 4);
-        assert_eq!(touch(&mut s, &mut ev, 0, 2, w, true), vec![(late, false)]);
+        let met = touch(&mut s, &mut ev, 0, 2, w, true);
+        assert_eq!(met.len(), 1);
+        assert_eq!((met[0].0.site(), met[0].0.absorbed()), (late.site(), true));
     }
 
     #[test]

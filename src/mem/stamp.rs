@@ -32,6 +32,9 @@ pub struct Stamp {
     /// The lane (bits 0-4), for a strong access its scope (bits 5-6, [`Scope`] order), and
     /// bit 7 for a kept write ([`Stamp::kept`]).
     tag: u8,
+    /// A remembered read that stands for others the shadow no longer holds
+    /// ([`Stamp::absorbed`]).
+    absorbed: bool,
 }
 
 /// The bit of [`Stamp::tag`] that marks a kept write.
@@ -54,6 +57,7 @@ impl Stamp {
             func,
             pc,
             tag: 0,
+            absorbed: false,
         }
     }
 
@@ -64,6 +68,7 @@ impl Stamp {
             func: 0,
             pc: 0,
             tag: 0,
+            absorbed: false,
         }
     }
 
@@ -93,6 +98,19 @@ impl Stamp {
             tag: (self.tag & !KEPT_TAG) | if kept { KEPT_TAG } else { 0 },
             ..self
         }
+    }
+
+    /// Whether this remembered read stands for reads of other instructions or warps that the
+    /// shadow let go (merged into it, ordered before it, or forgotten for room): a write that
+    /// meets it may also have met those.
+    pub fn absorbed(&self) -> bool {
+        self.absorbed
+    }
+
+    /// Whether `other` is an access of the same warp (any lane) or operation, made by the same
+    /// instruction.
+    pub fn same_site(&self, other: &Stamp) -> bool {
+        self.who & !ATOMIC == other.who & !ATOMIC && self.site() == other.site()
     }
 
     /// Whether this is a kept write ([`Stamp::keeping`]).
@@ -137,7 +155,8 @@ impl Stamp {
 /// the scope of a strong access (bits 32-33), the bytes of the word it touched (bits 39-42),
 /// whether an operation made it (bit 43: lanes of operations are not shifted), whether it is a
 /// kept write (bit 44, in a read set: [`Stamp::keeping`]), for a last write whether it replaced
-/// no read (bit 45, [`CLEAN_BIT`]) and the lane
+/// no read (bit 45, [`CLEAN_BIT`]), in a read set whether it stands for reads let go (bit 46,
+/// [`ABSORBED_BIT`]) and the lane
 /// (bits 59-63, at the top, so that moving it up `d` lanes is one wrapping add: see
 /// [`shift_lane`]). 0: none; a used entry has a non-empty byte mask. No entry sets
 /// [`UNUSED_BIT`].
@@ -150,6 +169,8 @@ const KEPT_BIT: u64 = 1 << 44;
 /// On a last write: it replaced no read or kept write of its bytes (see `shadow::kept_over`).
 pub(super) const CLEAN_BIT: u64 = 1 << 45;
 const LANE_AT: u32 = 59;
+/// In a read set: the entry stands for reads the shadow let go ([`Stamp::absorbed`]).
+pub(super) const ABSORBED_BIT: u64 = 1 << 46;
 /// A bit no entry sets (the shadow marks a read field holding a spill slot with it).
 pub(super) const UNUSED_BIT: u64 = 1 << 50;
 
@@ -323,6 +344,7 @@ impl Events {
             func: ev.func,
             pc: ev.pc,
             tag: tag_of(e),
+            absorbed: e & ABSORBED_BIT != 0,
         }
     }
 
