@@ -214,10 +214,7 @@ impl Checker {
     /// unused becomes an error if the value reaches this load or store (`unused.rs`).
     #[inline]
     fn note_executed(&mut self, site: Site) {
-        let Some(at) = self.flow.index(site.func, site.pc) else {
-            return;
-        };
-        if let Some(now) = self.spent.ran(site.rank, site.warp, at) {
+        if let Some(now) = self.spent.ran(site.rank, site.warp, site.func, site.pc) {
             for u in now {
                 self.upgrade(u);
             }
@@ -286,7 +283,7 @@ impl Checker {
             }
             _ => None,
         };
-        if let Some((rank, w, reach)) = reader.and_then(|r| self.unused_read(r)) {
+        if let Some((rank, w, func, reach)) = reader.and_then(|r| self.unused_read(r)) {
             let upgrade = Upgrade {
                 site,
                 message: message(why),
@@ -306,6 +303,7 @@ impl Checker {
             self.spent.hold(Pending {
                 rank,
                 warp: w,
+                func,
                 reach,
                 upgrade,
             });
@@ -323,15 +321,17 @@ impl Checker {
     }
 
     /// The warp (CTA rank, index) of the running cluster that made the read at `(func, pc)`,
-    /// and the loads and stores the value reaches, when it has executed none of them: the
-    /// value is so far unused (`unused.rs`).
+    /// `func`, and the loads and stores of `func` the value reaches, when the warp has executed
+    /// none of them: the value is so far unused (`unused.rs`).
     fn unused_read(
         &self,
         (rank, warp, func, pc): (u32, u32, u32, u32),
-    ) -> Option<(u32, u32, Vec<u32>)> {
+    ) -> Option<(u32, u32, u32, Vec<u32>)> {
         match self.flow.reach(func, pc) {
-            Reach::Only(reach) if self.spent.executed_any(rank, warp, &reach) == Some(false) => {
-                Some((rank, warp, reach))
+            Reach::Only(reach)
+                if self.spent.executed_any(rank, warp, func, &reach) == Some(false) =>
+            {
+                Some((rank, warp, func, reach))
             }
             _ => None,
         }

@@ -32,8 +32,6 @@ use std::collections::BTreeMap;
 #[derive(Default)]
 pub(super) struct Flow {
     funcs: Vec<FuncFlow>,
-    /// The module-wide index of each function's first instruction ([`Spent`] keys by it).
-    base: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -53,28 +51,15 @@ struct FuncFlow {
 pub(super) enum Reach {
     /// Somewhere a race can matter whatever the warp executes.
     Escapes,
-    /// Only the loads and stores at these module-wide instruction indices.
+    /// Only the loads and stores at these instruction indices of the read's function.
     Only(Vec<u32>),
 }
 
 impl Flow {
     pub(super) fn new(m: &Module) -> Flow {
-        let mut base = Vec::with_capacity(m.functions.len());
-        let mut next = 0u32;
-        for f in &m.functions {
-            base.push(next);
-            next = next.saturating_add(f.code.len() as u32);
-        }
         Flow {
             funcs: m.functions.iter().map(func_flow).collect(),
-            base,
         }
-    }
-
-    /// The module-wide index of instruction `pc` of function `func`.
-    #[inline]
-    pub(super) fn index(&self, func: u32, pc: u32) -> Option<u32> {
-        self.base.get(func as usize).map(|b| b + pc)
     }
 
     /// Where the value the load at (`func`, `pc`) read can go.
@@ -98,11 +83,7 @@ impl Flow {
             if ff.escapes[r as usize] {
                 return Reach::Escapes;
             }
-            reached.extend(
-                ff.reaches[r as usize]
-                    .iter()
-                    .map(|&p| self.base[func as usize] + p),
-            );
+            reached.extend(&ff.reaches[r as usize]);
             work.extend(&ff.into[r as usize]);
         }
         reached.sort_unstable();
@@ -274,13 +255,17 @@ fn func_flow(f: &Function) -> FuncFlow {
 /// What the warps of the running cluster executed, and the racy reads found unused so far.
 #[derive(Default)]
 pub(super) struct Spent {
-    /// Per CTA rank, per warp: a bit per module-wide instruction index, set when any lane
-    /// executed that load or store (grown as needed).
-    ran: Vec<Vec<Vec<u64>>>,
+    /// Per CTA rank, per warp, per function it ran loads or stores of: a bit per instruction
+    /// index, set when any lane executed that load or store (grown as needed; a warp runs its
+    /// kernel and the functions it calls, so this stays the size of the code it ran).
+    ran: Vec<Vec<Ran>>,
     /// Reads reported as unused: their warp, the loads and stores their value reaches, and
     /// the finding to report as an error if the warp executes one of them.
     pending: Vec<Pending>,
 }
+
+/// What one warp executed: per function, a bit per instruction index.
+type Ran = Vec<(u32, Vec<u64>)>;
 
 /// A `data-race` reported as a warning because its read was unused, as it is to be reported
 /// if the read's warp uses the value (`races.rs` makes it an error then).
@@ -292,11 +277,12 @@ pub(super) struct Upgrade {
     pub related: Option<(u32, u32, String)>,
 }
 
-/// A read reported as unused: its warp, the loads and stores (module-wide indices) its value
-/// reaches, and the finding that becomes an error if the warp executes one of them.
+/// A read reported as unused: its warp, its function and the loads and stores of that function
+/// its value reaches, and the finding that becomes an error if the warp executes one of them.
 pub(super) struct Pending {
     pub rank: u32,
     pub warp: u32,
+    pub func: u32,
     pub reach: Vec<u32>,
     pub upgrade: Upgrade,
 }
@@ -310,21 +296,29 @@ impl Spent {
         self.ran.extend(warps.iter().map(|&n| vec![Vec::new(); n]));
     }
 
-    /// Warp `warp` of CTA rank `rank` executed the load or store at module-wide index `at`;
+    /// Warp `warp` of CTA rank `rank` executed the load or store at `pc` of function `func`;
     /// the findings this makes errors.
     #[inline]
-    pub(super) fn ran(&mut self, rank: u32, warp: u32, at: u32) -> Option<Vec<Upgrade>> {
-        if let Some(bits) = self
+    pub(super) fn ran(&mut self, rank: u32, warp: u32, func: u32, pc: u32) -> Option<Vec<Upgrade>> {
+        if let Some(funcs) = self
             .ran
             .get_mut(rank as usize)
             .and_then(|w| w.get_mut(warp as usize))
         {
-            let (word, bit) = ((at / 64) as usize, 1 << (at % 64));
+            let i = match funcs.iter().position(|f| f.0 == func) {
+                Some(i) => i,
+                None => {
+                    funcs.push((func, Vec::new()));
+                    funcs.len() - 1
+                }
+            };
+            let bits = &mut funcs[i].1;
+            let (word, bit) = ((pc / 64) as usize, 1 << (pc % 64));
             if bits.len() <= word {
                 bits.resize(word + 1, 0);
             }
             // Only a first execution can settle anything: a read found racy after its warp ran
-            // `at` was judged used then, never held.
+            // `pc` was judged used then, never held.
             let first = bits[word] & bit == 0;
             bits[word] |= bit;
             if !first {
@@ -334,12 +328,13 @@ impl Spent {
         if self.pending.is_empty() {
             return None;
         }
-        self.settle(rank, warp, at)
+        self.settle(rank, warp, func, pc)
     }
 
     #[cold]
-    fn settle(&mut self, rank: u32, warp: u32, at: u32) -> Option<Vec<Upgrade>> {
-        let used = |p: &Pending| p.rank == rank && p.warp == warp && p.reach.contains(&at);
+    fn settle(&mut self, rank: u32, warp: u32, func: u32, pc: u32) -> Option<Vec<Upgrade>> {
+        let used =
+            |p: &Pending| (p.rank, p.warp, p.func) == (rank, warp, func) && p.reach.contains(&pc);
         if !self.pending.iter().any(used) {
             return None;
         }
@@ -350,13 +345,23 @@ impl Spent {
         Some(now.into_iter().map(|p| p.upgrade).collect())
     }
 
-    /// Whether warp `warp` of CTA rank `rank` of the running cluster executed any of `reach`;
-    /// `None` when it is not a warp of the running cluster.
-    pub(super) fn executed_any(&self, rank: u32, warp: u32, reach: &[u32]) -> Option<bool> {
-        let bits = self.ran.get(rank as usize)?.get(warp as usize)?;
-        Some(reach.iter().any(|&at| {
-            bits.get((at / 64) as usize)
-                .is_some_and(|w| w & (1 << (at % 64)) != 0)
+    /// Whether warp `warp` of CTA rank `rank` of the running cluster executed any of the
+    /// instructions `reach` of function `func`; `None` when it is not a warp of the running
+    /// cluster.
+    pub(super) fn executed_any(
+        &self,
+        rank: u32,
+        warp: u32,
+        func: u32,
+        reach: &[u32],
+    ) -> Option<bool> {
+        let funcs = self.ran.get(rank as usize)?.get(warp as usize)?;
+        let Some((_, bits)) = funcs.iter().find(|f| f.0 == func) else {
+            return Some(false);
+        };
+        Some(reach.iter().any(|&pc| {
+            bits.get((pc / 64) as usize)
+                .is_some_and(|w| w & (1 << (pc % 64)) != 0)
         }))
     }
 
@@ -467,6 +472,7 @@ mod tests {
         Pending {
             rank: 0,
             warp,
+            func: 0,
             reach: vec![7, 9],
             upgrade: Upgrade {
                 site,
@@ -487,13 +493,15 @@ mod tests {
         spent.hold(pending(1, 5));
         spent.hold(pending(0, 5));
         assert_eq!(spent.pending.len(), 2);
-        assert!(spent.ran(0, 1, 8).is_none(), "not reached");
-        assert!(spent.ran(0, 0, 9).is_some_and(|u| u.len() == 1));
-        assert_eq!(spent.executed_any(0, 1, &[7, 9]), Some(false));
-        let up = spent.ran(0, 1, 7).unwrap();
+        assert!(spent.ran(0, 1, 0, 8).is_none(), "not reached");
+        assert!(spent.ran(0, 1, 1, 7).is_none(), "another function");
+        assert!(spent.ran(0, 0, 0, 9).is_some_and(|u| u.len() == 1));
+        assert_eq!(spent.executed_any(0, 1, 0, &[7, 9]), Some(false));
+        let up = spent.ran(0, 1, 0, 7).unwrap();
         assert_eq!((up.len(), up[0].site.pc), (1, 5));
         assert!(spent.pending.is_empty());
-        assert_eq!(spent.executed_any(0, 1, &[7, 9]), Some(true));
-        assert_eq!(spent.executed_any(1, 0, &[7]), None, "no such CTA rank");
+        assert_eq!(spent.executed_any(0, 1, 0, &[7, 9]), Some(true));
+        assert_eq!(spent.executed_any(0, 1, 2, &[7]), Some(false));
+        assert_eq!(spent.executed_any(1, 0, 0, &[7]), None, "no such CTA rank");
     }
 }
