@@ -26,7 +26,6 @@
 use super::report::Msg;
 use super::site::Site;
 use crate::ir::{each_reg, Flags, Function, Module, Op, Operand, Space};
-use std::collections::BTreeMap;
 
 /// Where the values of each function's registers can go (see the module's doc).
 #[derive(Default)]
@@ -37,13 +36,51 @@ pub(super) struct Flow {
 #[derive(Default)]
 struct FuncFlow {
     /// Per register: the registers its value flows into.
-    into: Vec<Vec<u32>>,
+    into: Table,
     /// Per register: the loads and stores (instruction indices) its value reaches.
-    reaches: Vec<Vec<u32>>,
+    reaches: Table,
     /// Per register: whether its value escapes.
     escapes: Vec<bool>,
-    /// The loads whose value can be judged, by instruction index: their destinations.
-    reads: BTreeMap<u32, Vec<u32>>,
+    /// The loads whose value can be judged (instruction indices, in order), and by
+    /// instruction index their destinations.
+    loads: Vec<u32>,
+    reads: Table,
+}
+
+/// Lists of `u32` per key, in two flat vectors (a module of many functions and registers keeps
+/// one small table each, not a vector per register).
+#[derive(Default)]
+struct Table {
+    /// Where key `k`'s list starts in `items` (and key `k + 1`'s, where it ends).
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Table {
+    /// The table of `keys` keys holding the pairs (key, item), which it sorts.
+    fn of(keys: usize, pairs: &mut [(u32, u32)]) -> Table {
+        pairs.sort_unstable();
+        let mut start = Vec::with_capacity(keys + 1);
+        let mut at = 0;
+        for k in 0..=keys as u32 {
+            while at < pairs.len() && pairs[at].0 < k {
+                at += 1;
+            }
+            start.push(at as u32);
+        }
+        Table {
+            start,
+            items: pairs.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    fn get(&self, key: u32) -> &[u32] {
+        let k = key as usize;
+        match (self.start.get(k), self.start.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
 }
 
 /// Where a read's value can go.
@@ -67,11 +104,11 @@ impl Flow {
         let Some(ff) = self.funcs.get(func as usize) else {
             return Reach::Escapes;
         };
-        let Some(dests) = ff.reads.get(&pc) else {
+        if ff.loads.binary_search(&pc).is_err() {
             return Reach::Escapes;
-        };
-        let mut seen = vec![false; ff.into.len()];
-        let mut work: Vec<u32> = dests.clone();
+        }
+        let mut seen = vec![false; ff.escapes.len()];
+        let mut work: Vec<u32> = ff.reads.get(pc).to_vec();
         let mut reached = Vec::new();
         while let Some(r) = work.pop() {
             let Some(s) = seen.get_mut(r as usize) else {
@@ -83,8 +120,8 @@ impl Flow {
             if ff.escapes[r as usize] {
                 return Reach::Escapes;
             }
-            reached.extend(&ff.reaches[r as usize]);
-            work.extend(&ff.into[r as usize]);
+            reached.extend(ff.reaches.get(r));
+            work.extend(ff.into.get(r));
         }
         reached.sort_unstable();
         reached.dedup();
@@ -191,65 +228,76 @@ fn regs(f: &Function, o: &Operand) -> Vec<u32> {
 
 fn func_flow(f: &Function) -> FuncFlow {
     let n = f.regs.len();
-    let mut ff = FuncFlow {
-        into: vec![Vec::new(); n],
-        reaches: vec![Vec::new(); n],
-        escapes: vec![false; n],
-        reads: BTreeMap::new(),
-    };
+    let (mut into, mut reaches, mut reads) = (Vec::new(), Vec::new(), Vec::new());
+    let mut loads = Vec::new();
+    let mut escapes = vec![false; n];
+    let ok = |r: &u32| (*r as usize) < n;
     for (pc, ins) in f.code.iter().enumerate() {
+        let pc32 = pc as u32;
         let ops = f.ops(ins);
         let results = ops.first().map(|o| regs(f, o)).unwrap_or_default();
-        let sources: Vec<u32> = ops.iter().skip(1).flat_map(|o| regs(f, o)).collect();
         let guard = ins.guard.map(|g| g.reg.0);
         if matches!(ins.op, Op::Ld | Op::Ldu | Op::Ldmatrix) {
-            ff.reads.insert(pc as u32, results.clone());
+            loads.push(pc32);
+            reads.extend(results.iter().map(|&r| (pc32, r)));
         }
-        let mut mark = |r: u32, what: &mut dyn FnMut(&mut FuncFlow, usize)| {
-            if (r as usize) < n {
-                what(&mut ff, r as usize);
+        let how = pass(f, pc);
+        // A member mask or `mapa` rank (the last operand) escapes; the rest are sources.
+        let last = match how {
+            Pass::ResultsButLast => ops.len().saturating_sub(1).max(1),
+            _ => ops.len(),
+        };
+        let sources: Vec<u32> = ops
+            .get(1..last)
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|o| regs(f, o))
+            .collect();
+        let mut escape = |r: u32| {
+            if ok(&r) {
+                escapes[r as usize] = true;
             }
         };
-        let sources = match pass(f, pc) {
-            Pass::ResultsButLast => {
-                let last = ops.last().map(|o| regs(f, o)).unwrap_or_default();
-                for &s in &last {
-                    mark(s, &mut |ff, r| ff.escapes[r] = true);
-                }
-                let middle = ops.get(1..ops.len().saturating_sub(1)).unwrap_or_default();
-                middle.iter().flat_map(|o| regs(f, o)).collect()
-            }
-            _ => sources,
-        };
-        match pass(f, pc) {
+        match how {
+            Pass::ResultsButLast => ops
+                .get(last..)
+                .unwrap_or_default()
+                .iter()
+                .flat_map(|o| regs(f, o))
+                .for_each(&mut escape),
+            Pass::Store => guard.into_iter().for_each(&mut escape),
+            Pass::Escapes => results
+                .iter()
+                .chain(&sources)
+                .chain(&guard)
+                .copied()
+                .for_each(&mut escape),
+            Pass::Results | Pass::Load => {}
+        }
+        match how {
             // A load's guard reaches it too: whether it runs can decide whether it faults.
             Pass::Results | Pass::ResultsButLast | Pass::Load => {
-                let load = matches!(pass(f, pc), Pass::Load);
-                for &s in sources.iter().chain(&guard) {
-                    mark(s, &mut |ff, r| {
-                        ff.into[r].extend(&results);
-                        if load {
-                            ff.reaches[r].push(pc as u32);
-                        }
-                    });
+                for &s in sources.iter().chain(&guard).filter(|r| ok(r)) {
+                    into.extend(results.iter().map(|&d| (s, d)));
+                    if matches!(how, Pass::Load) {
+                        reaches.push((s, pc32));
+                    }
                 }
             }
             Pass::Store => {
-                for &s in results.iter().chain(&sources) {
-                    mark(s, &mut |ff, r| ff.reaches[r].push(pc as u32));
-                }
-                if let Some(g) = guard {
-                    mark(g, &mut |ff, r| ff.escapes[r] = true);
-                }
+                let read = results.iter().chain(&sources).filter(|r| ok(r));
+                reaches.extend(read.map(|&s| (s, pc32)));
             }
-            Pass::Escapes => {
-                for &s in results.iter().chain(&sources).chain(&guard) {
-                    mark(s, &mut |ff, r| ff.escapes[r] = true);
-                }
-            }
+            Pass::Escapes => {}
         }
     }
-    ff
+    FuncFlow {
+        into: Table::of(n, &mut into),
+        reaches: Table::of(n, &mut reaches),
+        escapes,
+        loads,
+        reads: Table::of(f.code.len(), &mut reads),
+    }
 }
 
 /// What the warps of the running cluster executed, and the racy reads found unused so far.
