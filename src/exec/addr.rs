@@ -290,11 +290,12 @@ pub(crate) fn describe_with(cx: &Ctx<'_, '_>, t: Target) -> String {
 }
 
 /// The element registers of the data operand `k` (a register or a `{...}` vector).
-pub(crate) fn elems(cx: &Ctx<'_, '_>, k: usize) -> Vec<Operand> {
-    match cx.ops.get(k) {
-        Some(Operand::Vector(r)) => cx.func.sub_ops(*r).to_vec(),
-        Some(o) => vec![*o],
-        None => Vec::new(),
+pub(crate) fn elems<'m>(cx: &Ctx<'_, 'm>, k: usize) -> &'m [Operand] {
+    let (func, ops) = (cx.func, cx.ops);
+    match ops.get(k) {
+        Some(Operand::Vector(r)) => func.sub_ops(*r),
+        Some(o) => std::slice::from_ref(o),
+        None => &[],
     }
 }
 

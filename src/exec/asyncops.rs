@@ -701,7 +701,7 @@ pub(super) fn st_async(cx: &mut Ctx<'_, '_>) -> Res<Settle> {
         let mo = copy_mbar(cx, 2, lane, r)?;
         pieces.push(segs.len() as u32);
         let stage = staging.len() as u32;
-        for v in &vals {
+        for v in vals {
             let x = cx.value(v, lane, t);
             staging.extend_from_slice(&x.to_le_bytes()[..es as usize]);
         }

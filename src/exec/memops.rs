@@ -172,10 +172,7 @@ fn atomic(cx: &mut Ctx<'_, '_>) -> Res<()> {
     let esize = t.size() as usize;
     let is_red = cx.ins.op == Op::Red;
     let (addr_k, b_k) = if is_red { (0, 1) } else { (1, 2) };
-    let (srcs, dsts) = (
-        elems(cx, b_k),
-        if is_red { Vec::new() } else { elems(cx, 0) },
-    );
+    let (srcs, dsts) = (elems(cx, b_k), if is_red { &[] } else { elems(cx, 0) });
     // Decoding checked that each data operand holds `.vN`'s count (ir::atomform).
     let n = usize::from(cx.ins.mods.vec.max(1));
     let space = cx.ins.mods.space;

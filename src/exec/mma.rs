@@ -19,6 +19,8 @@ use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::lanes;
+use super::products::mixed_products;
+use super::products::{float_element, float_products, int_products, is_int, is_mixed};
 use super::tcore;
 use crate::ir::mma::{Elem, MmaError, MmaForm};
 use crate::ir::mods::Rounding;
@@ -96,12 +98,12 @@ pub(crate) fn gather_operands(cx: &Ctx<'_, '_>, f: &MmaForm, inputs: &mut Rows) 
                 // A register's row as it is (what `Ctx::value` reads), without a call per lane.
                 Operand::Reg(r) => {
                     for lane in lanes(cx.active) {
-                        inputs[lane][slot] = cx.reg(r, lane);
+                        inputs[lane][slot] = cx.reg(*r, lane);
                     }
                 }
                 _ => {
                     for lane in lanes(cx.active) {
-                        inputs[lane][slot] = cx.value(&o, lane, ty);
+                        inputs[lane][slot] = cx.value(o, lane, ty);
                     }
                 }
             }
@@ -179,16 +181,19 @@ pub(crate) fn exec(cx: &mut Ctx<'_, '_>, f: &MmaForm, inputs: &Rows, present: u3
     if present != u32::MAX {
         return Err(partial_warp(cx, !present, "fragments"));
     }
-    let d = product(f, inputs, cx.ins.mods.rnd);
     let count = f.regs()[0] * per_reg(f.d);
     let m16 = f.shape.m == 16;
-    scatter(
-        cx,
-        &d,
-        usize::from(f.shape.n),
-        (f.regs()[0], f.d),
-        (count, &|lane, i| c_coord(m16, lane, i)),
-    );
+    SCRATCH.with(|s| {
+        let s = &mut *s.borrow_mut();
+        product(f, inputs, cx.ins.mods.rnd, s);
+        scatter(
+            cx,
+            &s.d,
+            usize::from(f.shape.n),
+            (f.regs()[0], f.d),
+            (count, |lane, i| c_coord(m16, lane, i)),
+        );
+    });
     Ok(())
 }
 
@@ -201,7 +206,7 @@ pub(crate) fn scatter(
     d: &[u64],
     n: usize,
     (regs, e): (usize, Elem),
-    (count, coords): (usize, &dyn Fn(usize, usize) -> (usize, usize)),
+    (count, coords): (usize, impl Fn(usize, usize) -> (usize, usize)),
 ) {
     let out = elems(cx, 0);
     let (per, w) = (per_reg(e), e.bits());
@@ -219,25 +224,78 @@ pub(crate) fn scatter(
     }
 }
 
-/// D = A x B + C for the whole warp, row-major m x n; `rnd` is the rounding of an `.f64` form.
-fn product(f: &MmaForm, inputs: &Rows, rnd: Option<Rounding>) -> Vec<u64> {
+/// One thread's matrices of `mma.sync`, kept from one instruction to the next (a warp runs
+/// thousands): each instruction writes every element it reads, for the 32 lanes' fragments
+/// cover A, B and C exactly once (`fragments_tile_the_matrices`), so an earlier instruction's
+/// values are never read.
+#[derive(Default)]
+struct Scratch {
+    /// A, B transposed and C as element bits (C for every form, A and B for floating point).
+    a: Vec<u64>,
+    b_t: Vec<u64>,
+    c: Vec<u64>,
+    /// A and B transposed as element values (integer forms).
+    ai: Vec<i32>,
+    bi: Vec<i32>,
+    /// A and B transposed decoded (f16, bf16 and tf32 forms).
+    av: Vec<tcore::Decoded>,
+    bv: Vec<tcore::Decoded>,
+    /// D, row-major.
+    d: Vec<u64>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// D = A x B + C for the whole warp into `s.d`, row-major m x n; `rnd` is the rounding of an
+/// `.f64` form. Integer forms decode each element once, as they gather it.
+fn product(f: &MmaForm, inputs: &Rows, rnd: Option<Rounding>, s: &mut Scratch) {
     let [_, a_regs, b_regs, c_regs] = f.regs();
-    let [a, b_t, c] = operands(f, f, inputs, [a_regs, b_regs, c_regs]);
-    multiply(f, (&a, &b_t, &c), &|ar, bc, cv| {
-        float_element(f, rnd, ar, bc, cv)
-    })
+    let regs = [a_regs, b_regs, c_regs];
+    let (m, n, k) = (
+        usize::from(f.shape.m),
+        usize::from(f.shape.n),
+        usize::from(f.shape.k),
+    );
+    s.c.resize(m * n, 0);
+    s.d.resize(m * n, 0);
+    if is_int(f.a) {
+        s.ai.resize(m * k, 0);
+        s.bi.resize(n * k, 0);
+        let out = (&mut s.ai[..], &mut s.bi[..], &mut s.c[..]);
+        let ((wa, sa), (wb, sb)) = (tcore::int_kind(f.a), tcore::int_kind(f.b));
+        let elems = (
+            move |v| tcore::int_of(v, wa, sa),
+            move |v| tcore::int_of(v, wb, sb),
+        );
+        operands_into(f, f, inputs, regs, elems, out);
+        let b1 = (f.a == Elem::B1).then_some(f.xor);
+        int_products(f, (&s.ai, &s.bi, &s.c), b1, &mut s.d);
+    } else {
+        s.a.resize(m * k, 0);
+        s.b_t.resize(n * k, 0);
+        let out = (&mut s.a[..], &mut s.b_t[..], &mut s.c[..]);
+        operands_into(f, f, inputs, regs, (|v| v, |v| v), out);
+        let ops = (&s.a[..], &s.b_t[..], &s.c[..]);
+        if is_mixed(f) {
+            mixed_products(f, ops, (&mut s.av, &mut s.bv), &mut s.d);
+        } else {
+            float_products(f, ops, &mut s.d, |ar, bc, cv| {
+                float_element(f, rnd, ar, bc, cv)
+            });
+        }
+    }
 }
 
 /// A (m x the K of `a_form`), B transposed (n x k) and C (m x n) of form `f` as element bits,
 /// gathered from the lanes' registers through the fragment layouts (`counts`: A, B and C
 /// registers per lane). `a_form` is `f`, or for a sparse form the compressed A (K halved).
-/// The elements of one A register are consecutive columns of a row, those of a B register
-/// consecutive rows of a column (`a_coord`, `b_coord`): each register is unpacked at once.
 pub(crate) fn operands(
     a_form: &MmaForm,
     f: &MmaForm,
     inputs: &Rows,
-    [a_regs, b_regs, c_regs]: [usize; 3],
+    regs: [usize; 3],
 ) -> [Vec<u64>; 3] {
     let (m, n, k) = (
         usize::from(f.shape.m),
@@ -246,6 +304,26 @@ pub(crate) fn operands(
     );
     let ka = usize::from(a_form.shape.k);
     let (mut a, mut b_t, mut c) = (vec![0; m * ka], vec![0; n * k], vec![0; m * n]);
+    let out = (&mut a[..], &mut b_t[..], &mut c[..]);
+    operands_into(a_form, f, inputs, regs, (|v| v, |v| v), out);
+    [a, b_t, c]
+}
+
+/// [`operands`] into `a`, `b_t` and `c` (m x the K of `a_form`, n x k and m x n), each A and B
+/// element as `elems.0` and `elems.1` make it from its bits. The elements of one A register are
+/// consecutive columns of a row, those of a B register consecutive rows of a column
+/// (`a_coord`, `b_coord`): each register is unpacked at once.
+#[inline(always)]
+fn operands_into<T: Copy>(
+    a_form: &MmaForm,
+    f: &MmaForm,
+    inputs: &Rows,
+    [a_regs, b_regs, c_regs]: [usize; 3],
+    elems: (impl Fn(u64) -> T, impl Fn(u64) -> T),
+    (a, b_t, c): (&mut [T], &mut [T], &mut [u64]),
+) {
+    let (n, k) = (usize::from(f.shape.n), usize::from(f.shape.k));
+    let ka = usize::from(a_form.shape.k);
     // The layouts' constants, once: elements per register and their widths.
     let (pa, pb, pc) = (per_reg(f.a), per_reg(f.b), per_reg(f.c));
     let (wa, wb, wc) = (f.a.bits(), f.b.bits(), f.c.bits());
@@ -256,86 +334,25 @@ pub(crate) fn operands(
         let (rb, rc) = rest.split_at(b_regs);
         for (r, &v) in ra.iter().enumerate() {
             let (row, col) = a_coord(a_m16, a_per, lane, r, 0);
-            unpack(v, wa, &mut a[row * ka + col..][..pa]);
+            unpack(v, wa, &mut a[row * ka + col..][..pa], &elems.0);
         }
         for (r, &v) in rb.iter().enumerate() {
             let (row, col) = b_coord(pb, lane, r, 0);
-            unpack(v, wb, &mut b_t[col * k + row..][..pb]);
+            unpack(v, wb, &mut b_t[col * k + row..][..pb], &elems.1);
         }
         for i in 0..c_regs * pc {
             let (row, col) = c_coord(c_m16, lane, i);
             c[row * n + col] = element_of(rc[i / pc], wc, i % pc);
         }
     }
-    [a, b_t, c]
 }
 
-/// The elements of `w` bits of a register value `v`, lowest first, into `out`.
+/// The elements of `w` bits of register value `v`, lowest first, each as `elem` makes it, into
+/// `out`.
 #[inline(always)]
-fn unpack(v: u64, w: u32, out: &mut [u64]) {
+fn unpack<T>(v: u64, w: u32, out: &mut [T], elem: impl Fn(u64) -> T) {
     for (j, x) in out.iter_mut().enumerate() {
-        *x = element_of(v, w, j);
-    }
-}
-
-/// One element of D of a floating-point form: A's row, B's column and C's element; `rnd` is
-/// the rounding modifier of an `.f64` form (absent or `.rn`: the DMMA unit).
-pub(crate) fn float_element(
-    f: &MmaForm,
-    rnd: Option<Rounding>,
-    a: &[u64],
-    b: &[u64],
-    c: u64,
-) -> u64 {
-    match f.a {
-        Elem::F64 if matches!(rnd, None | Some(Rounding::Rn)) => tcore::f64_dot(a, b, c),
-        Elem::F64 => tcore::f64_dot_rounded(a, b, c, super::fp::round_of(rnd)),
-        Elem::E4m3 | Elem::E5m2 => tcore::f8_dot(a, b, (f.a, f.b), c, f.d),
-        _ => tcore::float_dot_mixed(a, b, (f.a, f.b), (c, f.c), f.d),
-    }
-}
-
-/// The arithmetic of one element of D: A's row, B's column, C's element.
-pub(crate) type Dot<'a> = dyn Fn(&[u64], &[u64], u64) -> u64 + 'a;
-
-/// D = A x B + C (row-major m x n) from A (m x k), B transposed (n x k) and C as element bits:
-/// integer forms decode every element once, floating-point ones go through `dot`.
-pub(crate) fn multiply(f: &MmaForm, (a, b_t, c): (&[u64], &[u64], &[u64]), dot: &Dot) -> Vec<u64> {
-    let (m, n, k) = (
-        usize::from(f.shape.m),
-        usize::from(f.shape.n),
-        usize::from(f.shape.k),
-    );
-    let mut d = vec![0; m * n];
-    if matches!(f.a, Elem::S8 | Elem::U8 | Elem::S4 | Elem::U4 | Elem::B1) {
-        let ai: Vec<i32> = a.iter().map(|&v| tcore::int_value(v, f.a)).collect();
-        let bi: Vec<i32> = b_t.iter().map(|&v| tcore::int_value(v, f.b)).collect();
-        let b1 = (f.a == Elem::B1).then_some(f.xor);
-        int_products(f, (&ai, &bi, c), b1, &mut d);
-    } else {
-        for (i, out) in d.iter_mut().enumerate() {
-            let (row, col) = (i / n, i % n);
-            *out = dot(&a[row * k..][..k], &b_t[col * k..][..k], c[i]);
-        }
-    }
-    d
-}
-
-/// The integer forms' D (`multiply`) from A and B transposed as element values: each element
-/// `tcore::int_dot`, in a loop built also for x86-64-v3 and chosen at run time (AVX2 multiplies
-/// eight 32-bit lanes at once; the baseline has no 32-bit vector multiply).
-#[multiversion::multiversion(targets("x86_64+avx+avx2+bmi1+bmi2+fma+lzcnt+popcnt+movbe"))]
-fn int_products(
-    f: &MmaForm,
-    (ai, bi, c): (&[i32], &[i32], &[u64]),
-    b1: Option<bool>,
-    d: &mut [u64],
-) {
-    let (n, k) = (usize::from(f.shape.n), usize::from(f.shape.k));
-    for (i, out) in d.iter_mut().enumerate() {
-        let (row, col) = (i / n, i % n);
-        let (ar, bc) = (&ai[row * k..][..k], &bi[col * k..][..k]);
-        *out = tcore::int_dot(ar, bc, b1, c[i], f.satfinite);
+        *x = elem(element_of(v, w, j));
     }
 }
 

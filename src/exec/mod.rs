@@ -84,6 +84,7 @@ mod narrow;
 mod park;
 mod policy;
 mod printf;
+mod products;
 mod route;
 mod sfu;
 mod shown;

@@ -93,21 +93,27 @@ type Term = (bool, u64, i32, i32);
 
 /// Sums the terms as the tensor core does and returns the exact aligned sum `s` with the scale
 /// `e`: the result is `s * 2^e`.
+///
+/// The sum is exact in 64 bits: a term's significand is below `2^(frac + 2)` (a product of two
+/// significands below `2^(f + 1)`, or C's), and it is shifted up by at most `align - frac`
+/// (its exponent is at most the largest), so each aligned term is below `2^(align + 2)`, at
+/// most 2^27, and 33 of them below 2^33.
 fn fused_sum(terms: &[Term], align: i32) -> (i128, i32) {
     let max_e = terms.iter().map(|t| t.3).max().unwrap_or(-126);
-    let mut s: i128 = 0;
+    let mut s: i64 = 0;
     for &(neg, sig, frac, exp) in terms {
+        debug_assert!(sig < 1 << (frac + 2) && align <= 25);
         let shift = align - frac + exp - max_e;
         let mag = if shift >= 0 {
-            i128::from(sig) << shift
-        } else if shift > -100 {
-            i128::from(sig) >> -shift
+            (sig << shift) as i64
+        } else if shift > -64 {
+            (sig >> -shift) as i64
         } else {
             0
         };
         s += if neg { -mag } else { mag };
     }
-    (s, max_e - align)
+    (i128::from(s), max_e - align)
 }
 
 /// `|s| * 2^e` (s != 0) in an IEEE format with `frac` fraction bits and exponent bias `bias`,
@@ -165,10 +171,40 @@ pub fn float_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) -> 
 /// aligns as one); an f16 D from an f32 C is the f32 result rounded to nearest even
 /// (`F2FP.F16.F32`).
 pub fn float_dot_mixed(a: &[u64], b: &[u64], ab: (Elem, Elem), c: (u64, Elem), d_ty: Elem) -> u64 {
+    mixed(c, d_ty, |c, d_ty| float_dot(a, b, ab, c, d_ty))
+}
+
+/// An A or B element decoded once, for the many dot products it takes part in (a row of A
+/// meets every column of B).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decoded(Val);
+
+impl Default for Decoded {
+    fn default() -> Self {
+        Decoded(Val::Nan)
+    }
+}
+
+/// The low bits of `bits` as an element of float format `e`, decoded once.
+pub fn decode_elem(bits: u64, e: Elem) -> Decoded {
+    Decoded(decode(bits, e))
+}
+
+/// [`float_dot_mixed`] of elements decoded beforehand (`decode_elem` with A's and B's types).
+pub fn float_dot_mixed_decoded(a: &[Decoded], b: &[Decoded], c: (u64, Elem), d_ty: Elem) -> u64 {
+    mixed(c, d_ty, |c, d_ty| {
+        let pairs = a.iter().zip(b).map(|(x, y)| (x.0, y.0));
+        fused_pairs(pairs, c, d_ty, (ALIGN_BITS, 23))
+    })
+}
+
+/// C of type `c.1` and D of type `d_ty` around `dot(C as the sum takes it, the sum's type)`.
+#[inline(always)]
+fn mixed(c: (u64, Elem), d_ty: Elem, dot: impl Fn(u64, Elem) -> u64) -> u64 {
     match (c.1, d_ty) {
-        (Elem::F16, Elem::F32) => float_dot(a, b, ab, f32_of_f16(c.0), Elem::F32),
-        (Elem::F32, Elem::F16) => f16_of_f32(float_dot(a, b, ab, c.0, Elem::F32)),
-        _ => float_dot(a, b, ab, c.0, d_ty),
+        (Elem::F16, Elem::F32) => dot(f32_of_f16(c.0), Elem::F32),
+        (Elem::F32, Elem::F16) => f16_of_f32(dot(c.0, Elem::F32)),
+        _ => dot(c.0, d_ty),
     }
 }
 
@@ -197,10 +233,18 @@ pub fn f8_wgmma_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem) 
 
 /// The fused dot product with `align` fraction bits kept after the largest exponent and `frac`
 /// fraction bits in an f32 result (23, or 13 for fp8 `wgmma`).
-fn fused_dot(
-    a: &[u64],
-    b: &[u64],
-    ab: (Elem, Elem),
+fn fused_dot(a: &[u64], b: &[u64], ab: (Elem, Elem), c: u64, d_ty: Elem, fmt: (i32, i32)) -> u64 {
+    let pairs = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| (decode(x, ab.0), decode(y, ab.1)));
+    fused_pairs(pairs, c, d_ty, fmt)
+}
+
+/// [`fused_dot`] of the decoded pairs (A's element, B's element) of a row and a column.
+#[inline(always)]
+fn fused_pairs(
+    pairs: impl Iterator<Item = (Val, Val)>,
     c: u64,
     d_ty: Elem,
     (align, f32_frac): (i32, i32),
@@ -227,8 +271,8 @@ fn fused_dot(
             pos_inf = true
         }
     };
-    for (&x, &y) in a.iter().zip(b) {
-        match (decode(x, ab.0), decode(y, ab.1)) {
+    for pair in pairs {
+        match pair {
             (Val::Nan, _) | (_, Val::Nan) => is_nan = true,
             (Val::Inf(p), Val::Inf(q)) => note_inf(p != q),
             (Val::Inf(p), Val::Fin { neg, sig, .. }) | (Val::Fin { neg, sig, .. }, Val::Inf(p)) => {
@@ -297,12 +341,29 @@ fn normalise_inf(neg: bool, frac: i32, bias: i32) -> u64 {
 /// The value of an integer `mma` element of type `e` (its low bits in `v`): s8/s4 sign-extended,
 /// u8/u4 and `.b1` as they are.
 pub fn int_value(v: u64, e: Elem) -> i32 {
+    let (bits, signed) = int_kind(e);
+    int_of(v, bits, signed)
+}
+
+/// The width and signedness of integer element type `e` (`.b1` is one unsigned bit).
+pub fn int_kind(e: Elem) -> (u32, bool) {
     match e {
-        Elem::S8 => i32::from(v as u8 as i8),
-        Elem::S4 => ((v as i32) << 28) >> 28,
-        Elem::U8 => (v & 0xff) as i32,
-        Elem::U4 => (v & 0xf) as i32,
-        _ => (v & 1) as i32,
+        Elem::S8 => (8, true),
+        Elem::S4 => (4, true),
+        Elem::U8 => (8, false),
+        Elem::U4 => (4, false),
+        _ => (1, false),
+    }
+}
+
+/// The low `bits` bits of `v` (1 to 31) as a signed or unsigned integer ([`int_value`] with the
+/// type worked out once, for a loop over elements).
+#[inline(always)]
+pub fn int_of(v: u64, bits: u32, signed: bool) -> i32 {
+    let up = 32 - bits;
+    match signed {
+        true => ((v as i32) << up) >> up,
+        false => ((v as u32) << up >> up) as i32,
     }
 }
 
@@ -310,12 +371,23 @@ pub fn int_value(v: u64, e: Elem) -> i32 {
 /// `b1` is `Some(xor)` for the `.b1` forms (`popc` of AND or XOR) and None for products.
 #[inline(always)]
 pub fn int_dot(a: &[i32], b: &[i32], b1: Option<bool>, c: u64, satfinite: bool) -> u64 {
-    let terms: i64 = match b1 {
-        Some(true) => a.iter().zip(b).map(|(x, y)| i64::from(x ^ y)).sum(),
-        Some(false) => a.iter().zip(b).map(|(x, y)| i64::from(x & y)).sum(),
-        None => a.iter().zip(b).map(|(&x, &y)| i64::from(x * y)).sum(),
+    // Element values are within [-128, 255] (`int_value`): a product's magnitude is at most
+    // 255 * 255, so the sum of up to 32,768 products is exact in 32 bits (the longest K of any
+    // form is 256), and a vector unit adds eight at a time.
+    debug_assert!(a.len() <= 32_768);
+    let terms: i32 = match b1 {
+        Some(true) => a.iter().zip(b).map(|(x, y)| x ^ y).sum(),
+        Some(false) => a.iter().zip(b).map(|(x, y)| x & y).sum(),
+        None => a.iter().zip(b).map(|(&x, &y)| x * y).sum(),
     };
-    let sum = i64::from(c as u32 as i32) + terms;
+    int_finish(terms, c, satfinite)
+}
+
+/// An integer `mma` element from the sum of its `terms` (exact in 32 bits, see [`int_dot`])
+/// and C: the s32 sum, clamped with `.satfinite`, else wrapped.
+#[inline(always)]
+pub fn int_finish(terms: i32, c: u64, satfinite: bool) -> u64 {
+    let sum = i64::from(c as u32 as i32) + i64::from(terms);
     let r = if satfinite {
         sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
     } else {

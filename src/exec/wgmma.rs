@@ -36,8 +36,9 @@ use super::ctx::Ctx;
 use super::fault::FaultKind;
 use super::fault::{fault, Res};
 use super::lanes::{lanes, WARP};
-use super::mma::{multiply, partial_warp, unsupported_form, Rows};
+use super::mma::{partial_warp, unsupported_form, Rows};
 use super::park::{record, Settle};
+use super::products::multiply;
 use super::tcore;
 use super::warp::AsyncWait;
 use super::warp::WarpAsync;
@@ -168,7 +169,7 @@ pub(crate) fn gather(cx: &Ctx<'_, '_>, rows: &mut Rows) {
     }
     let a = elems(cx, 1);
     for lane in lanes(cx.active) {
-        for (slot, o) in rows[lane].iter_mut().zip(&a) {
+        for (slot, o) in rows[lane].iter_mut().zip(a) {
             *slot = cx.value(o, lane, Type::B32);
         }
     }
@@ -229,7 +230,7 @@ pub(crate) fn mma_async(cx: &mut Ctx<'_, '_>, rows: &Rows, present: u32) -> Res<
         None,
         active,
     );
-    let reg_ids = |ops: Vec<Operand>| -> Vec<RegId> {
+    let reg_ids = |ops: &[Operand]| -> Vec<RegId> {
         ops.iter()
             .filter_map(|o| match o {
                 Operand::Reg(r) => Some(*r),
@@ -483,6 +484,13 @@ fn apply(cx: &mut Ctx<'_, '_>, job: &Job) -> Res<()> {
         }
     }
     let d = match &job.meta {
+        // f16, bf16 and tf32: `dot` is `float_dot`, with each element decoded once.
+        None if super::products::is_mixed(&part(f)) => {
+            let mut d = vec![0; 16 * n];
+            let decoded = (&mut Vec::new(), &mut Vec::new());
+            super::products::mixed_products(&part(f), (&a, &b_t, &c), decoded, &mut d);
+            d
+        }
         None => multiply(&part(f), (&a, &b_t, &c), &|ar, bc, cv| dot(f, ar, bc, cv)),
         Some((meta, sel)) => {
             let dot = |ar: &[u64], bc: &[u64], cv| dot(f, ar, bc, cv);

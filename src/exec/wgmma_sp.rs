@@ -83,7 +83,7 @@ pub(super) fn sparse_product(
     (a, b_t, c): (&[u64], &[u64], &[u64]),
     (meta, sel): (&[u32; WARP], u32),
     neg_b: u64,
-    dot: &super::mma::Dot,
+    dot: &super::products::Dot,
 ) -> Vec<u64> {
     let (n, k, ak) = (usize::from(f.n), usize::from(f.k), usize::from(f.a_k()));
     let mut d = vec![0u64; 16 * n];

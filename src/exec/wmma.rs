@@ -218,7 +218,7 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
         }
     }
     let rnd = cx.ins.mods.rnd;
-    let d = super::mma::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| {
+    let d = super::products::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| {
         element_of(&f, rnd, ar, bc, cv)
     });
     // Every lane's fragment has the same length.
@@ -230,7 +230,7 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
         &d,
         n,
         (d_regs, f.d),
-        (coords[0].len(), &|lane, i| coords[lane][i]),
+        (coords[0].len(), |lane: usize, i: usize| coords[lane][i]),
     );
     Ok(())
 }
@@ -242,7 +242,7 @@ fn element_of(f: &MmaForm, rnd: Option<Rounding>, a: &[u64], b: &[u64], c: u64) 
         let half = tcore::float_dot(&a[..4], &b[..4], (f.a, f.b), c, f.d);
         return tcore::float_dot(&a[4..], &b[4..], (f.a, f.b), half, f.d);
     }
-    super::mma::float_element(f, rnd, a, b, c)
+    super::products::float_element(f, rnd, a, b, c)
 }
 
 #[cfg(test)]
