@@ -213,7 +213,26 @@ mod tests {
     fn whole_matrix_products_are_their_elements() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for text in [
+        // `wmma.mma` also takes C and D of different types (f16 C, f32 D and back).
+        let f32_d = form_of("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+        let f16_d = form_of("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16");
+        let mixed = [
+            (
+                "f16 C, f32 D",
+                MmaForm {
+                    c: Elem::F16,
+                    ..f32_d
+                },
+            ),
+            (
+                "f32 C, f16 D",
+                MmaForm {
+                    c: Elem::F32,
+                    ..f16_d
+                },
+            ),
+        ];
+        let forms = [
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
             "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
             "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
@@ -224,8 +243,9 @@ mod tests {
             "mma.sync.aligned.m8n8k16.row.col.satfinite.s32.s8.s8.s32",
             "mma.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32",
             "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc",
-        ] {
-            let f = form_of(text);
+        ]
+        .map(|text| (text, form_of(text)));
+        for (text, f) in forms.into_iter().chain(mixed) {
             let (m, n, k) = (
                 usize::from(f.shape.m),
                 usize::from(f.shape.n),

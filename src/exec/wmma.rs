@@ -218,9 +218,17 @@ pub(crate) fn mma(cx: &mut Ctx<'_, '_>, inputs: &Rows, present: u32) -> Res<()> 
         }
     }
     let rnd = cx.ins.mods.rnd;
-    let d = super::products::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| {
-        element_of(&f, rnd, ar, bc, cv)
-    });
+    let d = if f.a != Elem::Tf32 && super::products::is_mixed(&f) {
+        // f16 and bf16: `element_of` is `float_element`, with each element decoded once.
+        let mut d = vec![0; c.len()];
+        let decoded = (&mut Vec::new(), &mut Vec::new());
+        super::products::mixed_products(&f, (&a, &b_t, &c), decoded, &mut d);
+        d
+    } else {
+        super::products::multiply(&f, (&a, &b_t, &c), &|ar, bc, cv| {
+            element_of(&f, rnd, ar, bc, cv)
+        })
+    };
     // Every lane's fragment has the same length.
     let coords: Vec<_> = (0..super::lanes::WARP)
         .map(|lane| fragment(Frag::Acc, f.shape, f.d, lane))
