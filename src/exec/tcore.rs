@@ -100,20 +100,54 @@ type Term = (bool, u64, i32, i32);
 /// most 2^27, and 33 of them below 2^33.
 fn fused_sum(terms: &[Term], align: i32) -> (i128, i32) {
     let max_e = terms.iter().map(|t| t.3).max().unwrap_or(-126);
-    let mut s: i64 = 0;
-    for &(neg, sig, frac, exp) in terms {
-        debug_assert!(sig < 1 << (frac + 2) && align <= 25);
-        let shift = align - frac + exp - max_e;
-        let mag = if shift >= 0 {
-            (sig << shift) as i64
-        } else if shift > -64 {
-            (sig >> -shift) as i64
-        } else {
-            0
-        };
-        s += if neg { -mag } else { mag };
-    }
+    let s: i64 = terms.iter().map(|t| aligned(t, align, max_e)).sum();
     (i128::from(s), max_e - align)
+}
+
+/// A term aligned to the largest exponent `max_e` with `align` fraction bits kept after it,
+/// truncated toward zero ([`fused_sum`]), with its sign.
+#[inline(always)]
+fn aligned(&(neg, sig, frac, exp): &Term, align: i32, max_e: i32) -> i64 {
+    debug_assert!(sig < 1 << (frac + 2) && align <= 25);
+    let shift = align - frac + exp - max_e;
+    let mag = if shift >= 0 {
+        (sig << shift) as i64
+    } else if shift > -64 {
+        (sig >> -shift) as i64
+    } else {
+        0
+    };
+    if neg {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// The term of the product of two finite elements `x` and `y` (a zero product takes part in
+/// the alignment at `zero_exp`).
+#[inline(always)]
+fn product_term((n1, s1, f1, e1): Term, (n2, s2, f2, e2): Term, zero_exp: i32) -> Term {
+    let e = if s1 == 0 || s2 == 0 {
+        zero_exp
+    } else {
+        e1 + e2
+    };
+    (n1 != n2, s1 * s2, f1 + f2, e)
+}
+
+/// A finite value as a term, `None` for an infinity or a NaN.
+#[inline(always)]
+fn finite(v: &Val) -> Option<Term> {
+    match *v {
+        Val::Fin {
+            neg,
+            sig,
+            frac,
+            exp,
+        } => Some((neg, sig, frac, exp)),
+        _ => None,
+    }
 }
 
 /// `|s| * 2^e` (s != 0) in an IEEE format with `frac` fraction bits and exponent bias `bias`,
@@ -193,8 +227,7 @@ pub fn decode_elem(bits: u64, e: Elem) -> Decoded {
 /// [`float_dot_mixed`] of elements decoded beforehand (`decode_elem` with A's and B's types).
 pub fn float_dot_mixed_decoded(a: &[Decoded], b: &[Decoded], c: (u64, Elem), d_ty: Elem) -> u64 {
     mixed(c, d_ty, |c, d_ty| {
-        let pairs = a.iter().zip(b).map(|(x, y)| (x.0, y.0));
-        fused_pairs(pairs, c, d_ty, (ALIGN_BITS, 23))
+        fused_rows((a, b), |d| &d.0, c, d_ty, (ALIGN_BITS, 23))
     })
 }
 
@@ -282,26 +315,10 @@ fn fused_pairs(
                     note_inf(p != neg)
                 }
             }
-            (
-                Val::Fin {
-                    neg: n1,
-                    sig: s1,
-                    frac: f1,
-                    exp: e1,
-                },
-                Val::Fin {
-                    neg: n2,
-                    sig: s2,
-                    frac: f2,
-                    exp: e2,
-                },
-            ) => {
-                let e = if s1 == 0 || s2 == 0 {
-                    zero_exp
-                } else {
-                    e1 + e2
-                };
-                push((n1 != n2, s1 * s2, f1 + f2, e))
+            (x, y) => {
+                if let (Some(x), Some(y)) = (finite(&x), finite(&y)) {
+                    push(product_term(x, y, zero_exp))
+                }
             }
         }
     }
@@ -322,7 +339,13 @@ fn fused_pairs(
     if pos_inf || neg_inf {
         return normalise_inf(neg_inf, frac, bias);
     }
-    let (s, e) = fused_sum(&terms[..count], align);
+    finish(fused_sum(&terms[..count], align), d_ty, f32_frac)
+}
+
+/// The fused sum `s * 2^e` as a D of type `d_ty` (f32 results keep `f32_frac` fraction bits).
+fn finish((s, e): (i128, i32), d_ty: Elem, f32_frac: i32) -> u64 {
+    let d_f16 = d_ty == Elem::F16;
+    let (frac, bias) = if d_f16 { (10, 15) } else { (23, 127) };
     if s == 0 {
         return 0;
     }
@@ -331,6 +354,41 @@ fn fused_pairs(
         return normalise(s, e, f32_frac, bias, false) << (23 - f32_frac);
     }
     normalise(s, e, frac, bias, d_f16)
+}
+
+/// [`fused_pairs`] of a row and a column decoded beforehand, where every element and C are
+/// finite (the common case): the terms are not stored but made twice, once to find the largest
+/// exponent and once to sum them aligned to it, exactly as [`fused_sum`] sums them. Anything
+/// else (an infinity or NaN, more than 32 products) goes to `fused_pairs`.
+#[inline(always)]
+fn fused_rows<T>(
+    (a, b): (&[T], &[T]),
+    val: impl Fn(&T) -> &Val + Copy,
+    c: u64,
+    d_ty: Elem,
+    fmt: (i32, i32),
+) -> u64 {
+    let zero_exp = if d_ty == Elem::F16 { -21 } else { -133 };
+    let term = |x: &T, y: &T| Some(product_term(finite(val(x))?, finite(val(y))?, zero_exp));
+    // The largest exponent among the products, or `None` if one is not finite.
+    let max_product_e = a
+        .iter()
+        .zip(b)
+        .try_fold(i32::MIN, |m, (x, y)| term(x, y).map(|t| m.max(t.3)));
+    let c_term = finite(&decode(c, d_ty)).filter(|_| a.len() < MAX_TERMS);
+    let (Some(max_product_e), Some((neg, sig, frac, exp))) = (max_product_e, c_term) else {
+        let pairs = a.iter().zip(b).map(|(x, y)| (*val(x), *val(y)));
+        return fused_pairs(pairs, c, d_ty, fmt);
+    };
+    let c_term = (neg, sig, frac, if sig == 0 { zero_exp } else { exp });
+    let (align, max_e) = (fmt.0, max_product_e.max(c_term.3));
+    let s = a
+        .iter()
+        .zip(b)
+        .fold(aligned(&c_term, align, max_e), |s, (x, y)| {
+            s + term(x, y).map_or(0, |t| aligned(&t, align, max_e))
+        });
+    finish((i128::from(s), max_e - align), d_ty, fmt.1)
 }
 
 fn normalise_inf(neg: bool, frac: i32, bias: i32) -> u64 {
