@@ -379,6 +379,18 @@ mod tests {
             "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
             "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
             "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+            // Every other shape and type that reaches `product` (its scratch relies on this).
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+            "mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32",
+            "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32",
+            "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32",
+            "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32",
+            "mma.sync.aligned.m16n8k32.row.col.s32.u4.s4.s32",
+            "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc",
+            "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc",
+            "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64",
+            "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64",
         ] {
             let f = form_of(text);
             let (m, n, k) = (
