@@ -136,6 +136,23 @@ fn product_term((n1, s1, f1, e1): Term, (n2, s2, f2, e2): Term, zero_exp: i32) -
     (n1 != n2, s1 * s2, f1 + f2, e)
 }
 
+/// The exponent a zero term takes part in the alignment with, for a D of type `d_ty` (MMA-Sim's
+/// e_zero for Hopper; measured with wgmma: f32 results in the subnormal range).
+fn zero_exp(d_ty: Elem) -> i32 {
+    if d_ty == Elem::F16 {
+        -21
+    } else {
+        -133
+    }
+}
+
+/// C as a term (a zero at [`zero_exp`]), `None` for an infinity or a NaN.
+#[inline(always)]
+fn c_term(c: &Val, d_ty: Elem) -> Option<Term> {
+    let (neg, sig, frac, exp) = finite(c)?;
+    Some((neg, sig, frac, if sig == 0 { zero_exp(d_ty) } else { exp }))
+}
+
 /// A finite value as a term, `None` for an infinity or a NaN.
 #[inline(always)]
 fn finite(v: &Val) -> Option<Term> {
@@ -213,12 +230,6 @@ pub fn float_dot_mixed(a: &[u64], b: &[u64], ab: (Elem, Elem), c: (u64, Elem), d
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Decoded(Val);
 
-impl Default for Decoded {
-    fn default() -> Self {
-        Decoded(Val::Nan)
-    }
-}
-
 /// The low bits of `bits` as an element of float format `e`, decoded once.
 pub fn decode_elem(bits: u64, e: Elem) -> Decoded {
     Decoded(decode(bits, e))
@@ -284,9 +295,7 @@ fn fused_pairs(
 ) -> u64 {
     let d_f16 = d_ty == Elem::F16;
     let nan = if d_f16 { 0x7fff } else { 0x7fff_ffff };
-    // A zero term takes part in the alignment with a fixed exponent (MMA-Sim's e_zero for
-    // Hopper; measured with wgmma: f32 results in the subnormal range).
-    let zero_exp = if d_f16 { -21 } else { -133 };
+    let zero_exp = zero_exp(d_ty);
     // At most 32 products (f16/bf16 take 16, tf32 8, fp8 is split first); C is one more term.
     let mut terms = [(false, 0u64, 0i32, 0i32); MAX_TERMS];
     let mut count = 0;
@@ -325,12 +334,11 @@ fn fused_pairs(
     match decode(c, d_ty) {
         Val::Nan => is_nan = true,
         Val::Inf(neg) => note_inf(neg),
-        Val::Fin {
-            neg,
-            sig,
-            frac,
-            exp,
-        } => push((neg, sig, frac, if sig == 0 { zero_exp } else { exp })),
+        v => {
+            if let Some(t) = c_term(&v, d_ty) {
+                push(t)
+            }
+        }
     }
     if is_nan || (pos_inf && neg_inf) {
         return nan;
@@ -368,19 +376,18 @@ fn fused_rows<T>(
     d_ty: Elem,
     fmt: (i32, i32),
 ) -> u64 {
-    let zero_exp = if d_ty == Elem::F16 { -21 } else { -133 };
+    let zero_exp = zero_exp(d_ty);
     let term = |x: &T, y: &T| Some(product_term(finite(val(x))?, finite(val(y))?, zero_exp));
     // The largest exponent among the products, or `None` if one is not finite.
     let max_product_e = a
         .iter()
         .zip(b)
         .try_fold(i32::MIN, |m, (x, y)| term(x, y).map(|t| m.max(t.3)));
-    let c_term = finite(&decode(c, d_ty)).filter(|_| a.len() < MAX_TERMS);
-    let (Some(max_product_e), Some((neg, sig, frac, exp))) = (max_product_e, c_term) else {
+    let c_term = c_term(&decode(c, d_ty), d_ty).filter(|_| a.len() < MAX_TERMS);
+    let (Some(max_product_e), Some(c_term)) = (max_product_e, c_term) else {
         let pairs = a.iter().zip(b).map(|(x, y)| (*val(x), *val(y)));
         return fused_pairs(pairs, c, d_ty, fmt);
     };
-    let c_term = (neg, sig, frac, if sig == 0 { zero_exp } else { exp });
     let (align, max_e) = (fmt.0, max_product_e.max(c_term.3));
     let s = a
         .iter()
