@@ -42,7 +42,7 @@ pub(crate) fn is_mixed(f: &MmaForm) -> bool {
 /// (m x k), B transposed (n x k) and C as element bits, into `d`: every element of A and B is
 /// decoded once (into `av` and `bv`), not once for each product it takes part in (a row of A
 /// meets n columns, a column of B m rows). The same bits as [`float_element`] element by
-/// element (`mixed_products_are_float_element`).
+/// element (`whole_matrix_products_are_their_elements`).
 pub(crate) fn mixed_products(
     f: &MmaForm,
     (a, b_t, c): (&[u64], &[u64], &[u64]),
