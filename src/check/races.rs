@@ -274,39 +274,45 @@ impl Checker {
             .then_msg(why)
         };
         // A plain read and a plain write: was the value read used?
-        let reader = match (class, atomic || prev_atomic, write, prev_write) {
-            (Class::Error, false, false, true) => Some((site.rank, site.warp, site.func, site.pc)),
+        let readers = match (class, atomic || prev_atomic, write, prev_write) {
+            (Class::Error, false, false, true) => {
+                Some(vec![(site.rank, site.warp, site.func, site.pc)])
+            }
             // (Not when the read met stands for reads the shadow let go: one of those may
             // have been used.)
-            (Class::Error, false, true, false) if !prev.absorbed() => {
-                self.rank_of(at.agent).map(|(r, w)| (r, w, f, pc))
-            }
+            (Class::Error, false, true, false) if !prev.absorbed() => self
+                .readers_of(&prev, at, site)
+                .map(|ws| ws.into_iter().map(|(r, w)| (r, w, f, pc)).collect()),
             _ => None,
         };
-        if let Some((rank, w, func, reach)) = reader.and_then(|r| self.unused_read(r)) {
-            let upgrade = Upgrade {
-                site,
-                message: message(why),
-                help,
-                address: address.clone(),
-                related: related.clone(),
-            };
+        let unused: Option<Vec<_>> =
+            readers.and_then(|rs| rs.into_iter().map(|r| self.unused_read(r)).collect());
+        if let Some(unused) = unused {
             self.record(Finding {
                 severity: Severity::Warning,
                 kind: HazardKind::DataRace,
                 site,
                 message: message(Msg::text(UNUSED.0)),
                 help: UNUSED.1,
-                address,
-                related,
+                address: address.clone(),
+                related: related.clone(),
             });
-            self.spent.hold(Pending {
-                rank,
-                warp: w,
-                func,
-                reach,
-                upgrade,
-            });
+            for (rank, w, func, reach) in unused {
+                let upgrade = Upgrade {
+                    site,
+                    message: message(why.clone()),
+                    help: help.clone(),
+                    address: address.clone(),
+                    related: related.clone(),
+                };
+                self.spent.hold(Pending {
+                    rank,
+                    warp: w,
+                    func,
+                    reach,
+                    upgrade,
+                });
+            }
             return;
         }
         self.record(Finding {
@@ -318,6 +324,20 @@ impl Checker {
             address,
             related,
         });
+    }
+
+    /// The warps (CTA rank, index) of the running cluster whose reads the remembered read
+    /// `prev` (made at `at`) stands for, as a write at `site` meets it: its own and those it
+    /// names for reads forgotten for room ([`Stamp::named`]; of the same instruction and lane),
+    /// but not the writer's own when the write is by that lane, which its program orders after
+    /// the read. `None` when one is not a warp of the running cluster.
+    fn readers_of(&self, prev: &Stamp, at: Epoch, site: Site) -> Option<Vec<(u32, u32)>> {
+        let writer = self.warps[site.rank as usize][site.warp as usize].me;
+        let own_lane = prev.lane() == site.lane;
+        std::iter::once(at.agent)
+            .chain(prev.named().filter(|&a| !(a == writer && own_lane)))
+            .map(|a| self.rank_of(a))
+            .collect()
     }
 
     /// The warp (CTA rank, index) of the running cluster that made the read at `(func, pc)`,

@@ -17,17 +17,18 @@
 //! bytes each (an index into the [`Events`] table beside the lane, scope and bytes). A word
 //! read by two or more accesses that are not ordered with each other spills its reads to a
 //! side slot of [`READS`] entries (32 bytes more), given back when a write clears them; beyond
-//! [`READS`] reads the oldest is forgotten, and when a write covers only some bytes of a word,
-//! the earlier writer of the other bytes is forgotten. Forgetting can only hide a race, never
-//! report one that is not there. Words are made in zeroed pages as memory is first touched,
+//! [`READS`] reads the oldest is forgotten (a read kept of the same instruction and lane by a
+//! nearby warp names its warp, in bits of its entry: [`forget`]), and when a write covers only
+//! some bytes of a word, the earlier writer of the other bytes is forgotten. Forgetting can only
+//! hide a race, never report one that is not there. Words are made in zeroed pages as memory is first touched,
 //! each page and spill chunk charged to the run's memory [`Meter`]: a large buffer costs the
 //! shadow of what the kernel touches, and memory the budget refuses is not followed (the run
 //! stops at its next look at the meter).
 
 use super::budget::Meter;
 use super::stamp::{
-    by_op, entry, event_of, kept, lane_of, lane_step, mask_of, movable, with_mask, Entry, Events,
-    ABSORBED_BIT, CLEAN_BIT, UNUSED_BIT,
+    by_op, entry, event_of, kept, lane_of, lane_step, mask_of, movable, name_bit, with_mask, Entry,
+    Events, ABSORBED_BIT, CLEAN_BIT, NAMED, UNUSED_BIT,
 };
 pub use super::stamp::{Stamp, Who};
 use std::ops::Range;
@@ -799,10 +800,7 @@ fn read(
             let prev = events.stamp(*e);
             let before = ordered(&prev, kept(*e), conflict);
             if before && covered {
-                absorbed |= match prev.same_site(new) {
-                    true => *e & ABSORBED_BIT,
-                    false => ABSORBED_BIT,
-                };
+                absorbed |= stands_for(&prev, *e, new);
                 *e = 0;
             }
         }
@@ -811,28 +809,90 @@ fn read(
     let slot = match c.r.iter().position(|&e| e == 0) {
         Some(free) => free,
         None => {
-            // Full: the oldest plain read is forgotten (kept writes last: a later write must
-            // still meet them), else the oldest entry; every entry left stands for it.
-            let old = c.r.iter().position(|&e| !kept(e)).unwrap_or(0);
-            c.r[old..].rotate_left(1);
-            for e in c.r.iter_mut().filter(|e| !kept(**e)) {
-                *e |= ABSORBED_BIT;
-            }
-            absorbed = ABSORBED_BIT;
+            let (r, stands) = forget(c.r, ne, new, events);
+            c.r = r;
+            absorbed |= stands;
             READS - 1
         }
     };
     c.r[slot] = with_mask(ne, mask) | absorbed;
 }
 
-/// [`ABSORBED_BIT`] when the new read `new`, replacing entry `e`, stands for a read of another
-/// instruction or accessor (or one that already stood for others); 0 for a repeat of `new`'s
-/// instruction by its warp.
+/// What the new read `new`, replacing entry `e`, stands for: [`ABSORBED_BIT`] for a read of
+/// another instruction or accessor; for a repeat of `new`'s instruction by its warp, what `e`
+/// stood for (the warps `e` names stay named only by the same lane: [`NAMED`]).
 fn absorbs(events: &Events, e: Entry, new: &Stamp) -> u64 {
-    match events.stamp(e).same_site(new) {
-        true => e & ABSORBED_BIT,
+    stands_for(&events.stamp(e), e, new)
+}
+
+/// [`absorbs`], given the stamp `prev` of `e`.
+#[inline(always)]
+fn stands_for(prev: &Stamp, e: Entry, new: &Stamp) -> u64 {
+    match prev.same_site(new) {
+        true if e & NAMED != 0 && lane_of(e) != new.lane() => ABSORBED_BIT,
+        true => e & (ABSORBED_BIT | NAMED),
         false => ABSORBED_BIT,
     }
+}
+
+/// Makes room in a full read set for the new entry `ne` (of `new`): the oldest plain read is
+/// forgotten (kept writes last: a later write must still meet them), else the oldest entry.
+/// Returns what the new entry stands for. A plain read of a warp is named by an entry left
+/// (or the new one) of the same instruction and lane whose warp is near it, with the warps it
+/// named itself ([`name_bit`]), so that a write meeting that entry knows whose reads it may
+/// also have met (Triton's `num_warps=8`: eight warps read an element, one stores it); where
+/// one cannot be named, every entry left stands for it ([`ABSORBED_BIT`]).
+#[inline(always)]
+fn forget(mut r: [Entry; READS], ne: Entry, new: &Stamp, events: &Events) -> ([Entry; READS], u64) {
+    let old = r.iter().position(|&e| !kept(e)).unwrap_or(0);
+    let gone = r[old];
+    r[old..].rotate_left(1);
+    r[READS - 1] = 0;
+    if let Some(names) = names_for(gone, &r, ne, new, events) {
+        for (e, n) in r.iter_mut().zip(names) {
+            *e |= n;
+        }
+        return (r, names[READS - 1]);
+    }
+    for e in r.iter_mut().filter(|e| **e != 0 && !kept(**e)) {
+        *e |= ABSORBED_BIT;
+    }
+    (r, ABSORBED_BIT)
+}
+
+/// The [`NAMED`] bits each entry of `r` (the last: the new entry `ne`) takes so that the
+/// forgotten entry `gone` and every warp it named are named; `None` when one cannot be.
+#[inline(never)]
+fn names_for(
+    gone: Entry,
+    r: &[Entry; READS],
+    ne: Entry,
+    new: &Stamp,
+    events: &Events,
+) -> Option<[u64; READS]> {
+    let (agent, site, named) = events.plain_read(gone)?;
+    // The warps of the entries that can name it: plain reads of the same instruction and lane.
+    let mut hosts = [None; READS];
+    for (h, &e) in hosts.iter_mut().zip(&r[..READS - 1]) {
+        if lane_of(e) == lane_of(gone) {
+            *h = events.plain_read(e).filter(|p| p.1 == site).map(|p| p.0);
+        }
+    }
+    if lane_of(ne) == lane_of(gone) && kept(ne) == kept(gone) && new.site() == site {
+        hosts[READS - 1] = match new.who() {
+            Who::Warp { at, atomic: false } => Some(at.agent),
+            _ => None,
+        };
+    }
+    let mut names = [0u64; READS];
+    for agent in std::iter::once(agent).chain(named) {
+        let (i, bit) = hosts
+            .iter()
+            .enumerate()
+            .find_map(|(i, h)| h.and_then(|h| name_bit(h, agent)).map(|b| (i, b)))?;
+        names[i] |= bit;
+    }
+    Some(names)
 }
 
 /// Moves used entries to the front, keeping their order: each pass moves every empty entry
@@ -856,7 +916,7 @@ fn compact(r: &mut [Entry; READS]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mem::hb::{Epoch, Scope};
+    use crate::mem::hb::{Epoch, Scope, WarpClock};
 
     #[test]
     fn compacting_keeps_the_used_entries_in_order() {
@@ -1011,6 +1071,67 @@ mod tests {
         assert!(met.iter().any(|m| m.0.site() == (0, 9)));
         // Each stands for the reads forgotten.
         assert!(met.iter().all(|m| m.0.absorbed()), "{met:?}");
+    }
+
+    /// Reads of one instruction and lane by warps `order` (warp `w` is agent `5w`, as a
+    /// cluster numbers them), then a write: the agents the met reads stand for, and whether
+    /// any stands for reads it cannot name.
+    fn readers_named(order: &[u32], lane: u32) -> (Vec<u32>, bool) {
+        let mut s = Shadow::new(4);
+        let mut ev = Events::default();
+        let warp = |w: u32| w * WarpClock::AGENTS;
+        for &w in order {
+            let r = Stamp::warp(at(warp(w), 1), false, 0, 7).by_lane(lane);
+            touch(&mut s, &mut ev, 0, 4, r, false);
+        }
+        let write = Stamp::warp(at(warp(40), 1), false, 0, 9).by_lane(lane);
+        let met = touch(&mut s, &mut ev, 0, 4, write, true);
+        let mut agents: Vec<u32> = met
+            .iter()
+            .flat_map(|(p, _)| {
+                let own = match p.who() {
+                    Who::Warp { at, .. } => at.agent,
+                    Who::Op { .. } => u32::MAX,
+                };
+                std::iter::once(own).chain(p.named())
+            })
+            .map(|a| a / WarpClock::AGENTS)
+            .collect();
+        agents.sort_unstable();
+        (agents, met.iter().any(|m| m.0.absorbed()))
+    }
+
+    #[test]
+    fn forgotten_reads_of_one_instruction_are_named_by_those_kept() {
+        // Eight warps read an element (Triton's num_warps=8), in any order: the four reads
+        // kept name the four forgotten, each exactly once.
+        for order in [
+            [0, 1, 2, 3, 4, 5, 6, 7],
+            [7, 6, 5, 4, 3, 2, 1, 0],
+            [0, 7, 1, 6, 2, 5, 3, 4],
+            [3, 4, 0, 7, 2, 5, 1, 6],
+        ] {
+            assert_eq!(
+                readers_named(&order, 9),
+                ((0..8).collect(), false),
+                "{order:?}"
+            );
+        }
+        // Sixteen warps: those more than four warps from every read kept cannot be named.
+        let order: Vec<u32> = (0..16).collect();
+        assert!(readers_named(&order, 0).1);
+        // Another instruction's reads are not named: they may have gone elsewhere.
+        let mut s = Shadow::new(4);
+        let mut ev = Events::default();
+        for (w, pc) in [(0, 6), (1, 7), (2, 7), (3, 7), (4, 7)] {
+            let r = Stamp::warp(at(w * WarpClock::AGENTS, 1), false, 0, pc);
+            touch(&mut s, &mut ev, 0, 4, r, false);
+        }
+        let w = Stamp::warp(at(200, 1), false, 0, 9);
+        let met = touch(&mut s, &mut ev, 0, 4, w, true);
+        assert!(met
+            .iter()
+            .all(|m| m.0.absorbed() && m.0.named().count() == 0));
     }
 
     /// Met stamps compared without their kept bit (the shadow sets it per word).

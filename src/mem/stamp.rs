@@ -12,7 +12,7 @@
 //! (`shadow::collect`), so it stays proportional to the shadow, not to the running time.
 
 use super::budget::Meter;
-use super::hb::{Epoch, Scope};
+use super::hb::{Epoch, Scope, WarpClock};
 use std::sync::Arc;
 
 /// Marks an asynchronous operation in [`Stamp::who`]; the rest is the operation's id.
@@ -35,6 +35,9 @@ pub struct Stamp {
     /// A remembered read that stands for others the shadow no longer holds
     /// ([`Stamp::absorbed`]).
     absorbed: bool,
+    /// Reads of the same instruction and lane by nearby warps, forgotten for room
+    /// ([`Stamp::named`]): bit `i` names the warp [`NEAR`]`[i]` warps away.
+    named: u8,
 }
 
 /// The bit of [`Stamp::tag`] that marks a kept write.
@@ -58,6 +61,7 @@ impl Stamp {
             pc,
             tag: 0,
             absorbed: false,
+            named: 0,
         }
     }
 
@@ -69,6 +73,7 @@ impl Stamp {
             pc: 0,
             tag: 0,
             absorbed: false,
+            named: 0,
         }
     }
 
@@ -105,6 +110,14 @@ impl Stamp {
     /// meets it may also have met those.
     pub fn absorbed(&self) -> bool {
         self.absorbed
+    }
+
+    /// The agents of the warps this remembered read names: each made a read of the same
+    /// instruction, by the same lane, that the shadow forgot for room (`shadow::forget`). A
+    /// write that meets this read may also have met those; unlike [`Stamp::absorbed`], the
+    /// checker knows whose they were.
+    pub fn named(&self) -> impl Iterator<Item = u32> {
+        named_by(self.who & ID, self.named)
     }
 
     /// Whether `other` is an access of the same warp (any lane) or operation, made by the same
@@ -156,8 +169,8 @@ impl Stamp {
 /// whether an operation made it (bit 43: lanes of operations are not shifted), whether it is a
 /// kept write (bit 44, in a read set: [`Stamp::keeping`]), for a last write whether it replaced
 /// no read (bit 45, [`CLEAN_BIT`]), in a read set whether it stands for reads let go (bit 46,
-/// [`ABSORBED_BIT`]) and the lane
-/// (bits 59-63, at the top, so that moving it up `d` lanes is one wrapping add: see
+/// [`ABSORBED_BIT`]), which nearby warps' forgotten reads it names (bits 51-58, [`NAMED`]) and
+/// the lane (bits 59-63, at the top, so that moving it up `d` lanes is one wrapping add: see
 /// [`shift_lane`]). 0: none; a used entry has a non-empty byte mask. No entry sets
 /// [`UNUSED_BIT`].
 pub(super) type Entry = u64;
@@ -173,6 +186,32 @@ const LANE_AT: u32 = 59;
 pub(super) const ABSORBED_BIT: u64 = 1 << 46;
 /// A bit no entry sets (the shadow marks a read field holding a spill slot with it).
 pub(super) const UNUSED_BIT: u64 = 1 << 50;
+/// In a read set: the warps whose reads the entry names ([`Stamp::named`]), bits 51-58.
+const NAMED_AT: u32 = 51;
+pub(super) const NAMED: u64 = 0xff << NAMED_AT;
+/// How far, in warps, the warp each bit of [`NAMED`] names is from the entry's: the warps of
+/// a CTA are consecutive agents, [`WarpClock::AGENTS`] apart, so these cover the eight
+/// readers of Triton's `num_warps=8` (four remembered, four named) whatever their order.
+const NEAR: [i32; 8] = [-4, -3, -2, -1, 1, 2, 3, 4];
+
+/// The agents that the [`NAMED`] bits `named` (shifted down) of an entry of agent `me` name.
+fn named_by(me: u32, named: u8) -> impl Iterator<Item = u32> {
+    let step = WarpClock::AGENTS as i32;
+    NEAR.iter()
+        .enumerate()
+        .filter(move |(i, _)| named >> i & 1 != 0)
+        .filter_map(move |(_, &k)| me.checked_add_signed(k * step))
+}
+
+/// The [`NAMED`] bit that names, in an entry of the warp whose agent is `at`, the warp whose
+/// agent is `other`; none when `other` is not a warp within four of it.
+pub(super) fn name_bit(at: u32, other: u32) -> Option<u64> {
+    let d = i64::from(other) - i64::from(at);
+    let step = i64::from(WarpClock::AGENTS);
+    NEAR.iter()
+        .position(|&k| i64::from(k) * step == d)
+        .map(|i| 1 << (NAMED_AT + i as u32))
+}
 
 pub(super) fn entry(event: u32, s: &Stamp, mask: u8) -> Entry {
     let op = if s.who & OP != 0 { OP_BIT } else { 0 };
@@ -345,6 +384,7 @@ impl Events {
             pc: ev.pc,
             tag: tag_of(e),
             absorbed: e & ABSORBED_BIT != 0,
+            named: ((e & NAMED) >> NAMED_AT) as u8,
         }
     }
 
@@ -362,6 +402,21 @@ impl Events {
         let ev = &self.events[event_of(e) as usize];
         let same = ev.who & !ATOMIC == s.who & !ATOMIC && (e >> LANE_AT) as u32 == s.lane();
         same.then_some(ev.clock == s.clock)
+    }
+
+    /// For an entry that is a plain read of a warp standing for no read it cannot name (not
+    /// atomic, not an operation's, not a kept write, not [`ABSORBED_BIT`]): the warp's agent,
+    /// the instruction, and the agents the entry names ([`NAMED`]).
+    pub(super) fn plain_read(
+        &self,
+        e: Entry,
+    ) -> Option<(u32, (u32, u32), impl Iterator<Item = u32>)> {
+        if e == 0 || e & (OP_BIT | KEPT_BIT | ABSORBED_BIT) != 0 {
+            return None;
+        }
+        let ev = &self.events[event_of(e) as usize];
+        let named = ((e & NAMED) >> NAMED_AT) as u8;
+        (ev.who & (OP | ATOMIC) == 0).then(|| (ev.who, (ev.func, ev.pc), named_by(ev.who, named)))
     }
 
     /// The agent of a warp's entry (a warp's accesses are made by its first agent).
