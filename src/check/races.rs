@@ -93,8 +93,15 @@ impl Checker {
             &mut |prev, prev_write, conflict, byte, new| {
                 let ok = order.ordered(prev, prev_write, byte, new);
                 // (Once per earlier access, and again where this write is kept in one word
-                // and not in another: the report keeps the graver.)
-                if !ok && conflict && !met.iter().any(|m| m.0 == *prev && m.4 == new.kept()) {
+                // and not in another: the report keeps the graver; per lane of this access
+                // where the earlier one names warps, whose judgement depends on the lane:
+                // `readers_of`.)
+                let seen = |m: &Met| {
+                    m.0 == *prev
+                        && m.4 == new.kept()
+                        && (m.3 == new.lane() || prev.named().next().is_none())
+                };
+                if !ok && conflict && !met.iter().any(seen) {
                     met.push((*prev, prev_write, byte, new.lane(), new.kept()));
                 }
                 ok

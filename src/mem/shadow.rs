@@ -742,6 +742,9 @@ fn overwrite(
 ) {
     let mask = mask_of(ne);
     let mut clean = CLEAN_BIT;
+    if c.r.iter().any(|&e| e & NAMED != 0) {
+        pass_own_names(&mut c.r, mask, new, events);
+    }
     for e in c.r.iter_mut().filter(|e| **e != 0) {
         if mask_of(*e) & mask != 0 {
             clean = 0;
@@ -753,6 +756,46 @@ fn overwrite(
     }
     compact(&mut c.r);
     c.w = ne | clean;
+}
+
+/// Before a write by `new` of the bytes `mask` meets a word's reads: the writer's own read of
+/// those bytes is not judged (its program orders it before the write), but the warps it names
+/// may race with the write. Each is named by another read the write meets, of the same
+/// instruction and lane, over those bytes ([`names_for`]'s rule); where one cannot be, every
+/// other read the write meets stands for it ([`ABSORBED_BIT`]).
+#[inline(never)]
+fn pass_own_names(r: &mut [Entry; READS], mask: u8, new: &Stamp, events: &Events) {
+    for i in 0..READS {
+        let own = r[i];
+        let bytes = mask_of(own) & mask;
+        if own & NAMED == 0 || bytes == 0 || !events.same(own, new) {
+            continue;
+        }
+        let moved = events.plain_read(own).and_then(|(_, site, named)| {
+            let mut bits = [0u64; READS];
+            for agent in named {
+                let (j, bit) = (0..READS).filter(|&j| j != i).find_map(|j| {
+                    let (h, s, _) = events.plain_read(r[j])?;
+                    let fits = lane_of(r[j]) == lane_of(own) && mask_of(r[j]) & bytes == bytes;
+                    (fits && s == site).then(|| name_bit(h, agent).map(|b| (j, b)))?
+                })?;
+                bits[j] |= bit;
+            }
+            Some(bits)
+        });
+        match moved {
+            Some(bits) => r.iter_mut().zip(bits).for_each(|(e, b)| *e |= b),
+            None => {
+                let others = |e: Entry| e != 0 && !kept(e) && mask_of(e) & mask != 0;
+                for e in r.iter_mut() {
+                    if others(*e) && !events.same(*e, new) {
+                        *e |= ABSORBED_BIT;
+                    }
+                }
+                return;
+            }
+        }
+    }
 }
 
 /// Adds a read, or a kept write (`ne`, the entry of `new`), to a word's read set. A kept
@@ -861,7 +904,8 @@ fn forget(mut r: [Entry; READS], ne: Entry, new: &Stamp, events: &Events) -> ([E
 }
 
 /// The [`NAMED`] bits each entry of `r` (the last: the new entry `ne`) takes so that the
-/// forgotten entry `gone` and every warp it named are named; `None` when one cannot be.
+/// forgotten entry `gone` and every warp it named are named by a plain read of the same
+/// instruction and lane over all of `gone`'s bytes; `None` when one cannot be.
 #[inline(never)]
 fn names_for(
     gone: Entry,
@@ -873,12 +917,14 @@ fn names_for(
     let (agent, site, named) = events.plain_read(gone)?;
     // The warps of the entries that can name it: plain reads of the same instruction and lane.
     let mut hosts = [None; READS];
+    // (Over every byte it read: a write of bytes a host lacks would not meet the host.)
+    let fits = |e: Entry| lane_of(e) == lane_of(gone) && mask_of(gone) & !mask_of(e) == 0;
     for (h, &e) in hosts.iter_mut().zip(&r[..READS - 1]) {
-        if lane_of(e) == lane_of(gone) {
+        if fits(e) {
             *h = events.plain_read(e).filter(|p| p.1 == site).map(|p| p.0);
         }
     }
-    if lane_of(ne) == lane_of(gone) && kept(ne) == kept(gone) && new.site() == site {
+    if fits(ne) && kept(ne) == kept(gone) && new.site() == site {
         hosts[READS - 1] = match new.who() {
             Who::Warp { at, atomic: false } => Some(at.agent),
             _ => None,
@@ -1077,6 +1123,11 @@ mod tests {
     /// cluster numbers them), then a write: the agents the met reads stand for, and whether
     /// any stands for reads it cannot name.
     fn readers_named(order: &[u32], lane: u32) -> (Vec<u32>, bool) {
+        readers_named_at(order, 40, lane)
+    }
+
+    /// [`readers_named`], the write by warp `writer`.
+    fn readers_named_at(order: &[u32], writer: u32, lane: u32) -> (Vec<u32>, bool) {
         let mut s = Shadow::new(4);
         let mut ev = Events::default();
         let warp = |w: u32| w * WarpClock::AGENTS;
@@ -1084,7 +1135,7 @@ mod tests {
             let r = Stamp::warp(at(warp(w), 1), false, 0, 7).by_lane(lane);
             touch(&mut s, &mut ev, 0, 4, r, false);
         }
-        let write = Stamp::warp(at(warp(40), 1), false, 0, 9).by_lane(lane);
+        let write = Stamp::warp(at(warp(writer), 2), false, 0, 9).by_lane(lane);
         let met = touch(&mut s, &mut ev, 0, 4, write, true);
         let mut agents: Vec<u32> = met
             .iter()
@@ -1117,6 +1168,55 @@ mod tests {
                 "{order:?}"
             );
         }
+        // A writer among the readers does not meet its own read, but the warps that read names
+        // move to the reads it meets (or make them stand for unnamed reads): every other
+        // reader is met or named, whichever warp writes, in any order.
+        let mut orders = vec![[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2, 1, 0]];
+        orders.extend([[3, 4, 0, 7, 2, 5, 1, 6], [4, 5, 6, 7, 0, 1, 2, 3]]);
+        for order in orders {
+            for writer in 0..8 {
+                // (The writer's own forgotten read may stay named: the checker leaves it out.)
+                let (mut agents, absorbed) = readers_named_at(&order, writer, 9);
+                agents.retain(|&w| w != writer);
+                let others: Vec<u32> = (0..8).filter(|&w| w != writer).collect();
+                assert!(
+                    absorbed || agents == others,
+                    "{order:?} {writer}: {agents:?}"
+                );
+            }
+        }
+        // Warp 4 names warps 0-3, none within four warps of the reads it meets (5-7).
+        assert!(readers_named_at(&[0, 1, 2, 3, 4, 5, 6, 7], 4, 9).1);
+        assert_eq!(
+            readers_named_at(&[0, 1, 2, 3, 4, 5, 6, 7], 7, 9),
+            ((0..7).collect(), false)
+        );
+        // A read is named only by a read of all its bytes: even warps read bytes 0-1, odd
+        // warps bytes 2-3, and a write of bytes 2-3 meets or knows every odd warp.
+        let mut s = Shadow::new(4);
+        let mut ev = Events::default();
+        for w in 0..8 {
+            let r = Stamp::warp(at(w * WarpClock::AGENTS, 1), false, 0, 7).by_lane(9);
+            touch(&mut s, &mut ev, (w as usize % 2) * 2, 2, r, false);
+        }
+        let w = Stamp::warp(at(200, 1), false, 0, 9).by_lane(9);
+        let met = touch(&mut s, &mut ev, 2, 2, w, true);
+        let mut odd: Vec<u32> = met
+            .iter()
+            .flat_map(|(p, _)| {
+                let own = match p.who() {
+                    Who::Warp { at, .. } => at.agent,
+                    Who::Op { .. } => u32::MAX,
+                };
+                p.named().chain([own])
+            })
+            .map(|a| a / WarpClock::AGENTS)
+            .collect();
+        odd.sort_unstable();
+        assert!(
+            met.iter().any(|m| m.0.absorbed()) || odd == [1, 3, 5, 7],
+            "{odd:?}"
+        );
         // Sixteen warps: those more than four warps from every read kept cannot be named.
         let order: Vec<u32> = (0..16).collect();
         assert!(readers_named(&order, 0).1);
