@@ -772,13 +772,13 @@ fn pass_own_names(r: &mut [Entry; READS], mask: u8, new: &Stamp, events: &Events
             continue;
         }
         let moved = events.plain_read(own).and_then(|(_, site, named)| {
+            let mut hosts = [None; READS];
+            for (j, h) in hosts.iter_mut().enumerate().filter(|(j, _)| *j != i) {
+                *h = host(r[j], (lane_of(own), bytes), site, events);
+            }
             let mut bits = [0u64; READS];
             for agent in named {
-                let (j, bit) = (0..READS).filter(|&j| j != i).find_map(|j| {
-                    let (h, s, _) = events.plain_read(r[j])?;
-                    let fits = lane_of(r[j]) == lane_of(own) && mask_of(r[j]) & bytes == bytes;
-                    (fits && s == site).then(|| name_bit(h, agent).map(|b| (j, b)))?
-                })?;
+                let (j, bit) = place(&hosts, agent)?;
                 bits[j] |= bit;
             }
             Some(bits)
@@ -852,7 +852,7 @@ fn read(
     let slot = match c.r.iter().position(|&e| e == 0) {
         Some(free) => free,
         None => {
-            let (r, stands) = forget(c.r, ne, new, events);
+            let (r, stands) = forget(c.r, ne, events);
             c.r = r;
             absorbed |= stands;
             READS - 1
@@ -878,7 +878,7 @@ fn stands_for(prev: &Stamp, e: Entry, new: &Stamp) -> u64 {
     }
 }
 
-/// Makes room in a full read set for the new entry `ne` (of `new`): the oldest plain read is
+/// Makes room in a full read set for the new entry `ne`: the oldest plain read is
 /// forgotten (kept writes last: a later write must still meet them), else the oldest entry.
 /// Returns what the new entry stands for. A plain read of a warp is named by an entry left
 /// (or the new one) of the same instruction and lane whose warp is near it, with the warps it
@@ -886,12 +886,12 @@ fn stands_for(prev: &Stamp, e: Entry, new: &Stamp) -> u64 {
 /// also have met (Triton's `num_warps=8`: eight warps read an element, one stores it); where
 /// one cannot be named, every entry left stands for it ([`ABSORBED_BIT`]).
 #[inline(always)]
-fn forget(mut r: [Entry; READS], ne: Entry, new: &Stamp, events: &Events) -> ([Entry; READS], u64) {
+fn forget(mut r: [Entry; READS], ne: Entry, events: &Events) -> ([Entry; READS], u64) {
     let old = r.iter().position(|&e| !kept(e)).unwrap_or(0);
     let gone = r[old];
     r[old..].rotate_left(1);
     r[READS - 1] = 0;
-    if let Some(names) = names_for(gone, &r, ne, new, events) {
+    if let Some(names) = names_for(gone, &r, ne, events) {
         for (e, n) in r.iter_mut().zip(names) {
             *e |= n;
         }
@@ -904,41 +904,40 @@ fn forget(mut r: [Entry; READS], ne: Entry, new: &Stamp, events: &Events) -> ([E
 }
 
 /// The [`NAMED`] bits each entry of `r` (the last: the new entry `ne`) takes so that the
-/// forgotten entry `gone` and every warp it named are named by a plain read of the same
-/// instruction and lane over all of `gone`'s bytes; `None` when one cannot be.
+/// forgotten entry `gone` and every warp it named are named ([`host`]); `None` when one
+/// cannot be.
 #[inline(never)]
-fn names_for(
-    gone: Entry,
-    r: &[Entry; READS],
-    ne: Entry,
-    new: &Stamp,
-    events: &Events,
-) -> Option<[u64; READS]> {
+fn names_for(gone: Entry, r: &[Entry; READS], ne: Entry, events: &Events) -> Option<[u64; READS]> {
     let (agent, site, named) = events.plain_read(gone)?;
-    // The warps of the entries that can name it: plain reads of the same instruction and lane.
     let mut hosts = [None; READS];
-    // (Over every byte it read: a write of bytes a host lacks would not meet the host.)
-    let fits = |e: Entry| lane_of(e) == lane_of(gone) && mask_of(gone) & !mask_of(e) == 0;
-    for (h, &e) in hosts.iter_mut().zip(&r[..READS - 1]) {
-        if fits(e) {
-            *h = events.plain_read(e).filter(|p| p.1 == site).map(|p| p.0);
-        }
-    }
-    if fits(ne) && kept(ne) == kept(gone) && new.site() == site {
-        hosts[READS - 1] = match new.who() {
-            Who::Warp { at, atomic: false } => Some(at.agent),
-            _ => None,
-        };
+    let candidates = r[..READS - 1].iter().chain([&ne]);
+    for (h, &e) in hosts.iter_mut().zip(candidates) {
+        *h = host(e, (lane_of(gone), mask_of(gone)), site, events);
     }
     let mut names = [0u64; READS];
     for agent in std::iter::once(agent).chain(named) {
-        let (i, bit) = hosts
-            .iter()
-            .enumerate()
-            .find_map(|(i, h)| h.and_then(|h| name_bit(h, agent)).map(|b| (i, b)))?;
+        let (i, bit) = place(&hosts, agent)?;
         names[i] |= bit;
     }
     Some(names)
+}
+
+/// The warp's agent of entry `e` when it can name reads of instruction `site` by the lane and
+/// bytes `(lane, bytes)`: a plain read ([`Events::plain_read`]) of that instruction by that
+/// lane, over all those bytes (a write of bytes it lacks would not meet it).
+fn host(e: Entry, (lane, bytes): (u32, u8), site: (u32, u32), events: &Events) -> Option<u32> {
+    if lane_of(e) != lane || mask_of(e) & bytes != bytes {
+        return None;
+    }
+    events.plain_read(e).filter(|p| p.1 == site).map(|p| p.0)
+}
+
+/// The first of `hosts` (warps' agents) that can name agent `agent`, and its [`NAMED`] bit.
+fn place(hosts: &[Option<u32>; READS], agent: u32) -> Option<(usize, u64)> {
+    hosts
+        .iter()
+        .enumerate()
+        .find_map(|(i, h)| h.and_then(|h| name_bit(h, agent)).map(|b| (i, b)))
 }
 
 /// Moves used entries to the front, keeping their order: each pass moves every empty entry
@@ -1119,6 +1118,15 @@ mod tests {
         assert!(met.iter().all(|m| m.0.absorbed()), "{met:?}");
     }
 
+    /// The agents a met read stands for: its warp's and those it names.
+    fn stands_for_agents(p: &Stamp) -> impl Iterator<Item = u32> {
+        let own = match p.who() {
+            Who::Warp { at, .. } => at.agent,
+            Who::Op { .. } => u32::MAX,
+        };
+        p.named().chain([own])
+    }
+
     /// Reads of one instruction and lane by warps `order` (warp `w` is agent `5w`, as a
     /// cluster numbers them), then a write: the agents the met reads stand for, and whether
     /// any stands for reads it cannot name.
@@ -1139,13 +1147,7 @@ mod tests {
         let met = touch(&mut s, &mut ev, 0, 4, write, true);
         let mut agents: Vec<u32> = met
             .iter()
-            .flat_map(|(p, _)| {
-                let own = match p.who() {
-                    Who::Warp { at, .. } => at.agent,
-                    Who::Op { .. } => u32::MAX,
-                };
-                std::iter::once(own).chain(p.named())
-            })
+            .flat_map(|(p, _)| stands_for_agents(p))
             .map(|a| a / WarpClock::AGENTS)
             .collect();
         agents.sort_unstable();
@@ -1203,13 +1205,7 @@ mod tests {
         let met = touch(&mut s, &mut ev, 2, 2, w, true);
         let mut odd: Vec<u32> = met
             .iter()
-            .flat_map(|(p, _)| {
-                let own = match p.who() {
-                    Who::Warp { at, .. } => at.agent,
-                    Who::Op { .. } => u32::MAX,
-                };
-                p.named().chain([own])
-            })
+            .flat_map(|(p, _)| stands_for_agents(p))
             .map(|a| a / WarpClock::AGENTS)
             .collect();
         odd.sort_unstable();
